@@ -1,0 +1,3 @@
+from hipgauge.cli import main
+
+main()

@@ -1,0 +1,38 @@
+"""Command-line entry point: ``hipgauge VERB …``. Each verb lives in its own module here."""
+
+from __future__ import annotations
+
+import sys
+
+from hipgauge.cli.app import app, debug_enabled, err
+from hipgauge.errors import HipgaugeError
+
+# Importing a module registers its commands on ``app``.
+from hipgauge.cli import scan as _scan  # noqa: F401,E402
+from hipgauge.cli import rules as _rules  # noqa: F401,E402
+from hipgauge.cli import translate as _translate  # noqa: F401,E402
+from hipgauge.cli import compare as _compare  # noqa: F401,E402
+from hipgauge.cli import assess as _assess  # noqa: F401,E402
+from hipgauge.cli import history as _history  # noqa: F401,E402
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI; map errors to exit codes 2 (bad input/usage) and 1 (gate failed).
+
+    Usage errors are Typer's own (exit 2 with its message); ours are ``HipgaugeError``.
+    """
+    try:
+        app(args=argv, prog_name="hipgauge")
+    except HipgaugeError as exc:
+        err.print(f"error: {exc}", markup=False, highlight=False)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - last line of defence: never a traceback
+        if debug_enabled():
+            raise
+        err.print(f"error: internal error: {exc.__class__.__name__}: {exc} (set HIPGAUGE_DEBUG=1 for the traceback)",
+                  markup=False, highlight=False)
+        sys.exit(3)

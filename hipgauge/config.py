@@ -1,0 +1,213 @@
+"""Project configuration: ``hipgauge.toml`` or ``[tool.hipgauge]`` in ``pyproject.toml``.
+
+Every key is declared in ``SCHEMA`` with its type, a check and a default; an unknown key, a wrong
+type or an out-of-range value is an ``InputError`` whose one line names the file and the key
+(``hipgauge.toml: economics.hourly_rate: must be ≥ 0, got -5``).
+
+Values carry their provenance: ``Config.source(key)`` says whether a value came from the file
+("config") or is the documented default ("default"), so reports can say where every number came from.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from hipgauge.errors import InputError
+
+
+@dataclass(frozen=True)
+class Key:
+    type: type | tuple[type, ...]
+    default: Any
+    doc: str
+    check: Callable[[Any], str | None] | None = None  # returns a reason when the value is bad
+
+
+def _non_negative(v: Any) -> str | None:
+    return None if v >= 0 else f"must be ≥ 0, got {v}"
+
+
+def _positive(v: Any) -> str | None:
+    return None if v > 0 else f"must be > 0, got {v}"
+
+
+def _fraction(v: Any) -> str | None:
+    return None if 0 <= v <= 1 else f"must be between 0 and 1, got {v}"
+
+
+def _percentile(v: Any) -> str | None:
+    return None if 0 < v <= 100 else f"must be in (0, 100], got {v}"
+
+
+def _one_of(*choices: str) -> Callable[[Any], str | None]:
+    def check(v: Any) -> str | None:
+        return None if v in choices else f"must be one of {', '.join(choices)}; got {v!r}"
+
+    return check
+
+
+def _str_list(v: Any) -> str | None:
+    return None if all(isinstance(x, str) for x in v) else "must be a list of strings"
+
+
+NUM = (int, float)
+
+#: section -> key -> Key. The top-level section is "".
+SCHEMA: dict[str, dict[str, Key]] = {
+    "": {
+        "exclude": Key(list, [], "glob patterns of paths to leave out of scans", _str_list),
+        "ignore": Key(list, [], "rule codes never reported (e.g. ['HG405'])", _str_list),
+        "max_file_bytes": Key(int, 8 * 1024 * 1024, "source files larger than this are skipped", _positive),
+    },
+    "objectives": {
+        "primary": Key(str, "unknown", "what the port is for", _one_of("portability", "throughput", "balanced", "unknown")),
+        "fleet": Key(str, "unknown", "the GPUs the team runs today", _one_of("nvidia-only", "mixed", "amd", "unknown")),
+        "procurement_pressure": Key(str, "unknown", "pressure to buy a second vendor", _one_of("none", "some", "strong", "unknown")),
+        "latency_target_ms": Key(NUM, None, "end-to-end latency target at the percentile", _positive),
+        "percentile": Key(NUM, 99.0, "latency percentile the target applies to", _percentile),
+    },
+    "economics": {
+        "hourly_rate": Key(NUM, 150.0, "loaded cost of one engineering hour (USD)", _non_negative),
+        "releases_per_year": Key(NUM, 8.0, "toolchain releases to validate per year (CUDA + ROCm)", _non_negative),
+        "validation_hours_per_release": Key(NUM, 16.0, "hours to re-validate both toolchains per release", _non_negative),
+        "tuned_variant_hours_per_year": Key(NUM, 12.0, "yearly upkeep per kernel that needs a vendor-tuned variant", _non_negative),
+        "fleet_spend_per_year": Key(NUM, 0.0, "yearly GPU spend (USD) the lock-in applies to", _non_negative),
+        "procurement_leverage": Key(NUM, 0.05, "expected saving from a second vendor, as a fraction of spend", _fraction),
+        "slow_ratio_threshold": Key(NUM, 1.10, "a kernel slower than this ratio needs tuning", _positive),
+    },
+    "build": {
+        "amd_arch": Key(list, ["gfx90a", "gfx940"], "AMD targets for build-check", _str_list),
+        "nvidia_arch": Key(list, ["sm_90", "sm_80"], "NVIDIA targets for build-check", _str_list),
+        "include_dirs": Key(list, [], "extra include directories for compile checks", _str_list),
+        "defines": Key(list, [], "extra -D definitions for compile checks", _str_list),
+        "timeout_s": Key(NUM, 300, "wall-time limit per compiler invocation", _positive),
+    },
+    "compare": {
+        "map": Key(str, "", "kernel mapping file (glob -> glob), relative to the config file", None),
+    },
+}
+
+
+@dataclass
+class Config:
+    values: dict[str, Any] = field(default_factory=dict)  # "section.key" (or "key") -> value
+    sources: dict[str, str] = field(default_factory=dict)  # same keys -> "config" | "default" | "flag"
+    path: str | None = None
+
+    def get(self, dotted: str) -> Any:
+        return self.values[dotted]
+
+    def source(self, dotted: str) -> str:
+        return self.sources.get(dotted, "default")
+
+    def override(self, dotted: str, value: Any) -> None:
+        """Set a value from a command-line flag (validated like the file's)."""
+        section, _, key = dotted.rpartition(".")
+        spec = SCHEMA[section][key]
+        self.values[dotted] = _validate(spec, value, dotted, "command line")
+        self.sources[dotted] = "flag"
+
+    def section(self, name: str) -> dict[str, Any]:
+        prefix = name + "."
+        return {k[len(prefix):]: v for k, v in self.values.items() if k.startswith(prefix)}
+
+
+def _validate(spec: Key, value: Any, dotted: str, where: str) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, bool) and spec.type is not bool:
+        raise InputError(f"{dotted}: expected {_type_name(spec.type)}, got a boolean", where)
+    if not isinstance(value, spec.type):
+        raise InputError(f"{dotted}: expected {_type_name(spec.type)}, got {type(value).__name__} {value!r}", where)
+    if spec.check is not None:
+        reason = spec.check(value)
+        if reason:
+            raise InputError(f"{dotted}: {reason}", where)
+    return value
+
+
+def _type_name(t: type | tuple[type, ...]) -> str:
+    if isinstance(t, tuple):
+        return "a number" if set(t) == {int, float} else " or ".join(x.__name__ for x in t)
+    return {str: "a string", int: "an integer", list: "a list", bool: "true/false", dict: "a table"}.get(t, t.__name__)
+
+
+def defaults() -> Config:
+    cfg = Config()
+    for section, keys in SCHEMA.items():
+        for key, spec in keys.items():
+            dotted = f"{section}.{key}" if section else key
+            cfg.values[dotted] = spec.default
+            cfg.sources[dotted] = "default"
+    return cfg
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest hipgauge.toml, or a pyproject.toml with [tool.hipgauge], at or above ``start``."""
+    start = start if start.is_dir() else start.parent
+    for folder in [start, *start.parents]:
+        candidate = folder / "hipgauge.toml"
+        if candidate.is_file():
+            return candidate
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue
+            if "hipgauge" in data.get("tool", {}):
+                return pyproject
+    return None
+
+
+def load(path: Path | str | None = None, start: Path | str | None = None) -> Config:
+    """Load and validate a config file (``path``), or find one from ``start``; defaults when none."""
+    cfg = defaults()
+    if path is None and start is not None:
+        path = find_config(Path(start))
+    if path is None:
+        return cfg
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("config file not found", path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read config: {exc.__class__.__name__}", path) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", path) from None
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("hipgauge", {})
+    if not isinstance(data, dict):
+        raise InputError("[tool.hipgauge] must be a table", path)
+    cfg.path = str(path)
+    for name, value in data.items():
+        if name in SCHEMA and name != "":
+            if not isinstance(value, dict):
+                raise InputError(f"{name}: expected a table", path)
+            for key, item in value.items():
+                dotted = f"{name}.{key}"
+                spec = SCHEMA[name].get(key)
+                if spec is None:
+                    known = ", ".join(sorted(SCHEMA[name]))
+                    raise InputError(f"{dotted}: unknown key (known in [{name}]: {known})", path)
+                cfg.values[dotted] = _validate(spec, item, dotted, str(path))
+                cfg.sources[dotted] = "config"
+        else:
+            spec = SCHEMA[""].get(name)
+            if spec is None:
+                known = ", ".join(sorted([*SCHEMA[""], *[s for s in SCHEMA if s]]))
+                raise InputError(f"{name}: unknown key (known: {known})", path)
+            cfg.values[name] = _validate(spec, value, name, str(path))
+            cfg.sources[name] = "config"
+    return cfg
