@@ -1,0 +1,138 @@
+"""The CUDA → HIP name mapping (data: ``hipgauge/data/hipify_mapping.tsv`` + ``mapping_extra.tsv``).
+
+``hipify_mapping.tsv`` is generated from the public HIPIFY tables by ``scripts/gen_mapping.py``;
+``mapping_extra.tsv`` is hand-written (headers, NCCL, CUB, Thrust, CUTLASS, TensorRT, NVTX) and may hold
+prefix rules (``cub::*``, ``cublasLt*``) that classify names the tables do not list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+LIBRARIES = (
+    "runtime", "driver", "device", "cublas", "cublaslt", "cudnn", "cufft", "cusparse", "curand", "cusolver",
+    "nccl", "cub", "thrust", "cutlass", "nvtx", "nvrtc", "tensorrt", "complex", "other",
+)
+STATUSES = ("mapped", "deprecated", "unsupported", "unknown")
+
+
+@dataclass(frozen=True)
+class MappingEntry:
+    cuda_name: str
+    hip_name: str | None
+    library: str
+    kind: str  # function, type, enum, macro, header
+    status: str  # mapped, deprecated, unsupported, unknown
+
+    @property
+    def has_counterpart(self) -> bool:
+        return self.status in ("mapped", "deprecated")
+
+
+@dataclass(frozen=True)
+class _Prefix:
+    prefix: str
+    hip: str | None
+    library: str
+    kind: str
+    status: str
+    strict: bool  # the rest must start with an upper-case letter or a digit
+
+    def apply(self, name: str) -> MappingEntry | None:
+        if not name.startswith(self.prefix) or len(name) == len(self.prefix):
+            return None
+        rest = name[len(self.prefix):]
+        if self.strict and not (rest[0].isupper() or rest[0].isdigit()):
+            return None
+        hip = self.hip.replace("*", rest) if self.hip else None
+        return MappingEntry(name, hip, self.library, self.kind, self.status)
+
+
+@dataclass
+class Mapping:
+    """Every CUDA name hipgauge knows, with its HIP counterpart."""
+
+    entries: dict[str, MappingEntry] = field(default_factory=dict)
+    headers: dict[str, MappingEntry] = field(default_factory=dict)  # cuda header → entry (hip_name = header)
+    prefixes: list[_Prefix] = field(default_factory=list)  # identifiers, longest first
+    header_prefixes: list[_Prefix] = field(default_factory=list)
+
+    def lookup(self, name: str) -> MappingEntry | None:
+        """The entry for an identifier (``cudaMalloc``, ``cub::BlockReduce``), exact first, then prefix rules."""
+        entry = self.entries.get(name)
+        if entry is not None:
+            return entry
+        if name.startswith("::"):
+            return self.lookup(name[2:])
+        for rule in self.prefixes:
+            hit = rule.apply(name)
+            if hit is not None:
+                return hit
+        return None
+
+    def lookup_header(self, header: str) -> MappingEntry | None:
+        """The entry for an ``#include`` path as written (``cublas_v2.h``, ``cub/block/block_reduce.cuh``)."""
+        header = header.strip().strip('<>"').strip()
+        entry = self.headers.get(header)
+        if entry is not None:
+            return entry
+        for rule in self.header_prefixes:
+            if header.startswith(rule.prefix):
+                return MappingEntry(header, rule.hip.replace("*", header[len(rule.prefix):]) if rule.hip else None,
+                                    rule.library, "header", rule.status)
+        return None
+
+    def library_of(self, name: str) -> str | None:
+        entry = self.lookup(name)
+        return entry.library if entry else None
+
+    def first_chars(self) -> frozenset[str]:
+        """Characters a mapped identifier can start with (a cheap pre-filter for scanners)."""
+        chars = {n[0] for n in self.entries}
+        chars.update(p.prefix[0] for p in self.prefixes)
+        return frozenset(chars)
+
+    def __len__(self) -> int:
+        return len(self.entries) + len(self.headers)
+
+
+def _rows(filename: str) -> list[list[str]]:
+    text = resources.files("hipgauge").joinpath("data", filename).read_text(encoding="utf-8")
+    rows = []
+    header_seen = False
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        if not header_seen:
+            header_seen = True  # the column-name line
+            continue
+        cols = line.split("\t")
+        cols += [""] * (5 - len(cols))
+        rows.append(cols)
+    return rows
+
+
+def _build() -> Mapping:
+    m = Mapping()
+    for cuda, hip, lib, kind, status, *_ in _rows("hipify_mapping.tsv"):
+        m.entries[cuda] = MappingEntry(cuda, hip or None, lib, kind, status)
+    for cuda, hip, lib, kind, status, *_ in _rows("mapping_extra.tsv"):
+        if cuda.endswith("*"):
+            prefix = cuda[:-1]
+            rule = _Prefix(prefix, hip or None, lib, kind, status, strict=prefix[-1].islower())
+            (m.header_prefixes if kind == "header" else m.prefixes).append(rule)
+        elif kind == "header":
+            m.headers[cuda] = MappingEntry(cuda, hip or None, lib, kind, status)
+        elif cuda not in m.entries:  # the generated tables win
+            m.entries[cuda] = MappingEntry(cuda, hip or None, lib, kind, status)
+    m.prefixes.sort(key=lambda r: -len(r.prefix))
+    m.header_prefixes.sort(key=lambda r: -len(r.prefix))
+    return m
+
+
+@lru_cache(maxsize=1)
+def load_mapping() -> Mapping:
+    """The mapping, read once per process."""
+    return _build()
