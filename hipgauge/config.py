@@ -83,6 +83,20 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "procurement_leverage": Key(NUM, 0.05, "expected saving from a second vendor, as a fraction of spend", _fraction),
         "slow_ratio_threshold": Key(NUM, 1.10, "a kernel slower than this ratio needs tuning", _positive),
     },
+    # Overrides of hipgauge/data/cost_model.toml (None = the value in that file; see its header for the model).
+    "cost_model": {
+        "finding_low_factor": Key(NUM, None, "low-end multiplier on a rule's effort hours", _non_negative),
+        "finding_high_factor": Key(NUM, None, "high-end multiplier on a rule's effort hours", _non_negative),
+        "tuning_bands": Key(list, None, "[[max_ratio, low_hours, high_hours], …] per slow kernel", lambda v: None if all(isinstance(b, list) and len(b) == 3 and all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in b) for b in v) else "must be a list of [max_ratio, low_hours, high_hours] with numbers ≥ 0"),
+        "unmatched_kernel_hours_low": Key(NUM, None, "hours per baseline kernel with no counterpart (low)", _non_negative),
+        "unmatched_kernel_hours_high": Key(NUM, None, "hours per baseline kernel with no counterpart (high)", _non_negative),
+        "library_op_hours_low": Key(NUM, None, "hours per unmapped library operator (low)", _non_negative),
+        "library_op_hours_high": Key(NUM, None, "hours per unmapped library operator (high)", _non_negative),
+        "min_kernel_share": Key(NUM, None, "kernels under this share of baseline time are not costed", _fraction),
+        "dual_variant_categories": Key(list, None, "rule categories whose kernels keep two tuned variants", _str_list),
+        "horizon_years": Key(int, None, "years over which break-even is searched", _positive),
+        "whatif_ratios": Key(list, None, "slowdowns tabulated per kernel group", lambda v: None if all(isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 for x in v) else "must be a list of numbers > 0"),
+    },
     "build": {
         "amd_arch": Key(list, ["gfx90a", "gfx940"], "AMD targets for build-check", _str_list),
         "nvidia_arch": Key(list, ["sm_90", "sm_80"], "NVIDIA targets for build-check", _str_list),
