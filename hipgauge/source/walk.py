@@ -1,0 +1,185 @@
+"""Find the source and build files of a tree.
+
+Honours ``.gitignore`` files (at every level, git's own matching via pathspec) and ``exclude`` globs
+(gitignore syntax, matched against the path relative to the scanned root). Follows symlinks to folders
+once (a folder reached twice, e.g. through a symlink loop, is not entered again); a symlink that cannot
+be resolved is reported as skipped. Never raises for a bad file: it lands in the skipped list.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from hipgauge.model import SkippedFile
+
+CUDA_SUFFIXES = {".cu", ".cuh"}
+CPP_SUFFIXES = {".cpp", ".cc", ".cxx", ".c++"}
+HEADER_SUFFIXES = {".h", ".hpp", ".hh", ".hxx", ".inl"}
+MAKE_NAMES = {"Makefile", "makefile", "GNUmakefile"}
+SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "node_modules", ".tox", ".mypy_cache", ".pytest_cache"}
+
+
+@dataclass(frozen=True)
+class SourceEntry:
+    path: Path  # absolute
+    display: str  # relative to the scanned root, '/'-separated
+    kind: str  # cuda, cpp, header, cmake, make, setup.py
+    size: int = 0
+
+
+def kind_of(name: str) -> str | None:
+    """The kind of a file from its name, or None when hipgauge does not read it."""
+    suffix = os.path.splitext(name)[1].lower()
+    if suffix in CUDA_SUFFIXES:
+        return "cuda"
+    if suffix in CPP_SUFFIXES:
+        return "cpp"
+    if suffix in HEADER_SUFFIXES:
+        return "header"
+    if name == "CMakeLists.txt" or suffix == ".cmake":
+        return "cmake"
+    if name in MAKE_NAMES or suffix == ".mk":
+        return "make"
+    if name == "setup.py":
+        return "setup.py"
+    return None
+
+
+def _spec(lines: list[str]) -> pathspec.PathSpec | None:
+    lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        return None
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except Exception:  # noqa: BLE001 - a malformed pattern never stops a scan
+        return None
+
+
+def _read_gitignore(folder: Path) -> pathspec.PathSpec | None:
+    try:
+        text = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return _spec(text.splitlines())
+
+
+class _Walker:
+    def __init__(self, exclude: list[str], max_file_bytes: int):
+        self.exclude = _spec(list(exclude))
+        self.max_file_bytes = max_file_bytes
+        self.entries: list[SourceEntry] = []
+        self.skipped: list[SkippedFile] = []
+        self.seen_dirs: set[tuple[int, int]] = set()
+        self.seen_files: set[str] = set()
+
+    def excluded(self, rel: str, is_dir: bool) -> bool:
+        if self.exclude is None:
+            return False
+        return self.exclude.match_file(rel + "/" if is_dir else rel)
+
+    def add_file(self, path: Path, display: str, st: os.stat_result | None = None) -> None:
+        kind = kind_of(path.name)
+        if kind is None:
+            return
+        if display in self.seen_files:
+            return
+        self.seen_files.add(display)
+        try:
+            st = st or path.stat()
+        except OSError as exc:
+            reason = "symlink loop" if exc.errno == 40 else f"unreadable: {exc.strerror or exc.__class__.__name__}"
+            self.skipped.append(SkippedFile(display, reason))
+            return
+        if not stat.S_ISREG(st.st_mode):
+            self.skipped.append(SkippedFile(display, "not a regular file"))
+            return
+        if st.st_size > self.max_file_bytes:
+            self.skipped.append(SkippedFile(display, f"too large ({st.st_size} bytes > max_file_bytes {self.max_file_bytes})"))
+            return
+        if not os.access(path, os.R_OK):
+            self.skipped.append(SkippedFile(display, "unreadable: permission denied"))
+            return
+        self.entries.append(SourceEntry(path.absolute(), display, kind, st.st_size))
+
+    def walk_dir(self, folder: Path, prefix: str, ignores: list[tuple[str, pathspec.PathSpec]]) -> None:
+        try:
+            st = folder.stat()
+        except OSError as exc:
+            reason = "symlink loop" if exc.errno == 40 else f"unreadable folder: {exc.strerror or exc.__class__.__name__}"
+            self.skipped.append(SkippedFile(prefix or folder.name, reason))
+            return
+        key = (st.st_dev, st.st_ino)
+        if key in self.seen_dirs:
+            return  # reached again (symlink loop or a second link to the same folder)
+        self.seen_dirs.add(key)
+        spec = _read_gitignore(folder)
+        if spec is not None:
+            ignores = [*ignores, (prefix, spec)]
+        try:
+            with os.scandir(folder) as it:
+                items = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            self.skipped.append(SkippedFile(prefix or str(folder), f"unreadable folder: {exc.strerror or exc.__class__.__name__}"))
+            return
+        for item in items:
+            rel = f"{prefix}/{item.name}" if prefix else item.name
+            try:
+                is_dir = item.is_dir()  # follows symlinks
+            except OSError:
+                is_dir = False
+            if is_dir and item.name in SKIP_DIRS:
+                continue
+            if self.excluded(rel, is_dir) or _ignored(rel, is_dir, ignores):
+                continue
+            path = Path(item.path)
+            if is_dir:
+                self.walk_dir(path, rel, ignores)
+                continue
+            if kind_of(item.name) is None:
+                continue
+            if item.is_symlink():
+                try:
+                    path.resolve(strict=True)
+                except (OSError, RuntimeError):
+                    self.skipped.append(SkippedFile(rel, "symlink loop or dangling symlink"))
+                    continue
+            self.add_file(path, rel)
+
+
+def _ignored(rel: str, is_dir: bool, ignores: list[tuple[str, pathspec.PathSpec]]) -> bool:
+    for base, spec in ignores:
+        sub = rel[len(base) + 1:] if base else rel
+        if spec.match_file(sub + "/" if is_dir else sub):
+            return True
+    return False
+
+
+def walk_tree(paths: list[Path], exclude: list[str], max_file_bytes: int) -> tuple[list[SourceEntry], list[SkippedFile]]:
+    """Every readable source/build file under ``paths`` (sorted by display path) and the files skipped, with why."""
+    walker = _Walker(exclude, max_file_bytes)
+    roots = [Path(p) for p in paths]
+    several = len(roots) > 1
+    for root in roots:
+        label = root.name or str(root)
+        prefix = label if several else ""
+        try:
+            is_dir = root.is_dir()
+            exists = is_dir or root.exists() or root.is_symlink()
+        except OSError:
+            is_dir, exists = False, True
+        if not exists:
+            walker.skipped.append(SkippedFile(str(root), "not found"))
+        elif is_dir:
+            walker.walk_dir(root, prefix, [])
+        elif kind_of(root.name) is None:
+            walker.skipped.append(SkippedFile(str(root), "not a source or build file hipgauge reads"))
+        else:
+            walker.add_file(root, root.name)
+    walker.entries.sort(key=lambda e: e.display)
+    walker.skipped.sort(key=lambda s: s.path)
+    return walker.entries, walker.skipped
