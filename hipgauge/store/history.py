@@ -1,0 +1,278 @@
+"""The assessment history: an embedded DuckDB file (default ``.hipgauge/history.duckdb``).
+
+One process writes at a time (``StoreLock`` around every read-write connection); each assessment is
+written in one transaction, so a reader sees it whole or not at all, and a run killed mid-write
+leaves the file as it was before that run (DuckDB replays or discards its write-ahead log on open).
+Opening a file written by an older hipgauge migrates it to the current schema first.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from contextlib import contextmanager
+from datetime import datetime
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+
+import duckdb
+
+from hipgauge.errors import InputError
+from hipgauge.store.lock import StoreLock
+from hipgauge.store.record import AssessmentRecord, BuildCheckEntry, ParityEntry, dumps_names, record_from_document
+from hipgauge.store.schema import LATEST, current_version, migrate
+
+if TYPE_CHECKING:
+    from hipgauge.store.trend import KernelTrend
+
+STORE_DIR = ".hipgauge"
+STORE_FILE = "history.duckdb"
+
+
+def default_store_path(start: Path | str | None = None) -> Path:
+    """An existing ``.hipgauge/history.duckdb`` at or above ``start`` (default: the current directory),
+    else ``.hipgauge/history.duckdb`` in the nearest folder holding ``.git`` or a ``pyproject.toml``/``hipgauge.toml``,
+    else in ``start`` itself."""
+    here = Path(start or Path.cwd()).resolve()
+    for folder in [here, *here.parents]:
+        if (folder / STORE_DIR / STORE_FILE).is_file():
+            return folder / STORE_DIR / STORE_FILE
+    for folder in [here, *here.parents]:
+        if any((folder / marker).exists() for marker in (".git", "hipgauge.toml", "pyproject.toml")):
+            return folder / STORE_DIR / STORE_FILE
+    return here / STORE_DIR / STORE_FILE
+
+
+def _pattern_matches(pattern: str | None, label: str) -> bool:
+    if not pattern:
+        return True
+    if any(ch in pattern for ch in "*?["):
+        return fnmatchcase(label.lower(), pattern.lower())
+    return pattern.lower() in label.lower()
+
+
+class HistoryStore:
+    """Assessments over time. ``record`` adds one; ``trend``, ``last`` and ``assessments`` read them."""
+
+    def __init__(self, path: Path | str | None = None, lock_timeout_s: float = 60.0):
+        self.path = Path(path) if path is not None else default_store_path()
+        self.lock_timeout_s = lock_timeout_s
+
+    # -- connections --------------------------------------------------------------------------
+
+    def _connect(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+        # The lock file keeps hipgauge processes apart; the retry covers anything else holding the file
+        # (an interactive duckdb shell) for a moment.
+        deadline = time.monotonic() + self.lock_timeout_s
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=read_only)
+            except duckdb.IOException as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+                    raise InputError(f"cannot open history store: {str(exc).splitlines()[0]}", self.path) from None
+                time.sleep(0.1)
+            except duckdb.Error as exc:
+                raise InputError(f"not a readable hipgauge history store: {str(exc).splitlines()[0]}", self.path) from None
+
+    @contextmanager
+    def _writer(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        with StoreLock(self.path, exclusive=True, timeout_s=self.lock_timeout_s):
+            con = self._connect(read_only=False)
+            try:
+                migrate(con)
+                yield con
+            finally:
+                con.close()
+
+    @contextmanager
+    def _reader(self) -> Iterator[duckdb.DuckDBPyConnection | None]:
+        """A read-only connection at the latest schema, or None when there is no store yet."""
+        if not self.path.exists():
+            yield None
+            return
+        with StoreLock(self.path, exclusive=False, timeout_s=self.lock_timeout_s):
+            con = self._connect(read_only=True)
+            try:
+                version = current_version(con)
+            except duckdb.Error as exc:
+                con.close()
+                raise InputError(f"not a hipgauge history store: {str(exc).splitlines()[0]}", self.path) from None
+            if version >= LATEST:
+                try:
+                    yield con
+                finally:
+                    con.close()
+                return
+            con.close()
+        with self._writer():  # an older file: migrate once, then read
+            pass
+        with StoreLock(self.path, exclusive=False, timeout_s=self.lock_timeout_s):
+            con = self._connect(read_only=True)
+            try:
+                yield con
+            finally:
+                con.close()
+
+    def schema_version(self) -> int:
+        with self._reader() as con:
+            return 0 if con is None else current_version(con)
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def record(self, assessment: dict[str, Any] | AssessmentRecord, meta: dict[str, Any] | None = None) -> int:
+        """Store one assessment (a ``hipgauge.assessment/1`` dict or a prepared record); returns its id."""
+        rec = assessment if isinstance(assessment, AssessmentRecord) else record_from_document(assessment, meta)
+        with self._writer() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                new_id = con.execute(
+                    """INSERT INTO assessments (project, commit, recorded_at, root, translation_share, findings_total,
+                           baseline_ms, projected_ms, target_ms, percentile, hipgauge_version, document_schema, triage)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
+                    [rec.project, rec.commit, rec.recorded_at, rec.root, rec.translation_share, rec.findings_total,
+                     rec.baseline_ms, rec.projected_ms, rec.target_ms, rec.percentile, rec.hipgauge_version,
+                     rec.document_schema, rec.triage],
+                ).fetchone()[0]
+                if rec.toolchain:
+                    con.executemany("INSERT INTO toolchain VALUES (?, ?, ?)",
+                                    [[new_id, k, v] for k, v in sorted(rec.toolchain.items())])
+                if rec.parity:
+                    con.executemany(
+                        """INSERT INTO kernel_parity (assessment_id, label, match, baseline_ns, candidate_ns, ratio, share,
+                               baseline_count, candidate_count, per_iteration, operator, candidate_names)
+                           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                        [[new_id, p.label, p.match, p.baseline_ns, p.candidate_ns, p.ratio, p.share, p.baseline_count,
+                          p.candidate_count, p.per_iteration, p.operator, dumps_names(p.candidate_names)] for p in rec.parity],
+                    )
+                if rec.findings:
+                    con.executemany("INSERT INTO finding_counts VALUES (?, ?, ?, ?)",
+                                    [[new_id, code, sev, n] for code, (sev, n) in sorted(rec.findings.items())])
+                if rec.build_checks:
+                    con.executemany("INSERT INTO build_checks VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                    [[new_id, b.arch, b.vendor, b.units, b.failed, b.errors, b.ok] for b in rec.build_checks])
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        rec.id = int(new_id)
+        return rec.id
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def assessments(self, project: str | None = None, with_details: bool = True) -> list[AssessmentRecord]:
+        """Every stored assessment, oldest first (by date, then by insertion)."""
+        with self._reader() as con:
+            if con is None:
+                return []
+            return _load(con, project, with_details)
+
+    def last(self, project: str | None = None) -> AssessmentRecord | None:
+        """The most recent assessment (of ``project`` when given), with its parity rows, or None."""
+        with self._reader() as con:
+            if con is None:
+                return None
+            where, args = ("WHERE project = ?", [project]) if project else ("", [])
+            row = con.execute(f"SELECT id FROM assessments {where} ORDER BY recorded_at DESC, id DESC LIMIT 1", args).fetchone()
+            if row is None:
+                return None
+            found = _load(con, None, True, only_id=int(row[0]))
+            return found[0] if found else None
+
+    def projects(self) -> list[str]:
+        with self._reader() as con:
+            if con is None:
+                return []
+            return [r[0] for r in con.execute("SELECT DISTINCT project FROM assessments ORDER BY project").fetchall()]
+
+    def trend(self, kernel_pattern: str | None = None, project: str | None = None) -> list["KernelTrend"]:
+        """Per-kernel ratio over the stored assessments (see ``hipgauge.store.trend``)."""
+        from hipgauge.store.trend import build_trends
+
+        records = self.assessments(project=project)
+        return build_trends(records, lambda label: _pattern_matches(kernel_pattern, label))
+
+
+def _load(con: duckdb.DuckDBPyConnection, project: str | None, with_details: bool,
+          only_id: int | None = None) -> list[AssessmentRecord]:
+    clauses, args = [], []
+    if project:
+        clauses.append("project = ?")
+        args.append(project)
+    if only_id is not None:
+        clauses.append("id = ?")
+        args.append(only_id)
+    where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+    cols = ("id, project, commit, recorded_at, root, translation_share, baseline_ms, projected_ms, target_ms, "
+            "percentile, hipgauge_version, document_schema, triage")
+    records: dict[int, AssessmentRecord] = {}
+    for row in con.execute(f"SELECT {cols} FROM assessments {where} ORDER BY recorded_at, id", args).fetchall():
+        (aid, proj, commit, at, root, share, base_ms, proj_ms, target, pct, version, schema, triage) = row
+        records[aid] = AssessmentRecord(project=proj, recorded_at=at, commit=commit, root=root, translation_share=share,
+                                        baseline_ms=base_ms, projected_ms=proj_ms, target_ms=target, percentile=pct,
+                                        hipgauge_version=version, document_schema=schema, triage=triage, id=aid)
+    if not records or not with_details:
+        return list(records.values())
+    ids = list(records)
+    marks = ", ".join("?" for _ in ids)
+    for aid, comp, ver in con.execute(f"SELECT assessment_id, component, version FROM toolchain WHERE assessment_id IN ({marks})", ids).fetchall():
+        records[aid].toolchain[comp] = ver
+    for aid, code, sev, n in con.execute(f"SELECT assessment_id, code, severity, count FROM finding_counts WHERE assessment_id IN ({marks}) ORDER BY code", ids).fetchall():
+        records[aid].findings[code] = (sev, n)
+    for row in con.execute(
+        f"""SELECT assessment_id, label, match, baseline_ns, candidate_ns, ratio, share, baseline_count, candidate_count,
+                   per_iteration, operator, candidate_names
+            FROM kernel_parity WHERE assessment_id IN ({marks}) ORDER BY assessment_id, share DESC NULLS LAST, label""", ids,
+    ).fetchall():
+        aid, label, match, base, cand, ratio, share, bcount, ccount, per_it, op, names = row
+        try:
+            name_list = json.loads(names) if names else []
+        except ValueError:
+            name_list = []
+        records[aid].parity.append(ParityEntry(label, match, base, cand, ratio, share, bcount, ccount, per_it, op, name_list))
+    for aid, arch, vendor, units, failed, errors, ok in con.execute(
+        f"SELECT * FROM build_checks WHERE assessment_id IN ({marks}) ORDER BY arch", ids,
+    ).fetchall():
+        records[aid].build_checks.append(BuildCheckEntry(arch, vendor, units, failed, errors, ok))
+    return list(records.values())
+
+
+def record_assessment(doc: dict[str, Any], store_path: Path | str | None = None, *, meta: dict[str, Any] | None = None,
+                      probe_compilers: bool = True) -> int:
+    """What ``hipgauge assess --store [DB]`` calls: store ``doc`` (a ``hipgauge.assessment/1`` dict) and return its id.
+
+    Adds what the document does not carry: the scanned tree's git commit (read only) and the versions of
+    the nvcc/hipcc on PATH (when the document names none). ``store_path`` None → ``default_store_path()``.
+    """
+    from hipgauge.store.provenance import compiler_versions, git_commit
+
+    meta = dict(meta or {})
+    rec = record_from_document(doc, meta)
+    if rec.commit is None and rec.root:
+        rec.commit = git_commit(rec.root)
+    if probe_compilers:
+        for tool, version in compiler_versions().items():
+            rec.toolchain.setdefault(tool, version)
+    if rec.root and not meta.get("project") and not doc.get("project"):
+        rec.project = _project_from_root(rec.root) or rec.project
+    store = HistoryStore(store_path)
+    return store.record(rec)
+
+
+def _project_from_root(root: str) -> str | None:
+    """The git top-level folder's name of the scanned tree, else the tree's own folder name."""
+    import os
+    import subprocess
+
+    folder = Path(root)
+    folder = folder if folder.is_dir() else folder.parent
+    try:
+        done = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"], capture_output=True,
+                              text=True, timeout=10, check=False, env=dict(os.environ, GIT_OPTIONAL_LOCKS="0"))
+        if done.returncode == 0 and done.stdout.strip():
+            return Path(done.stdout.strip()).name
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return Path(root).resolve().name or None
+
+
