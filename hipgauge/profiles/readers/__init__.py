@@ -1,0 +1,1 @@
+"""One reader per profile format; each returns a ``hipgauge.model.Profile``."""

@@ -1,0 +1,436 @@
+"""PyTorch profiler (Kineto) Chrome traces: CUDA and ROCm builds, ``.json`` / ``.json.gz``.
+
+What each column means here:
+
+- ``operator``: the ``cpu_op`` whose ``External id`` the kernel carries (or, when the kernel lacks
+  one, the one its runtime call carries, linked by ``correlation``). Kineto links a launch to the
+  *innermost* op active when it happened (``aten::addmm``, ``aten::_flash_attention_forward``).
+- ``range``: the *outermost* CPU range (``cpu_op`` or ``user_annotation`` / record_function, never
+  ``ProfilerStep#N``) enclosing the launching runtime call on its thread, e.g. ``aten::linear`` or
+  ``aten::scaled_dot_product_attention``, or a user's ``record_function("decoder")``. Backends
+  differ in the inner ops they dispatch to, so this top-level op is what matches across vendors.
+- ``iteration``: N of the ``ProfilerStep#N`` whose CPU span holds the launch (falling back to the
+  ``gpu_user_annotation`` span holding the kernel). ``Profile.iterations`` are GPU-side windows:
+  the ``gpu_user_annotation`` ProfilerStep#N spans when present, else first start to last end of
+  the kernels, memcpys and memsets attributed to that step.
+- Only kernels go into ``kernels``. Memory copies and sets are summed into ``metadata``
+  (``memcpy_count``, ``memcpy_ns``, ``memset_count``, ``memset_ns``).
+- Timestamps are µs (float with ns decimals, or int in older traces) → int ns, rounding the
+  fractional part separately so large epoch values keep their nanoseconds.
+- Kernel ↔ runtime links use the ``correlation`` argument; when a kernel lacks it, the ``ac2g`` /
+  ``async_cpu_to_gpu`` flow ending at the kernel gives the same id.
+
+The file is streamed (see ``chrome_json``): memory stays bounded by the compact per-event columns.
+"""
+
+from __future__ import annotations
+
+from array import array
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from hipgauge.errors import InputError
+from hipgauge.model import Profile
+
+from .chrome_json import ChromeTrace
+from .frame import dims, kernel_frame
+
+FORMAT = "kineto"
+
+_OP_CATS = frozenset({"cpu_op", "Operator", "operator"})
+_ANNOT_CATS = frozenset({"user_annotation"})
+_GPU_ANNOT_CATS = frozenset({"gpu_user_annotation"})
+_RUNTIME_CATS = frozenset({"cuda_runtime", "cuda_driver", "Runtime", "Driver"})
+_KERNEL_CATS = frozenset({"kernel", "Kernel"})
+_MEMCPY_CATS = frozenset({"gpu_memcpy", "Memcpy"})
+_MEMSET_CATS = frozenset({"gpu_memset", "Memset"})
+_FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu"})
+
+_KIND_OP, _KIND_ANNOT, _KIND_STEP = 0, 1, 2
+_G_KERNEL, _G_MEMCPY, _G_MEMSET = 0, 1, 2
+_STEP_PREFIX = "ProfilerStep#"
+
+
+class _Interner:
+    __slots__ = ("index", "values")
+
+    def __init__(self) -> None:
+        self.index: dict[Any, int] = {}
+        self.values: list[Any] = []
+
+    def __call__(self, value: Any) -> int:
+        i = self.index.get(value)
+        if i is None:
+            i = self.index[value] = len(self.values)
+            self.values.append(value)
+        return i
+
+
+def _to_ns(col: str) -> pl.Expr:
+    """µs float column → int ns, the integral and fractional µs rounded separately."""
+    c = pl.col(col)
+    whole = c.floor()
+    return (whole.cast(pl.Int64) * 1000 + ((c - whole) * 1000).round(0).cast(pl.Int64)).alias(col)
+
+
+def _nonneg(col: str) -> pl.Expr:
+    return pl.when(pl.col(col) >= 0).then(pl.col(col)).otherwise(None).alias(col)
+
+
+def _step_number(name: str) -> int | None:
+    try:
+        return int(name[len(_STEP_PREFIX) :])
+    except ValueError:
+        return None
+
+
+def _version(key: str, value: Any) -> str | None:
+    """13000 → "13.0" (CUDA); 60443483 → "6.4.43483" (HIP); else None."""
+    try:
+        v = int(value)
+    except (TypeError, ValueError):
+        return None
+    if key.startswith("cuda"):
+        return f"{v // 1000}.{(v % 1000) // 10}"
+    if key.startswith("hip"):
+        return f"{v // 10_000_000}.{(v // 100_000) % 100}.{v % 100_000}"
+    return None
+
+
+def _innermost_ops(ops: pl.DataFrame, launches: pl.DataFrame) -> pl.DataFrame:
+    """For each launch (row, r_thread, r_ts): the innermost cpu_op on that thread enclosing it."""
+    threads = set(launches.get_column("r_thread").unique().to_list())
+    cand = ops.filter((pl.col("kind") == _KIND_OP) & pl.col("thread").is_in(list(threads)))
+    events: list[tuple[int, int, int, int, int]] = []  # (thread, ts, 0=op/1=launch, end, name_id or row)
+    for th, ts, end, nid in cand.select("thread", "ts", "end", "name_id").iter_rows():
+        events.append((th, ts, 0, end, nid))
+    for row, th, ts in launches.iter_rows():
+        events.append((th, ts, 1, 0, row))
+    # ops before launches at the same ts; longer (outer) ops first
+    events.sort(key=lambda e: (e[0], e[1], e[2], -e[3] if e[2] == 0 else 0))
+    out_rows: list[int] = []
+    out_ids: list[int | None] = []
+    stack: list[tuple[int, int]] = []  # (end, name_id)
+    current = None
+    for th, ts, order, end, payload in events:
+        if th != current:
+            stack.clear()
+            current = th
+        while stack and stack[-1][0] < ts:
+            stack.pop()
+        if order == 0:
+            stack.append((end, payload))
+        else:
+            out_rows.append(payload)
+            out_ids.append(stack[-1][1] if stack else None)
+    return pl.DataFrame({"row": out_rows, "in_id": out_ids}, schema={"row": pl.UInt32, "in_id": pl.Int64})
+
+
+def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int | None = None) -> Profile:
+    path = Path(path)
+    trace = ChromeTrace(path, max_bytes=max_bytes, **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}))
+    names = _Interner()
+    threads = _Interner()
+    shapes = _Interner()
+
+    # CPU ranges: cpu_op / user_annotation / ProfilerStep
+    o_thread, o_ts, o_dur, o_ext, o_name, o_kind = array("q"), array("d"), array("d"), array("q"), array("q"), array("b")
+    # runtime / driver calls
+    r_thread, r_ts, r_corr, r_ext = array("q"), array("d"), array("q"), array("q")
+    # GPU activities: kernels, memcpy, memset
+    g_kind, g_name, g_thread, g_dev, g_stream = array("b"), array("q"), array("q"), array("q"), array("q")
+    g_ts, g_dur, g_ext, g_corr = array("d"), array("d"), array("q"), array("q")
+    g_grid, g_block, g_regs, g_smem = array("q"), array("q"), array("q"), array("q")
+    # flows (fallback kernel ↔ runtime link) and GPU-side step annotations
+    f_thread, f_ts, f_id = array("q"), array("d"), array("q")
+    gpu_steps: list[tuple[int, float, float]] = []
+    runtime_names: set[str] = set()
+    bad = 0
+    first_bad: int | None = None
+    seen = 0
+
+    for events in trace.events():
+        for e in events:
+            try:
+                cat = e.get("cat")
+                if cat is None:
+                    continue
+                if cat in _OP_CATS or cat in _ANNOT_CATS:
+                    if e.get("ph") != "X":
+                        continue
+                    name = e.get("name", "")
+                    args = e.get("args") or {}
+                    kind = _KIND_OP if cat in _OP_CATS else _KIND_ANNOT
+                    if kind == _KIND_ANNOT and name.startswith(_STEP_PREFIX):
+                        kind = _KIND_STEP
+                    o_ts.append(e["ts"])
+                    o_dur.append(e.get("dur", 0))
+                    o_thread.append(threads((e.get("pid"), e.get("tid"))))
+                    o_ext.append(args.get("External id", -1))
+                    o_name.append(names(name))
+                    o_kind.append(kind)
+                elif cat in _RUNTIME_CATS:
+                    args = e.get("args") or {}
+                    corr = args.get("correlation", -1)
+                    if corr is None or corr < 0:
+                        continue
+                    r_ts.append(e["ts"])
+                    r_thread.append(threads((e.get("pid"), e.get("tid"))))
+                    r_corr.append(corr)
+                    r_ext.append(args.get("External id", -1))
+                    if len(runtime_names) < 64:
+                        runtime_names.add(e.get("name", ""))
+                elif cat in _FLOW_CATS:
+                    f_ts.append(e["ts"])
+                    f_thread.append(threads((e.get("pid"), e.get("tid"))))
+                    f_id.append(e.get("id", -1))
+                elif cat in _KERNEL_CATS or cat in _MEMCPY_CATS or cat in _MEMSET_CATS:
+                    if e.get("ph", "X") != "X":
+                        continue
+                    args = e.get("args") or {}
+                    g_kind.append(_G_KERNEL if cat in _KERNEL_CATS else _G_MEMCPY if cat in _MEMCPY_CATS else _G_MEMSET)
+                    g_ts.append(e["ts"])
+                    g_dur.append(e["dur"])
+                    g_name.append(names(e.get("name", "")))
+                    pid, tid = e.get("pid"), e.get("tid")
+                    g_thread.append(threads((pid, tid)))
+                    dev = args.get("device", pid)
+                    g_dev.append(dev if isinstance(dev, int) else -1)
+                    stream = args.get("stream", tid)
+                    g_stream.append(stream if isinstance(stream, int) else -1)
+                    g_ext.append(args.get("External id", -1))
+                    g_corr.append(args.get("correlation", -1))
+                    grid = args.get("grid")
+                    g_grid.append(-1 if grid is None else shapes(dims(grid)))
+                    block = args.get("block")
+                    g_block.append(-1 if block is None else shapes(dims(block)))
+                    regs = args.get("registers per thread", -1)
+                    g_regs.append(regs if isinstance(regs, int) else -1)
+                    smem = args.get("shared memory", -1)
+                    g_smem.append(smem if isinstance(smem, int) else -1)
+                elif cat in _GPU_ANNOT_CATS:
+                    name = e.get("name", "")
+                    if name.startswith(_STEP_PREFIX):
+                        n = _step_number(name)
+                        if n is not None:
+                            gpu_steps.append((n, float(e["ts"]), float(e.get("dur", 0))))
+            except (KeyError, TypeError, ValueError, OverflowError, AttributeError):
+                bad += 1
+                if first_bad is None:
+                    first_bad = seen
+            finally:
+                seen += 1
+
+    header = trace.header
+    warnings: list[str] = []
+    if bad:
+        warnings.append(f"{bad} trace event(s) with missing or malformed fields were skipped (first: event #{first_bad})")
+    n_kernels = sum(1 for k in g_kind if k == _G_KERNEL) if len(g_kind) < 10_000_000 else g_kind.count(_G_KERNEL)
+    if n_kernels == 0:
+        if not header and seen == 0:
+            raise InputError("no trace events: not a PyTorch profiler trace", path)
+        raise InputError("no GPU kernel events in this trace (was the profiler run with the CUDA activity?)", path)
+
+    # ---------------- vendor, device, metadata ----------------
+    metadata: dict[str, str] = {}
+    for key in ("cuda_runtime_version", "cuda_driver_version", "cupti_version", "hip_runtime_version",
+                "hip_driver_version", "roctracer_version", "schemaVersion", "traceName"):
+        if key in header and header[key] is not None:
+            metadata[key] = str(header[key])
+            pretty = _version(key, header[key]) if key.endswith("_version") else None
+            if pretty:
+                metadata[key.replace("_version", "")] = pretty
+    dist = header.get("distributedInfo")
+    if isinstance(dist, dict) and "rank" in dist:
+        metadata["rank"] = str(dist["rank"])
+    props = header.get("deviceProperties") or []
+    dev_names: dict[int, str] = {}
+    for p in props if isinstance(props, list) else []:
+        if isinstance(p, dict) and "name" in p:
+            dev_names[int(p.get("id", len(dev_names)))] = str(p["name"])
+    first_prop = props[0] if isinstance(props, list) and props and isinstance(props[0], dict) else {}
+
+    vendor = "unknown"
+    rt = " ".join(runtime_names)
+    dname = " ".join(dev_names.values())
+    if "cuda_runtime_version" in header or "cupti_version" in header or "NVIDIA" in dname or "cudaLaunch" in rt:
+        vendor = "nvidia"
+    if "hip_runtime_version" in header or "roctracer_version" in header or "AMD" in dname or "hipLaunch" in rt or "hipExtModule" in rt:
+        vendor = "amd"
+    if vendor == "unknown" and first_prop.get("warpSize") == 64:
+        vendor = "amd"
+    if first_prop:
+        if "computeMajor" in first_prop:
+            cc = f"{first_prop.get('computeMajor')}.{first_prop.get('computeMinor', 0)}"
+            metadata["compute_capability"] = cc
+            if vendor == "nvidia":
+                metadata["arch"] = f"sm_{first_prop.get('computeMajor')}{first_prop.get('computeMinor', 0)}"
+        for k in ("numSms", "warpSize", "totalGlobalMem"):
+            if k in first_prop:
+                metadata[k] = str(first_prop[k])
+    device = next(iter(dev_names.values()), None)
+    if device:
+        metadata["device_name"] = device
+    if len(dev_names) > 1:
+        metadata["devices"] = ", ".join(f"{i}: {n}" for i, n in sorted(dev_names.items()))
+
+    # ---------------- frames ----------------
+    name_values = pl.Series("v", names.values, dtype=pl.String)
+    ops = pl.DataFrame({"thread": o_thread, "ts": o_ts, "dur": o_dur, "ext": o_ext, "name_id": o_name, "kind": o_kind})
+    ops = ops.with_columns(_to_ns("ts"), (pl.col("dur") * 1000).round(0).cast(pl.Int64).alias("dur"))
+    ops = ops.with_columns((pl.col("ts") + pl.col("dur")).alias("end"))
+    runtime = pl.DataFrame({"r_thread": r_thread, "r_ts": r_ts, "corr": r_corr, "r_ext": r_ext})
+    runtime = runtime.with_columns(_to_ns("r_ts"), _nonneg("r_ext")).unique("corr", keep="first", maintain_order=False)
+    g = pl.DataFrame({
+        "gkind": g_kind, "name_id": g_name, "g_thread": g_thread, "dev": g_dev, "stream": g_stream, "start_ns": g_ts,
+        "duration_ns": g_dur, "ext": g_ext, "corr": g_corr, "grid_id": g_grid, "block_id": g_block,
+        "registers": g_regs, "shared_mem_bytes": g_smem,
+    })
+    g = g.with_columns(
+        _to_ns("start_ns"), (pl.col("duration_ns") * 1000).round(0).cast(pl.Int64).alias("duration_ns"),
+        _nonneg("ext"), _nonneg("corr"), _nonneg("registers"), _nonneg("shared_mem_bytes"), _nonneg("stream"), _nonneg("dev"),
+    ).with_row_index("row")
+    neg = g.filter(pl.col("duration_ns") < 0).height
+    if neg:
+        warnings.append(f"{neg} GPU event(s) with a negative duration were dropped")
+        g = g.filter(pl.col("duration_ns") >= 0)
+
+    # kernel ↔ flow fallback, for GPU events without a correlation argument
+    if g.get_column("corr").null_count() and len(f_id):
+        flows = pl.DataFrame({"g_thread": f_thread, "start_ns": f_ts, "fid": f_id}).with_columns(_to_ns("start_ns"))
+        flows = flows.unique(["g_thread", "start_ns"], keep="first")
+        g = g.join(flows, on=["g_thread", "start_ns"], how="left").with_columns(
+            pl.coalesce("corr", _nonneg("fid")).alias("corr")).drop("fid")
+
+    # kernel → runtime call (launch point, External id)
+    g = g.join(runtime, on="corr", how="left")
+    g = g.with_columns(pl.coalesce("ext", "r_ext").alias("ext"))
+    # External id → innermost op (cpu_op preferred over a user annotation)
+    ext_ops = (
+        ops.filter((pl.col("kind") != _KIND_STEP) & (pl.col("ext") >= 0))
+        .sort("kind")
+        .unique("ext", keep="first", maintain_order=False)
+        .select("ext", pl.col("name_id").alias("op_id"), pl.col("thread").alias("op_thread"), pl.col("ts").alias("op_ts"))
+    )
+    g = g.join(ext_ops, on="ext", how="left")
+    # the External id must name an op that encloses the runtime call (2022 traces reuse the
+    # correlation as External id): otherwise find the innermost enclosing op by time
+    bad_link = pl.col("r_ts").is_not_null() & (
+        pl.col("op_id").is_null() | (pl.col("op_thread") != pl.col("r_thread")) | (pl.col("op_ts") > pl.col("r_ts"))
+    )
+    if g.select(bad_link.any()).item():
+        fixed = _innermost_ops(ops, g.filter(bad_link).select("row", "r_thread", "r_ts"))
+        g = g.join(fixed, on="row", how="left").with_columns(
+            pl.when(bad_link).then(pl.col("in_id")).otherwise(pl.col("op_id")).alias("op_id"),
+            pl.when(bad_link).then(pl.col("r_thread")).otherwise(pl.col("op_thread")).alias("op_thread"),
+            pl.when(bad_link).then(pl.col("r_ts")).otherwise(pl.col("op_ts")).alias("op_ts"),
+        ).drop("in_id")
+    g = g.with_columns(
+        pl.coalesce("r_thread", "op_thread").alias("l_thread"),
+        pl.coalesce("r_ts", "op_ts").alias("l_ts"),
+    )
+
+    # outermost enclosing CPU range on the launching thread
+    tops = (
+        ops.filter(pl.col("kind") != _KIND_STEP)
+        .sort(["thread", "ts", "dur"], descending=[False, False, True])
+        .with_columns(pl.col("end").cum_max().shift(1).over("thread").alias("prev_end"))
+        .filter(pl.col("prev_end").is_null() | (pl.col("ts") >= pl.col("prev_end")))
+        .select(pl.col("thread").alias("l_thread"), pl.col("ts").alias("l_ts"), pl.col("end").alias("top_end"),
+                pl.col("name_id").alias("top_id"))
+        .sort("l_ts")
+    )
+    launched = g.filter(pl.col("l_ts").is_not_null()).sort("l_ts")
+    unlaunched = g.filter(pl.col("l_ts").is_null())
+    if tops.height and launched.height:
+        launched = launched.join_asof(tops, on="l_ts", by="l_thread", strategy="backward", check_sortedness=False)
+        launched = launched.with_columns(
+            pl.when(pl.col("l_ts") <= pl.col("top_end")).then(pl.col("top_id")).otherwise(None).alias("top_id")
+        ).drop("top_end")
+    else:
+        launched = launched.with_columns(pl.lit(None, dtype=pl.Int64).alias("top_id"))
+
+    # iteration: the CPU ProfilerStep#N span holding the launch
+    step_rows = ops.filter(pl.col("kind") == _KIND_STEP).select("ts", "end", "name_id")
+    cpu_steps = sorted(
+        (n, ts, end) for ts, end, nid in step_rows.iter_rows() if (n := _step_number(names.values[nid])) is not None
+    )
+    if cpu_steps and launched.height:
+        steps_df = pl.DataFrame(
+            {"l_ts": [s[1] for s in cpu_steps], "step_end": [s[2] for s in cpu_steps], "iteration": [s[0] for s in cpu_steps]},
+            schema={"l_ts": pl.Int64, "step_end": pl.Int64, "iteration": pl.Int64},
+        ).sort("l_ts")
+        launched = launched.join_asof(steps_df, on="l_ts", strategy="backward").with_columns(
+            pl.when(pl.col("l_ts") <= pl.col("step_end")).then(pl.col("iteration")).otherwise(None).alias("iteration")
+        ).drop("step_end")
+    else:
+        launched = launched.with_columns(pl.lit(None, dtype=pl.Int64).alias("iteration"))
+    unlaunched = unlaunched.with_columns(pl.lit(None, dtype=pl.Int64).alias("top_id"), pl.lit(None, dtype=pl.Int64).alias("iteration"))
+    g = pl.concat([launched, unlaunched], how="diagonal_relaxed")
+
+    # GPU-side step windows, and the fallback iteration for events without a CPU launch
+    gsteps = sorted({n: (round(ts * 1000), round((ts + dur) * 1000)) for n, ts, dur in gpu_steps}.items())
+    if gsteps:
+        gs = pl.DataFrame(
+            {"start_ns": [s[1][0] for s in gsteps], "gs_end": [s[1][1] for s in gsteps], "g_iter": [s[0] for s in gsteps]},
+            schema={"start_ns": pl.Int64, "gs_end": pl.Int64, "g_iter": pl.Int64},
+        ).sort("start_ns")
+        g = g.sort("start_ns").join_asof(gs, on="start_ns", strategy="backward").with_columns(
+            pl.coalesce("iteration", pl.when(pl.col("start_ns") <= pl.col("gs_end")).then(pl.col("g_iter"))).alias("iteration")
+        ).drop("gs_end", "g_iter")
+
+    iterations: list[tuple[int, int, int]]
+    if gsteps:
+        iterations = [(n, s, e) for n, (s, e) in gsteps]
+    else:
+        spans = (
+            g.filter(pl.col("iteration").is_not_null())
+            .group_by("iteration")
+            .agg(pl.col("start_ns").min().alias("s"), (pl.col("start_ns") + pl.col("duration_ns")).max().alias("e"))
+            .sort("iteration")
+        )
+        iterations = [(int(i), int(s), int(e)) for i, s, e in spans.iter_rows()]
+
+    # memory operations: totals only
+    for kind, label in ((_G_MEMCPY, "memcpy"), (_G_MEMSET, "memset")):
+        sub = g.filter(pl.col("gkind") == kind)
+        metadata[f"{label}_count"] = str(sub.height)
+        metadata[f"{label}_ns"] = str(int(sub.get_column("duration_ns").sum() or 0))
+
+    k = g.filter(pl.col("gkind") == _G_KERNEL).sort("row")
+    shape_values = pl.Series("s", shapes.values, dtype=pl.String)
+    dev_name_map = {i: n for i, n in dev_names.items()}
+
+    def lookup(col: str, values: pl.Series) -> pl.Expr:
+        return pl.when(pl.col(col) >= 0).then(pl.col(col)).otherwise(None).map_batches(
+            lambda s: values.gather(s), return_dtype=pl.String
+        )
+
+    k = k.with_columns(
+        pl.col("name_id").map_batches(lambda s: name_values.gather(s), return_dtype=pl.String).alias("raw_name"),
+        pl.col("op_id").map_batches(lambda s: name_values.gather(s), return_dtype=pl.String).alias("operator"),
+        pl.col("top_id").map_batches(lambda s: name_values.gather(s), return_dtype=pl.String).alias("range"),
+        lookup("grid_id", shape_values).alias("grid"),
+        lookup("block_id", shape_values).alias("block"),
+        (pl.col("dev").replace_strict(dev_name_map, default=device, return_dtype=pl.String) if dev_name_map
+         else pl.lit(device, dtype=pl.String)).alias("device"),
+        pl.col("corr").alias("correlation"),
+    )
+    unattributed = k.get_column("operator").null_count()
+    if unattributed:
+        metadata["kernels_without_operator"] = str(unattributed)
+    kernels = kernel_frame(k, vendor=vendor, source_format=FORMAT)
+    if not iterations and kernels.height:
+        warnings.append("no ProfilerStep#N annotations: iterations unknown (the whole trace counts as one window)")
+    return Profile(
+        path=str(path),
+        source_format=FORMAT,
+        vendor=vendor,
+        kernels=kernels,
+        device=device,
+        iterations=iterations,
+        metadata=metadata,
+        warnings=warnings,
+    )

@@ -1,0 +1,57 @@
+"""Per-iteration end-to-end latency: a plain ``iteration,latency_ms`` CSV (header required)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+
+from hipgauge.errors import InputError
+
+from .files import read_text
+
+
+def read_latency(path: str | Path, max_bytes: int | None = None) -> list[float]:
+    """Latencies in ms, in iteration order. Bad rows → InputError naming the line."""
+    path = Path(path)
+    text = read_text(path, max_bytes)
+    rows = list(csv.reader(io.StringIO(text)))
+    start = None
+    for i, row in enumerate(rows):
+        cells = [c.strip().lower() for c in row]
+        if "latency_ms" in cells:
+            start = i
+            break
+        if any(c for c in cells):
+            break
+    if start is None:
+        raise InputError("no 'iteration,latency_ms' header", path, 1)
+    header = [c.strip().lower() for c in rows[start]]
+    li = header.index("latency_ms")
+    ii = header.index("iteration") if "iteration" in header else None
+    out: list[tuple[float, float]] = []
+    for n, row in enumerate(rows[start + 1 :], start=start + 2):
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) <= li:
+            raise InputError(f"expected {len(header)} columns, found {len(row)}", path, n)
+        cell = row[li].strip()
+        try:
+            value = float(cell)
+        except ValueError:
+            hint = " (decimal comma? use '.')" if "," in cell or (len(row) > len(header)) else ""
+            raise InputError(f"latency_ms {cell!r} is not a number{hint}", path, n) from None
+        if not math.isfinite(value) or value < 0:
+            raise InputError(f"latency_ms {cell!r} must be a finite, non-negative number", path, n)
+        order = float(n)
+        if ii is not None:
+            try:
+                order = float(row[ii])
+            except ValueError:
+                raise InputError(f"iteration {row[ii]!r} is not a number", path, n) from None
+        out.append((order, value))
+    if not out:
+        raise InputError("no latency rows", path)
+    out.sort(key=lambda t: t[0])
+    return [v for _, v in out]
