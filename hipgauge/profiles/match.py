@@ -1,0 +1,441 @@
+"""Match kernels of two profiles of the same workload, across vendors, in labelled levels.
+
+Library kernels never keep their names across vendors (cuDNN ``sm90_xmma_fprop_*`` vs MIOpen
+``igemm_*``, cuBLAS/cutlass vs hipBLASLt ``Cijk_*``, ``flash_fwd_kernel`` vs ``attn_fwd``), while
+the operators that launched them do. So kernels are paired level by level, each level taking only
+what the levels before it left:
+
+1. ``exact``: same demangled name (first within the same launching operator, then anywhere);
+2. ``normalized``: same normalized key (return type, argument list, ``[clone .kd]``, template noise
+   stripped by the reader), first within the same operator, then anywhere;
+3. ``user-map``: a ``--map`` TOML file of glob → glob rules (first rule first);
+4. ``operator``: the kernels still unmatched are aggregated per operator *instance* (the cpu_op that
+   launched them, or the enclosing NVTX/roctx range when there is no operator), and instances are
+   paired by operator name and occurrence order (the i-th ``aten::addmm`` with the i-th). Instances
+   left without a partner fall back to their parent operator (``aten::linear`` when one side calls
+   ``aten::addmm`` and the other ``aten::mm``), then to all calls of the same name together, then
+   to calls whose operators fall in the same group (``aten::cudnn_convolution`` with
+   ``aten::miopen_convolution``: both convolution, see ``kernel_groups.toml``) by occurrence order;
+5. ``unmatched``: whatever is left, on either side, is listed; never dropped.
+
+The frames are ``KERNEL_RECORD_SCHEMA`` tables. Two optional columns improve operator matching when
+a reader provides them: ``operator_id`` (Int64, one id per operator call, e.g. Kineto's External id)
+and ``operator_stack`` (String, the enclosing operators outermost first joined by `` > ``). Without
+them an operator call is a run of consecutive launches under the same operator name.
+
+This module knows nothing of file formats.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import polars as pl
+
+from hipgauge.errors import InputError
+from hipgauge.model import MatchLevel
+from hipgauge.profiles.grouping import group_of_operator
+
+try:  # Python ≥ 3.11
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[no-redef]
+
+STACK_SEPARATOR = " > "
+RANGE_PREFIX = "range:"
+
+
+# --------------------------------------------------------------------------------------------
+# User map file
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class MapRule:
+    baseline: str  # glob over the baseline kernel's name or key
+    candidate: str  # glob over the candidate kernel's name or key
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            self.label = f"{self.baseline} ↔ {self.candidate}"
+
+
+@dataclass
+class UserMap:
+    rules: list[MapRule] = field(default_factory=list)
+    path: str | None = None
+
+
+def _rule_from(item: Any, path: Path, where: str) -> MapRule:
+    if not isinstance(item, dict):
+        raise InputError("each [[map]] entry must be a table with 'baseline' and 'candidate' globs", path, where)
+    b, c = item.get("baseline"), item.get("candidate")
+    if not isinstance(b, str) or not isinstance(c, str) or not b.strip() or not c.strip():
+        raise InputError("a [[map]] entry needs non-empty string 'baseline' and 'candidate' globs", path, where)
+    label = item.get("label", "")
+    if not isinstance(label, str):
+        raise InputError("'label' must be a string", path, where)
+    return MapRule(b.strip(), c.strip(), label)
+
+
+def parse_user_map(data: dict[str, Any], path: Path) -> UserMap:
+    """Rules from the parsed TOML: ``[[map]]`` entries, or a ``[map]`` table of glob = glob."""
+    rules: list[MapRule] = []
+    unknown = [k for k in data if k != "map"]
+    if unknown:
+        raise InputError(f"unknown key {unknown[0]!r} (expected [[map]] entries or a [map] table)", path)
+    m = data.get("map")
+    if m is None:
+        raise InputError("no 'map' entries: write [[map]] baseline = \"glob\" candidate = \"glob\"", path)
+    if isinstance(m, list):
+        for i, item in enumerate(m):
+            rules.append(_rule_from(item, path, f"map[{i}]"))
+    elif isinstance(m, dict):
+        for b, c in m.items():
+            if isinstance(c, dict):  # [map.name] baseline=… candidate=…
+                rules.append(_rule_from(c, path, f"map.{b}"))
+            elif isinstance(c, str) and c.strip() and b.strip():
+                rules.append(MapRule(b.strip(), c.strip()))
+            else:
+                raise InputError(f"map entry {b!r} must map a glob to a glob string", path, f"map.{b}")
+    else:
+        raise InputError("'map' must be an array of tables or a table of glob = glob", path)
+    return UserMap(rules, str(path))
+
+
+def load_user_map(path: str | Path) -> UserMap:
+    """Read a ``--map`` TOML file; InputError naming the file on anything wrong with it."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("map file not found", p) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read map file: {exc.__class__.__name__}", p) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", p) from None
+    return parse_user_map(data, p)
+
+
+def _glob_match(pattern: str, *values: str | None) -> bool:
+    pat = pattern.lower()
+    return any(v is not None and fnmatch.fnmatchcase(v.lower(), pat) for v in values)
+
+
+# --------------------------------------------------------------------------------------------
+# Matching
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class MatchUnit:
+    """One matched unit: a set of baseline kernels paired with a set of candidate kernels."""
+
+    level: MatchLevel
+    label: str
+    operator: str | None = None
+    baseline: list[int] = field(default_factory=list)  # row positions in the baseline frame
+    candidate: list[int] = field(default_factory=list)
+    calls: int = 0  # operator calls paired (operator level)
+
+
+@dataclass
+class MatchResult:
+    units: list[MatchUnit]
+    baseline_unit: list[int]  # per baseline row: index into units, -1 when unmatched
+    candidate_unit: list[int]
+
+    def unmatched_baseline(self) -> list[int]:
+        return [i for i, u in enumerate(self.baseline_unit) if u < 0]
+
+    def unmatched_candidate(self) -> list[int]:
+        return [i for i, u in enumerate(self.candidate_unit) if u < 0]
+
+
+@dataclass
+class _Side:
+    names: list[str]
+    keys: list[str]
+    raw: list[str]
+    ops: list[str | None]  # operator, else "range:<range>", else None
+    stacks: list[list[str]]  # enclosing operators outermost first, ending with ops[i]
+    instance: list[Any]  # operator-call identity per row
+    order: list[int]  # row positions in launch order
+    unit: list[int]
+
+
+def _col(df: pl.DataFrame, name: str) -> list[Any]:
+    return df[name].to_list() if name in df.columns else [None] * df.height
+
+
+def _side(df: pl.DataFrame) -> _Side:
+    n = df.height
+    names = [x or "" for x in _col(df, "name")]
+    raw = [x or "" for x in _col(df, "raw_name")]
+    names = [nm or r for nm, r in zip(names, raw)]
+    keys = [k or nm for k, nm in zip(_col(df, "key"), names)]
+    operators = _col(df, "operator")
+    ranges = _col(df, "range")
+    ops: list[str | None] = []
+    for o, r in zip(operators, ranges):
+        if o:
+            ops.append(o)
+        elif r:
+            ops.append(RANGE_PREFIX + r)
+        else:
+            ops.append(None)
+    raw_stacks = _col(df, "operator_stack")
+    stacks: list[list[str]] = []
+    for op, st in zip(ops, raw_stacks):
+        if op is None:
+            stacks.append([])
+            continue
+        parts = [s.strip() for s in st.split(STACK_SEPARATOR) if s.strip()] if st else []
+        if not parts or parts[-1] != op:
+            parts = [p for p in parts if p != op] + [op]
+        stacks.append(parts)
+    # launch order: correlation when every kernel has one, else start time, else row order
+    corr = _col(df, "correlation")
+    start = _col(df, "start_ns")
+    if n and all(c is not None for c in corr):
+        order = sorted(range(n), key=lambda i: (corr[i], i))
+    elif n and all(s is not None for s in start):
+        order = sorted(range(n), key=lambda i: (start[i], i))
+    else:
+        order = list(range(n))
+    # operator-call identity
+    op_ids = _col(df, "operator_id")
+    iters = _col(df, "iteration")
+    instance: list[Any] = [None] * n
+    run = 0
+    prev: tuple[Any, Any] | None = None
+    for i in order:
+        if ops[i] is None:
+            prev = None
+            continue
+        if op_ids[i] is not None:
+            instance[i] = ("id", op_ids[i], ops[i])
+            prev = None
+            continue
+        cur = (ops[i], iters[i])
+        if cur != prev:
+            run += 1
+            prev = cur
+        instance[i] = ("run", run)
+    return _Side(names, keys, raw, ops, stacks, instance, order, [-1] * n)
+
+
+class _Matcher:
+    def __init__(self, b: _Side, c: _Side) -> None:
+        self.b, self.c = b, c
+        self.units: list[MatchUnit] = []
+        self._unit_by_sig: dict[Any, int] = {}
+
+    def _unit(self, sig: Any, level: MatchLevel, label: str, operator: str | None) -> int:
+        idx = self._unit_by_sig.get(sig)
+        if idx is None:
+            idx = len(self.units)
+            self.units.append(MatchUnit(level, label, operator))
+            self._unit_by_sig[sig] = idx
+        return idx
+
+    def _assign(self, uidx: int, bis: Iterable[int], cis: Iterable[int]) -> None:
+        u = self.units[uidx]
+        for i in bis:
+            self.b.unit[i] = uidx
+            u.baseline.append(i)
+        for i in cis:
+            self.c.unit[i] = uidx
+            u.candidate.append(i)
+
+    # -- levels 1 and 2: by name or key, first within the same operator, then anywhere ------------
+
+    def by_value(self, level: MatchLevel, attr: str) -> None:
+        for with_op in (True, False):
+            groups: list[dict[Any, list[int]]] = []
+            for side in (self.b, self.c):
+                g: dict[Any, list[int]] = defaultdict(list)
+                values = getattr(side, attr)
+                for i in side.order:
+                    if side.unit[i] >= 0 or not values[i]:
+                        continue
+                    if with_op:
+                        if side.ops[i] is None:
+                            continue
+                        g[(values[i], side.ops[i])].append(i)
+                    else:
+                        g[values[i]].append(i)
+                groups.append(g)
+            gb, gc = groups
+            for k in [k for k in gb if k in gc]:
+                value, op = (k if with_op else (k, None))
+                if not with_op:
+                    ops = {self.b.ops[i] for i in gb[k]} | {self.c.ops[i] for i in gc[k]}
+                    op = next(iter(ops)) if len(ops) == 1 else None
+                uidx = self._unit((level, attr, k, with_op), level, value, op)
+                self._assign(uidx, gb[k], gc[k])
+
+    # -- level 3: user map ------------------------------------------------------------------------
+
+    def by_user_map(self, user_map: UserMap) -> None:
+        for n, rule in enumerate(user_map.rules):
+            bis = [i for i in self.b.order if self.b.unit[i] < 0
+                   and _glob_match(rule.baseline, self.b.names[i], self.b.keys[i], self.b.raw[i])]
+            cis = [i for i in self.c.order if self.c.unit[i] < 0
+                   and _glob_match(rule.candidate, self.c.names[i], self.c.keys[i], self.c.raw[i])]
+            if bis and cis:
+                ops = {self.b.ops[i] for i in bis} | {self.c.ops[i] for i in cis}
+                op = next(iter(ops)) if len(ops) == 1 else None
+                uidx = self._unit((MatchLevel.USER_MAP, n), MatchLevel.USER_MAP, rule.label, op)
+                self._assign(uidx, bis, cis)
+
+    # -- level 4: operators -----------------------------------------------------------------------
+
+    @staticmethod
+    def _calls(side: _Side, depth: int, only: set[Any] | None = None) -> list[dict[str, Any]]:
+        """Operator calls in launch order at a stack depth (0 innermost, 1 the parent, …).
+
+        A call at depth > 0 is a run of consecutive innermost calls sharing that ancestor name.
+        ``only`` limits to innermost calls in that set (those still without a partner)."""
+        calls: list[dict[str, Any]] = []
+        index: dict[Any, dict[str, Any]] = {}
+        prev_key: Any = None
+        for i in side.order:
+            inst = side.instance[i]
+            if inst is None:
+                prev_key = None
+                continue
+            if only is not None and inst not in only:
+                prev_key = None
+                continue
+            st = side.stacks[i]
+            if depth >= len(st):
+                prev_key = None
+                continue
+            name = st[len(st) - 1 - depth]
+            if depth == 0:
+                key = inst
+            else:
+                key = (name, prev_key[1] if prev_key and prev_key[0] == name else len(calls))
+            if key not in index:
+                call = {"name": name, "rows": [], "inst": set()}
+                index[key] = call
+                calls.append(call)
+            index[key]["rows"].append(i)
+            index[key]["inst"].add(inst)
+            prev_key = key if depth > 0 else None
+        return calls
+
+    def _pair_calls(self, cb: list[dict[str, Any]], cc: list[dict[str, Any]], depth: int,
+                    paired_b: set[Any], paired_c: set[Any]) -> None:
+        by_name_b: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        by_name_c: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for call in cb:
+            by_name_b[call["name"]].append(call)
+        for call in cc:
+            by_name_c[call["name"]].append(call)
+        for name, lb in by_name_b.items():
+            lc = by_name_c.get(name)
+            if not lc:
+                continue
+            for x, y in zip(lb, lc):
+                ub = [i for i in x["rows"] if self.b.unit[i] < 0]
+                uc = [i for i in y["rows"] if self.c.unit[i] < 0]
+                paired_b.update(x["inst"])
+                paired_c.update(y["inst"])
+                if not ub or not uc:
+                    continue
+                sig = (MatchLevel.OPERATOR, depth, name,
+                       tuple(sorted({self.b.keys[i] for i in ub})), tuple(sorted({self.c.keys[i] for i in uc})))
+                uidx = self._unit(sig, MatchLevel.OPERATOR, _op_label(name), name)
+                self.units[uidx].calls += 1
+                self._assign(uidx, ub, uc)
+
+    def by_operator(self) -> None:
+        paired_b: set[Any] = set()
+        paired_c: set[Any] = set()
+        max_depth = max([len(s) for s in self.b.stacks + self.c.stacks] or [0])
+        # innermost calls by name and occurrence, then parents for calls still without a partner
+        for depth in range(max_depth):
+            only_b = None if depth == 0 else self._open(self.b, paired_b)
+            only_c = None if depth == 0 else self._open(self.c, paired_c)
+            if depth > 0 and (not only_b or not only_c):
+                break
+            cb = self._calls(self.b, depth, only_b)
+            cc = self._calls(self.c, depth, only_c)
+            self._pair_calls(cb, cc, depth, paired_b, paired_c)
+        # last: all remaining calls of the same name together (any depth, innermost first)
+        for depth in range(max_depth):
+            ub_by: dict[str, list[int]] = defaultdict(list)
+            uc_by: dict[str, list[int]] = defaultdict(list)
+            for side, acc in ((self.b, ub_by), (self.c, uc_by)):
+                for i in side.order:
+                    st = side.stacks[i]
+                    if side.unit[i] < 0 and depth < len(st):
+                        acc[st[len(st) - 1 - depth]].append(i)
+            for name in [n for n in ub_by if n in uc_by]:
+                uidx = self._unit((MatchLevel.OPERATOR, "all", depth, name), MatchLevel.OPERATOR,
+                                  _op_label(name) + " (all calls)", name)
+                self._assign(uidx, ub_by[name], uc_by[name])
+        self.by_operator_group()
+
+    def by_operator_group(self) -> None:
+        """Operators that differ by vendor (``aten::cudnn_convolution`` vs ``aten::miopen_convolution``)
+        with no common parent known: pair calls whose operators fall in the same kernel group, by
+        occurrence order, then all remaining calls of a group together."""
+
+        def open_calls(side: _Side) -> dict[str, list[tuple[str, list[int]]]]:
+            calls: dict[Any, tuple[str, str, list[int]]] = {}
+            for i in side.order:
+                op = side.ops[i]
+                if side.unit[i] >= 0 or op is None or op.startswith(RANGE_PREFIX):
+                    continue
+                g = group_of_operator(op)
+                if g is None:
+                    continue
+                inst = side.instance[i]
+                if inst not in calls:
+                    calls[inst] = (g, op, [])
+                calls[inst][2].append(i)
+            by_group: dict[str, list[tuple[str, list[int]]]] = defaultdict(list)
+            for g, op, rows in calls.values():
+                by_group[g].append((op, rows))
+            return by_group
+
+        gb, gc = open_calls(self.b), open_calls(self.c)
+        for g in [g for g in gb if g in gc]:
+            lb, lc = gb[g], gc[g]
+            for (bop, brows), (cop, crows) in zip(lb, lc):
+                label = bop if bop == cop else f"{bop} ↔ {cop}"
+                uidx = self._unit((MatchLevel.OPERATOR, "group", g, bop, cop), MatchLevel.OPERATOR, label, bop)
+                self.units[uidx].calls += 1
+                self._assign(uidx, brows, crows)
+
+    @staticmethod
+    def _open(side: _Side, paired: set[Any]) -> set[Any]:
+        return {side.instance[i] for i in side.order
+                if side.unit[i] < 0 and side.instance[i] is not None and side.instance[i] not in paired}
+
+
+def _op_label(name: str) -> str:
+    return name
+
+
+def match_kernels(base: pl.DataFrame, cand: pl.DataFrame, user_map: UserMap | None = None) -> MatchResult:
+    """Pair the kernels of two ``KERNEL_RECORD_SCHEMA`` frames; every row ends in a unit or unmatched."""
+    b, c = _side(base), _side(cand)
+    m = _Matcher(b, c)
+    m.by_value(MatchLevel.EXACT, "names")
+    m.by_value(MatchLevel.NORMALIZED, "keys")
+    if user_map is not None and user_map.rules:
+        m.by_user_map(user_map)
+    m.by_operator()
+    # calls are counted at the operator level; other units count kernels
+    return MatchResult(m.units, b.unit, c.unit)

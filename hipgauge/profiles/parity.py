@@ -1,0 +1,345 @@
+"""Per-kernel and per-operator parity of two profiles of the same workload, and the end-to-end projection.
+
+``compare_profiles`` pairs the kernels (``profiles.match``), sums each matched unit on both sides,
+lists what stayed unmatched on either side (never dropped), and projects the end-to-end latency at a
+percentile (``profiles.percentiles``): measured on the candidate when it has its own latencies, else
+estimated as the baseline's measured latency plus the per-iteration kernel-time delta.
+
+Times are per iteration when both profiles mark iterations (totals divided by each side's iteration
+count, and the result says so); otherwise totals over each profile. The table's totals add up:
+Σ rows + Σ unmatched = the analysed kernel time on each side.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from hipgauge.model import MatchLevel, ParityRow, Profile, Projection, Provenance
+from hipgauge.profiles import percentiles as pct
+from hipgauge.profiles.grouping import classify
+from hipgauge.profiles.match import MatchResult, UserMap, match_kernels
+
+SCHEMA = "hipgauge.compare/1"
+NO_OPERATOR = "(no operator)"
+
+
+@dataclass
+class UnmatchedEntry:
+    """Kernels of one side that found no partner, aggregated by name and operator."""
+
+    label: str
+    names: list[str]
+    ns: float  # per iteration when the comparison is per iteration
+    count: int
+    share: float  # of this side's analysed kernel time
+    operator: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "names": self.names, "ns": self.ns, "count": self.count,
+                "share": self.share, "operator": self.operator}
+
+
+@dataclass
+class OperatorRow:
+    """All kernel time launched by one operator name on each side (independent of kernel matching)."""
+
+    operator: str
+    baseline_ns: float
+    candidate_ns: float
+    baseline_count: int
+    candidate_count: int
+    share: float  # of baseline kernel time
+    group: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        return None if self.baseline_ns <= 0 else self.candidate_ns / self.baseline_ns
+
+    @property
+    def delta_ns(self) -> float:
+        return self.candidate_ns - self.baseline_ns
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"operator": self.operator, "group": self.group, "baseline_ns": self.baseline_ns,
+                "candidate_ns": self.candidate_ns, "ratio": self.ratio, "delta_ns": self.delta_ns,
+                "baseline_count": self.baseline_count, "candidate_count": self.candidate_count, "share": self.share}
+
+
+@dataclass
+class SideSummary:
+    path: str
+    source_format: str
+    vendor: str
+    device: str | None
+    kernels: int  # analysed kernels
+    kernel_ns: int  # analysed kernel time (total, not per iteration)
+    iterations: int  # 0 when unknown
+    excluded_kernels: int = 0  # outside every iteration
+    excluded_ns: int = 0
+    metadata: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class ComparisonResult:
+    baseline: SideSummary
+    candidate: SideSummary
+    rows: list[ParityRow]
+    operators: list[OperatorRow]
+    unmatched_baseline: list[UnmatchedEntry]
+    unmatched_candidate: list[UnmatchedEntry]
+    coverage: dict[str, Any]
+    projection: Projection
+    baseline_latency: pct.LatencyEstimate
+    candidate_latency: pct.LatencyEstimate
+    per_iteration: bool
+    totals: dict[str, Any]
+    model: str = ""  # how projected_ms was obtained, in words
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    user_map: str | None = None
+
+    @property
+    def total_delta_ns(self) -> float:
+        return float(self.totals["candidate_ns"] - self.totals["baseline_ns"])
+
+    def contribution(self, delta_ns: float) -> float | None:
+        """A delta as a fraction of the end-to-end kernel-time delta (signed; None when that is 0)."""
+        total = self.total_delta_ns
+        return None if total == 0 else delta_ns / abs(total)
+
+    def verdict(self) -> str:
+        p = self.projection
+        if p.projected_ms is None:
+            return "no projection: the profiles hold no latency and no kernels"
+        if p.target_ms is None:
+            return "no target given"
+        margin = p.target_ms - p.projected_ms
+        if margin >= 0:
+            return f"meets the {p.target_ms:g} ms target ({margin:.3f} ms to spare)"
+        return f"misses the {p.target_ms:g} ms target by {-margin:.3f} ms"
+
+    def to_dict(self) -> dict[str, Any]:
+        base_total = self.totals["baseline_ns"]
+        rows = []
+        for r in self.rows:
+            d = r.to_dict()
+            d["contribution"] = self.contribution(r.delta_ns)
+            d["delta_share_of_baseline"] = (r.delta_ns / base_total) if base_total else None
+            rows.append(d)
+        ops = []
+        for o in self.operators:
+            d = o.to_dict()
+            d["contribution"] = self.contribution(o.delta_ns)
+            ops.append(d)
+        proj = self.projection.to_dict()
+        proj["meets_target"] = self.projection.meets_target
+        proj["verdict"] = self.verdict()
+        proj["model"] = self.model
+        return {
+            "schema": SCHEMA,
+            "baseline": self.baseline.to_dict(),
+            "candidate": self.candidate.to_dict(),
+            "per_iteration": self.per_iteration,
+            "time_unit": "ns per iteration" if self.per_iteration else "ns over the whole profile",
+            "rows": rows,
+            "operators": ops,
+            "unmatched_baseline": [u.to_dict() for u in self.unmatched_baseline],
+            "unmatched_candidate": [u.to_dict() for u in self.unmatched_candidate],
+            "coverage": self.coverage,
+            "projection": proj,
+            "latency": {"baseline": self.baseline_latency.to_dict(), "candidate": self.candidate_latency.to_dict()},
+            "totals": self.totals,
+            "user_map": self.user_map,
+            "notes": self.notes,
+            "warnings": self.warnings,
+        }
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def _summary(profile: Profile, view: pct.IterationView) -> SideSummary:
+    return SideSummary(
+        path=profile.path, source_format=profile.source_format, vendor=profile.vendor, device=profile.device,
+        kernels=view.kernels.height, kernel_ns=int(view.kernels["duration_ns"].sum() or 0) if view.kernels.height else 0,
+        iterations=view.iterations, excluded_kernels=view.excluded_count, excluded_ns=view.excluded_ns,
+        metadata=dict(profile.metadata),
+    )
+
+
+def _names_by_time(names: list[str], durs: list[int]) -> list[str]:
+    t: dict[str, int] = defaultdict(int)
+    for n, d in zip(names, durs):
+        t[n] += d or 0
+    return [n for n, _ in sorted(t.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def _unmatched(idx: list[int], names: list[str], ops: list[str | None], durs: list[int], div: int,
+               total: float) -> list[UnmatchedEntry]:
+    agg: dict[tuple[str, str | None], list[int]] = defaultdict(list)
+    for i in idx:
+        agg[(names[i], ops[i])].append(i)
+    out = []
+    for (name, op), rows in agg.items():
+        ns = sum(durs[i] or 0 for i in rows)
+        out.append(UnmatchedEntry(name, [name], ns / div, len(rows), (ns / total) if total else 0.0, op))
+    out.sort(key=lambda u: (-u.ns, u.label))
+    return out
+
+
+def _operator_rows(bdf: pl.DataFrame, cdf: pl.DataFrame, bdiv: int, cdiv: int, base_total: float) -> list[OperatorRow]:
+    def agg(df: pl.DataFrame) -> dict[str, tuple[int, int, str]]:
+        if df.height == 0:
+            return {}
+        g = (df.with_columns(pl.col("operator").fill_null(NO_OPERATOR))
+             .group_by("operator")
+             .agg(pl.col("duration_ns").sum().alias("t"), pl.len().alias("n"), pl.col("name").first().alias("nm")))
+        return {o: (int(t or 0), int(n), nm or "") for o, t, n, nm in g.iter_rows()}
+
+    ab, ac = agg(bdf), agg(cdf)
+    rows = []
+    for op in sorted(set(ab) | set(ac)):
+        bt, bn, bname = ab.get(op, (0, 0, ""))
+        ct, cn, cname = ac.get(op, (0, 0, ""))
+        group = classify(bname or cname, None if op == NO_OPERATOR else op)
+        rows.append(OperatorRow(op, bt / bdiv, ct / cdiv, bn, cn, (bt / bdiv / base_total) if base_total else 0.0, group))
+    rows.sort(key=lambda r: (-abs(r.delta_ns), -r.baseline_ns, r.operator))
+    return rows
+
+
+def _projection(base: Profile, cand: Profile, p: float, target_ms: float | None, delta_ms_per_iter: float,
+                per_iteration: bool) -> tuple[Projection, pct.LatencyEstimate, pct.LatencyEstimate, str, list[str]]:
+    notes: list[str] = []
+    if cand.latency_ms:
+        bl = pct.iteration_latency(base, p)
+        cl = pct.iteration_latency(cand, p, pct.METHOD_CSV)
+        model = "measured: the candidate's own per-iteration latencies"
+        if bl.method != pct.METHOD_CSV:
+            notes.append(f"baseline latency from {bl.method}, candidate from its latency CSV: different methods")
+        source = Provenance.MEASURED
+        projected = cl.value_ms
+        enough, n, note = cl.enough_iterations, cl.iterations, cl.note
+    elif base.latency_ms:
+        bl = pct.iteration_latency(base, p, pct.METHOD_CSV)
+        cl = pct.iteration_latency(cand, p)
+        model = (f"estimated: baseline {bl.statistic} latency ({bl.value_ms:.3f} ms, latency CSV) + the mean "
+                 f"per-iteration kernel-time delta ({delta_ms_per_iter:+.3f} ms); gaps between kernels assumed unchanged")
+        if not per_iteration:
+            notes.append("iterations are not marked in both profiles: the kernel-time delta is over the whole "
+                         "profiles, treated as one iteration")
+        source = Provenance.ESTIMATED
+        projected = None if bl.value_ms is None else bl.value_ms + delta_ms_per_iter
+        enough, n, note = bl.enough_iterations, bl.iterations, bl.note
+    else:
+        bm, cm = pct.available_methods(base), pct.available_methods(cand)
+        method = pct.METHOD_SPANS if (pct.METHOD_SPANS in bm and pct.METHOD_SPANS in cm) else pct.METHOD_KERNEL_SUM
+        bl = pct.iteration_latency(base, p, method)
+        cl = pct.iteration_latency(cand, p, method)
+        if method == pct.METHOD_SPANS:
+            model = "measured: per-iteration GPU spans of each profile's kernels (gaps between kernels counted)"
+            source = Provenance.MEASURED
+        else:
+            model = ("estimated: per-iteration kernel time of each profile (no latency CSV, no iteration spans on "
+                     "both sides); kernel time is not latency, gaps between kernels are not counted")
+            source = Provenance.ESTIMATED
+        projected = cl.value_ms
+        enough = bl.enough_iterations and cl.enough_iterations
+        n = min(bl.iterations, cl.iterations)
+        note = "; ".join(x for x in (("baseline: " + bl.note) if bl.note else "",
+                                     ("candidate: " + cl.note) if cl.note else "") if x)
+    proj = Projection(percentile=p, baseline_ms=bl.value_ms, projected_ms=projected, target_ms=target_ms,
+                      source=source, iterations=n, enough_iterations=enough, note=note)
+    return proj, bl, cl, model, notes
+
+
+def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = None, percentile: float = 99.0,
+                     target_ms: float | None = None) -> ComparisonResult:
+    """Per-kernel and per-operator parity of ``cand`` against ``base``, and the projection at ``percentile``."""
+    bview, cview = pct.iteration_view(base), pct.iteration_view(cand)
+    per_iteration = bview.known and cview.known
+    notes: list[str] = []
+    if per_iteration:
+        bdiv, cdiv = bview.divisor, cview.divisor
+        notes.append(f"times are per iteration: baseline totals ÷ {bdiv} iterations, candidate totals ÷ {cdiv}")
+    else:
+        bdiv = cdiv = 1
+        if bview.known != cview.known:
+            notes.append("iterations are marked in one profile only: times are totals over each whole profile")
+        else:
+            notes.append("no iteration markers: times are totals over each whole profile")
+    for side, view in (("baseline", bview), ("candidate", cview)):
+        if view.excluded_count:
+            notes.append(f"{side}: {view.excluded_count} kernels ({view.excluded_ns / 1e6:.3f} ms) outside every "
+                         f"iteration left out")
+
+    bdf, cdf = bview.kernels, cview.kernels
+    result: MatchResult = match_kernels(bdf, cdf, user_map)
+
+    bnames = [n or r or "" for n, r in zip(bdf["name"].to_list(), bdf["raw_name"].to_list())]
+    cnames = [n or r or "" for n, r in zip(cdf["name"].to_list(), cdf["raw_name"].to_list())]
+    bdur = [int(d or 0) for d in bdf["duration_ns"].to_list()]
+    cdur = [int(d or 0) for d in cdf["duration_ns"].to_list()]
+    bops = bdf["operator"].to_list()
+    cops = cdf["operator"].to_list()
+    btotal_raw, ctotal_raw = sum(bdur), sum(cdur)
+    btotal, ctotal = btotal_raw / bdiv, ctotal_raw / cdiv
+
+    rows: list[ParityRow] = []
+    for u in result.units:
+        bns = sum(bdur[i] for i in u.baseline) / bdiv
+        cns = sum(cdur[i] for i in u.candidate) / cdiv
+        rows.append(ParityRow(
+            level=u.level, label=u.label,
+            baseline_names=_names_by_time([bnames[i] for i in u.baseline], [bdur[i] for i in u.baseline]),
+            candidate_names=_names_by_time([cnames[i] for i in u.candidate], [cdur[i] for i in u.candidate]),
+            baseline_ns=bns, candidate_ns=cns,
+            baseline_count=len(u.baseline), candidate_count=len(u.candidate),
+            share=(bns / btotal) if btotal else 0.0, operator=u.operator, per_iteration=per_iteration,
+        ))
+    rows.sort(key=lambda r: (-abs(r.delta_ns), -r.baseline_ns, r.label))
+
+    ub = _unmatched(result.unmatched_baseline(), bnames, bops, bdur, bdiv, btotal_raw / bdiv)
+    uc = _unmatched(result.unmatched_candidate(), cnames, cops, cdur, cdiv, ctotal_raw / cdiv)
+
+    matched_b = sum(r.baseline_ns for r in rows)
+    matched_c = sum(r.candidate_ns for r in rows)
+    by_level: dict[str, float] = {lvl.value: 0.0 for lvl in MatchLevel if lvl != MatchLevel.UNMATCHED}
+    by_level_c: dict[str, float] = dict(by_level)
+    for r in rows:
+        by_level[r.level.value] += (r.baseline_ns / btotal) if btotal else 0.0
+        by_level_c[r.level.value] += (r.candidate_ns / ctotal) if ctotal else 0.0
+    coverage = {
+        "baseline_time_matched": (matched_b / btotal) if btotal else 0.0,
+        "candidate_time_matched": (matched_c / ctotal) if ctotal else 0.0,
+        "baseline_kernels_matched": sum(r.baseline_count for r in rows),
+        "candidate_kernels_matched": sum(r.candidate_count for r in rows),
+        "baseline_by_level": by_level,
+        "candidate_by_level": by_level_c,
+    }
+    totals = {
+        "baseline_ns": btotal, "candidate_ns": ctotal,
+        "baseline_kernels": bdf.height, "candidate_kernels": cdf.height,
+        "baseline_matched_ns": matched_b, "candidate_matched_ns": matched_c,
+        "baseline_unmatched_ns": sum(u.ns for u in ub), "candidate_unmatched_ns": sum(u.ns for u in uc),
+        "delta_ns": ctotal - btotal,
+        "ratio": (ctotal / btotal) if btotal else None,
+        "per_iteration": per_iteration,
+        "baseline_iterations": bview.iterations, "candidate_iterations": cview.iterations,
+    }
+    delta_ms = (ctotal - btotal) / 1e6
+    proj, bl, cl, model, pnotes = _projection(base, cand, percentile, target_ms, delta_ms, per_iteration)
+    warnings = list(base.warnings) + list(cand.warnings)
+    return ComparisonResult(
+        baseline=_summary(base, bview), candidate=_summary(cand, cview), rows=rows,
+        operators=_operator_rows(bdf, cdf, bdiv, cdiv, btotal),
+        unmatched_baseline=ub, unmatched_candidate=uc, coverage=coverage, projection=proj,
+        baseline_latency=bl, candidate_latency=cl, per_iteration=per_iteration, totals=totals, model=model,
+        notes=notes + pnotes, warnings=warnings, user_map=user_map.path if user_map else None,
+    )

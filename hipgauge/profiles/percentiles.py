@@ -1,0 +1,234 @@
+"""Iterations and end-to-end latency at a percentile, from what a profile holds.
+
+Three sources, best first:
+
+1. ``latency-csv``: per-iteration end-to-end latencies the user measured (``Profile.latency_ms``);
+2. ``iteration-spans``: per iteration, the GPU span of its kernels (first kernel start to last kernel
+   end), so the gaps between kernels (launch and CPU overhead inside the iteration) are counted;
+3. ``kernel-sum``: the sum of kernel durations per iteration. Kernel time is not latency: this
+   leaves out every gap between kernels and under-states the latency; said so in the note.
+
+A percentile p needs at least ``ceil(100 / (100 - p))`` iterations (P99: 100, P95: 20, P50: 2).
+With fewer, the estimate is the maximum of the iterations (the most the data supports for a tail
+statistic), and the note says so and gives the median as well.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from hipgauge.model import Profile, Provenance
+
+METHOD_CSV = "latency-csv"
+METHOD_SPANS = "iteration-spans"
+METHOD_KERNEL_SUM = "kernel-sum"
+
+
+def percentile(values: list[float], p: float) -> float:
+    """The p-th percentile (0..100) with linear interpolation between order statistics (numpy's default)."""
+    if not values:
+        raise ValueError("percentile of no values")
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return float(ordered[0])
+    rank = (len(ordered) - 1) * min(max(p, 0.0), 100.0) / 100.0
+    lo = math.floor(rank)
+    hi = min(lo + 1, len(ordered) - 1)
+    frac = rank - lo
+    return float(ordered[lo] + (ordered[hi] - ordered[lo]) * frac)
+
+
+def required_iterations(p: float) -> int:
+    """How many iterations a percentile needs before it means anything (P99 → 100)."""
+    if p >= 100.0:
+        return 1  # the maximum is always defined
+    if p <= 0.0:
+        return 1
+    return int(math.ceil(100.0 / (100.0 - p) - 1e-9))
+
+
+def percentile_label(p: float) -> str:
+    return f"P{p:g}"
+
+
+@dataclass
+class LatencyEstimate:
+    """End-to-end latency of one profile at a percentile, and how it was obtained."""
+
+    value_ms: float | None
+    percentile: float
+    method: str  # latency-csv | iteration-spans | kernel-sum | none
+    source: Provenance
+    iterations: int
+    enough_iterations: bool
+    statistic: str  # "P99", "max", "median", …: what value_ms actually is
+    note: str = ""
+    values_ms: list[float] = field(default_factory=list, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "value_ms": self.value_ms,
+            "percentile": self.percentile,
+            "method": self.method,
+            "source": self.source.value,
+            "iterations": self.iterations,
+            "enough_iterations": self.enough_iterations,
+            "statistic": self.statistic,
+            "note": self.note,
+        }
+
+
+def summarize(values_ms: list[float], p: float) -> tuple[float | None, bool, str, str]:
+    """(value, enough, statistic, note) for the p-th percentile of per-iteration values."""
+    n = len(values_ms)
+    label = percentile_label(p)
+    if n == 0:
+        return None, False, "none", "no iterations"
+    need = required_iterations(p)
+    if n >= need:
+        return percentile(values_ms, p), True, label, ""
+    med = percentile(values_ms, 50.0)
+    mx = max(values_ms)
+    note = (f"only {n} iteration{'s' if n != 1 else ''}: {label} needs ≥{need}; reporting the maximum "
+            f"({mx:.3f} ms; median {med:.3f} ms)")
+    return mx, False, "max", note
+
+
+# --------------------------------------------------------------------------------------------
+# Iterations
+# --------------------------------------------------------------------------------------------
+
+
+def kernels_with_iterations(profile: Profile) -> pl.DataFrame:
+    """The kernel table with its ``iteration`` column filled from the profile's iteration windows
+    where the reader left it empty (a kernel belongs to the window its start falls in)."""
+    df = profile.kernels
+    if df.height == 0 or not profile.iterations:
+        return df
+    if df["iteration"].null_count() < df.height:
+        return df
+    windows = sorted(profile.iterations, key=lambda w: w[1])
+    starts = [w[1] for w in windows]
+    ends = [w[2] for w in windows]
+    idx = [w[0] for w in windows]
+    import bisect
+
+    out: list[int | None] = []
+    for s in df["start_ns"].to_list():
+        if s is None:
+            out.append(None)
+            continue
+        pos = bisect.bisect_right(starts, s) - 1
+        out.append(idx[pos] if pos >= 0 and s < ends[pos] else None)
+    return df.with_columns(pl.Series("iteration", out, dtype=pl.Int64))
+
+
+@dataclass
+class IterationView:
+    """The kernels an analysis should use, and what to divide totals by."""
+
+    kernels: pl.DataFrame  # kernels inside iterations when iterations are known, else all
+    iterations: int  # 0 when unknown
+    excluded_count: int = 0  # kernels outside every iteration (warm-up, teardown)
+    excluded_ns: int = 0
+
+    @property
+    def divisor(self) -> int:
+        return self.iterations if self.iterations > 0 else 1
+
+    @property
+    def known(self) -> bool:
+        return self.iterations > 0
+
+
+def iteration_view(profile: Profile) -> IterationView:
+    df = kernels_with_iterations(profile)
+    if df.height == 0:
+        return IterationView(df, len(profile.iterations))
+    inside = df.filter(pl.col("iteration").is_not_null())
+    if inside.height == 0:
+        return IterationView(df, 0)
+    n = inside["iteration"].n_unique()
+    outside = df.filter(pl.col("iteration").is_null())
+    excl_ns = int(outside["duration_ns"].sum() or 0) if outside.height else 0
+    return IterationView(inside, n, outside.height, excl_ns)
+
+
+def iteration_spans_ms(profile: Profile) -> list[float]:
+    """Per iteration: last kernel end − first kernel start, in ms (gaps between kernels included)."""
+    df = kernels_with_iterations(profile)
+    if df.height == 0:
+        return []
+    df = df.filter(pl.col("iteration").is_not_null() & pl.col("start_ns").is_not_null())
+    if df.height == 0:
+        return []
+    spans = (
+        df.group_by("iteration")
+        .agg(((pl.col("start_ns") + pl.col("duration_ns")).max() - pl.col("start_ns").min()).alias("span"))
+        .sort("iteration")
+    )
+    return [float(v) / 1e6 for v in spans["span"].to_list()]
+
+
+def kernel_sums_ms(profile: Profile) -> list[float]:
+    """Per iteration (or the whole profile as one when iterations are unknown): kernel time, ms."""
+    view = iteration_view(profile)
+    df = view.kernels
+    if df.height == 0:
+        return []
+    if not view.known:
+        return [float(df["duration_ns"].sum() or 0) / 1e6]
+    sums = df.group_by("iteration").agg(pl.col("duration_ns").sum().alias("t")).sort("iteration")
+    return [float(v) / 1e6 for v in sums["t"].to_list()]
+
+
+def latency_from_values(values_ms: list[float], p: float, method: str) -> LatencyEstimate:
+    value, enough, stat, note = summarize(values_ms, p)
+    if method == METHOD_CSV:
+        source = Provenance.MEASURED
+    elif method == METHOD_SPANS:
+        source = Provenance.MEASURED
+        extra = ("GPU span of each iteration's kernels (gaps between kernels counted; host time before the "
+                 "first launch of an iteration not counted; the profiler's own overhead is in it)")
+        note = f"{note}; {extra}" if note else extra
+    else:
+        source = Provenance.ESTIMATED
+        extra = ("kernel time only (no latency CSV, no iteration spans): gaps between kernels (launch and CPU "
+                 "overhead) are not counted, so this under-states the end-to-end latency")
+        note = f"{note}; {extra}" if note else extra
+    return LatencyEstimate(value, p, method, source, len(values_ms), enough, stat, note, values_ms)
+
+
+def iteration_latency(profile: Profile, p: float = 99.0, method: str | None = None) -> LatencyEstimate:
+    """The profile's end-to-end latency at percentile p, from the best source it has (or ``method``)."""
+    order = [method] if method else [METHOD_CSV, METHOD_SPANS, METHOD_KERNEL_SUM]
+    for m in order:
+        if m == METHOD_CSV and profile.latency_ms:
+            est = latency_from_values([float(v) for v in profile.latency_ms], p, m)
+            if profile.latency_source:
+                est.note = (est.note + "; " if est.note else "") + f"from {profile.latency_source}"
+            return est
+        if m == METHOD_SPANS:
+            spans = iteration_spans_ms(profile)
+            if spans:
+                return latency_from_values(spans, p, m)
+        if m == METHOD_KERNEL_SUM:
+            sums = kernel_sums_ms(profile)
+            if sums:
+                return latency_from_values(sums, p, m)
+    return LatencyEstimate(None, p, "none", Provenance.UNKNOWN, 0, False, "none", "no kernels and no latencies")
+
+
+def available_methods(profile: Profile) -> list[str]:
+    out = []
+    if profile.latency_ms:
+        out.append(METHOD_CSV)
+    if iteration_spans_ms(profile):
+        out.append(METHOD_SPANS)
+    if profile.kernels.height:
+        out.append(METHOD_KERNEL_SUM)
+    return out

@@ -1,0 +1,191 @@
+"""Slack per kernel group against a latency target, and what-if projections, from one baseline profile.
+
+With L the baseline's end-to-end latency at the percentile (``profiles.percentiles``), T the target
+and t_g a group's kernel time per iteration, the group alone may run ``1 + (T − L) / t_g`` times
+slower before the projected latency reaches T (all else equal, gaps between kernels unchanged).
+When L > T the target is already missed and there is no slack (``max_ratio`` None).
+
+``--assume PATTERN=RATIO`` applies ratios (fnmatch patterns over group names, or over kernel
+names/keys; a kernel pattern beats a group pattern, a later pattern beats an earlier one of the
+same kind) and projects ``L + Σ_k t_k (r_k − 1)``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from hipgauge.errors import InputError
+from hipgauge.model import GroupSlack, Profile, Projection, Provenance
+from hipgauge.profiles import percentiles as pct
+from hipgauge.profiles.grouping import GROUP_COLUMN, add_groups
+
+SCHEMA = "hipgauge.project/1"
+
+
+def parse_assume(items: list[str] | None) -> dict[str, float]:
+    """``['conv*=1.4', 'gemm=0.9']`` → ``{'conv*': 1.4, 'gemm': 0.9}``; InputError on a bad item."""
+    out: dict[str, float] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise InputError(f"--assume {item!r}: expected PATTERN=RATIO, e.g. 'conv*=1.4'")
+        pattern, _, value = item.rpartition("=")
+        pattern = pattern.strip()
+        if not pattern:
+            raise InputError(f"--assume {item!r}: the pattern is empty")
+        try:
+            ratio = float(value.strip().rstrip("xX×"))
+        except ValueError:
+            raise InputError(f"--assume {item!r}: {value.strip()!r} is not a number") from None
+        if not (ratio > 0) or ratio != ratio or ratio == float("inf"):
+            raise InputError(f"--assume {item!r}: the ratio must be a positive number")
+        out[pattern] = ratio
+    return out
+
+
+@dataclass
+class ProjectionResult:
+    profile: str
+    groups: list[GroupSlack]
+    projection: Projection
+    latency: pct.LatencyEstimate
+    kernel_ms_per_iteration: float
+    iterations: int  # of the kernel profile, 0 when unknown
+    assume: dict[str, float] = field(default_factory=dict)
+    unmatched_patterns: list[str] = field(default_factory=list)
+    model: str = ""
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def verdict(self) -> str:
+        p = self.projection
+        if p.projected_ms is None:
+            return "no latency: the profile holds no kernels and no latencies"
+        if p.target_ms is None:
+            return "no target given"
+        margin = p.target_ms - p.projected_ms
+        what = "projected" if self.assume else "baseline"
+        if margin >= 0:
+            return f"{what} {p.projected_ms:.3f} ms meets the {p.target_ms:g} ms target ({margin:.3f} ms to spare)"
+        return f"{what} {p.projected_ms:.3f} ms misses the {p.target_ms:g} ms target by {-margin:.3f} ms"
+
+    def to_dict(self) -> dict[str, Any]:
+        proj = self.projection.to_dict()
+        proj["meets_target"] = self.projection.meets_target
+        proj["verdict"] = self.verdict()
+        proj["model"] = self.model
+        return {
+            "schema": SCHEMA,
+            "profile": self.profile,
+            "iterations": self.iterations,
+            "kernel_ms_per_iteration": self.kernel_ms_per_iteration,
+            "latency": self.latency.to_dict(),
+            "groups": [g.to_dict() for g in self.groups],
+            "projection": proj,
+            "assume": self.assume,
+            "unmatched_patterns": self.unmatched_patterns,
+            "notes": self.notes,
+            "warnings": self.warnings,
+        }
+
+
+def _ratio_for(name: str, key: str, group: str, assume: dict[str, float], used: set[str]) -> float | None:
+    kernel_hit = group_hit = None
+    for pattern, ratio in assume.items():
+        p = pattern.lower()
+        if fnmatch.fnmatchcase(name.lower(), p) or fnmatch.fnmatchcase(key.lower(), p):
+            kernel_hit = (pattern, ratio)
+        elif fnmatch.fnmatchcase(group.lower(), p):
+            group_hit = (pattern, ratio)
+    hit = kernel_hit or group_hit
+    if hit is None:
+        return None
+    used.add(hit[0])
+    return hit[1]
+
+
+def project_baseline(base: Profile, target_ms: float | None, percentile: float = 99.0,
+                     assume: dict[str, float] | None = None) -> ProjectionResult:
+    """Per-group share and slack of ``base`` against ``target_ms``, and the what-if projection."""
+    assume = dict(assume or {})
+    latency = pct.iteration_latency(base, percentile)
+    view = pct.iteration_view(base)
+    df = add_groups(view.kernels)
+    div = view.divisor
+    notes: list[str] = []
+    if view.known:
+        notes.append(f"kernel times are per iteration: totals ÷ {view.iterations} iterations of the profile")
+    else:
+        notes.append("no iteration markers in the profile: its whole kernel time is treated as one iteration")
+    if view.excluded_count:
+        notes.append(f"{view.excluded_count} kernels ({view.excluded_ns / 1e6:.3f} ms) outside every iteration left out")
+    if latency.method != pct.METHOD_KERNEL_SUM:
+        notes.append("kernel time is not latency: slack is measured against the end-to-end latency, and gaps "
+                     "between kernels are assumed unchanged")
+
+    total_ns = float(df["duration_ns"].sum() or 0) if df.height else 0.0
+    kernel_ms = total_ns / div / 1e6
+    L = latency.value_ms
+    T = target_ms
+
+    # per-kernel (name, key, group) time, for groups and for --assume
+    per_kernel = (
+        df.with_columns(pl.col("name").fill_null(pl.col("raw_name")).fill_null(""), pl.col("key").fill_null(""))
+        .group_by(["name", "key", GROUP_COLUMN]).agg(pl.col("duration_ns").sum().alias("t"))
+        if df.height else pl.DataFrame({"name": [], "key": [], GROUP_COLUMN: [], "t": []})
+    )
+    used: set[str] = set()
+    group_t: dict[str, float] = {}
+    group_weighted: dict[str, float] = {}
+    group_kernels: dict[str, list[tuple[float, str]]] = {}
+    extra_ms = 0.0
+    for name, key, group, t in per_kernel.iter_rows():
+        t_ms = float(t or 0) / div / 1e6
+        group_t[group] = group_t.get(group, 0.0) + t_ms
+        group_kernels.setdefault(group, []).append((t_ms, key or name))
+        r = _ratio_for(name, key, group, assume, used) if assume else None
+        ratio = 1.0 if r is None else r
+        group_weighted[group] = group_weighted.get(group, 0.0) + t_ms * ratio
+        extra_ms += t_ms * (ratio - 1.0)
+
+    groups: list[GroupSlack] = []
+    for g, t_ms in sorted(group_t.items(), key=lambda kv: (-kv[1], kv[0])):
+        if L is None or T is None or t_ms <= 0:
+            max_ratio = None
+        elif L > T:
+            max_ratio = None
+        else:
+            max_ratio = 1.0 + (T - L) / t_ms
+        assumed = None
+        if assume and t_ms > 0:
+            w = group_weighted[g] / t_ms
+            assumed = w if abs(w - 1.0) > 1e-12 else None
+        kernels = [k for _, k in sorted(group_kernels[g], key=lambda x: (-x[0], x[1]))]
+        groups.append(GroupSlack(name=g, share=(t_ms / kernel_ms) if kernel_ms else 0.0, time_ms=t_ms,
+                                 max_ratio=max_ratio, kernels=kernels, assumed_ratio=assumed))
+    if L is not None and T is not None and L > T:
+        notes.append(f"the baseline {latency.statistic} ({L:.3f} ms) already misses the {T:g} ms target: no slack")
+
+    unmatched = [p for p in assume if p not in used]
+    warnings = list(base.warnings)
+    for p in unmatched:
+        warnings.append(f"--assume pattern {p!r} matches no kernel group or kernel name")
+
+    if assume:
+        projected = None if L is None else L + extra_ms
+        source = Provenance.ESTIMATED
+        model = (f"estimated: baseline {latency.statistic} ({'n/a' if L is None else f'{L:.3f} ms'}, {latency.method}) "
+                 f"+ Σ t_k (r_k − 1) over the kernels --assume names ({extra_ms:+.3f} ms per iteration); "
+                 f"ratios assumed, gaps between kernels unchanged")
+    else:
+        projected = L
+        source = latency.source
+        model = f"the baseline's own {latency.statistic} latency ({latency.method})"
+    proj = Projection(percentile=percentile, baseline_ms=L, projected_ms=projected, target_ms=T, source=source,
+                      iterations=latency.iterations, enough_iterations=latency.enough_iterations, note=latency.note)
+    return ProjectionResult(profile=base.path, groups=groups, projection=proj, latency=latency,
+                            kernel_ms_per_iteration=kernel_ms, iterations=view.iterations, assume=assume,
+                            unmatched_patterns=unmatched, model=model, notes=notes, warnings=warnings)
