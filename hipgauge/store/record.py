@@ -32,12 +32,13 @@ COMPONENT_LABELS: dict[str, str] = {
 _META_ALIASES: dict[str, str] = {
     "cuda": "cuda", "cuda_version": "cuda", "cuda_runtime": "cuda", "cuda_runtime_version": "cuda",
     "rocm": "rocm", "rocm_version": "rocm",
-    "hip": "hip", "hip_version": "hip", "hip_runtime_version": "hip",
-    "driver": "driver", "driver_version": "driver", "cuda_driver_version": "driver",
+    "hip": "hip", "hip_version": "hip", "hip_runtime": "hip", "hip_runtime_version": "hip",
+    "driver": "driver", "driver_version": "driver", "cuda_driver": "driver", "cuda_driver_version": "driver",
+    "hip_driver": "driver", "hip_driver_version": "driver", "nvidia_driver_version": "driver",
     "nvcc": "nvcc", "nvcc_version": "nvcc",
     "hipcc": "hipcc", "hipcc_version": "hipcc",
     "torch": "torch", "torch_version": "torch", "pytorch": "torch",
-    "gpu": "gpu", "device": "gpu", "gpu_name": "gpu",
+    "gpu": "gpu", "device": "gpu", "gpu_name": "gpu", "device_name": "gpu",
     "arch": "arch", "gfx": "arch", "sm": "arch", "gcn_arch": "arch", "compute_capability": "arch",
 }
 
@@ -248,12 +249,19 @@ def toolchain_from_document(doc: dict[str, Any]) -> dict[str, str]:
     tools: dict[str, str] = {}
     sided = {"gpu", "arch", "driver"}  # these differ per side; others belong to one vendor
     for side in ("baseline", "candidate"):
+        found: dict[str, list[str]] = {}
         for key, value in _profile_meta(doc, side).items():
             component = _META_ALIASES.get(str(key).lower())
-            if component is None or value in (None, ""):
+            if component is None or value in (None, "") or isinstance(value, (dict, list)):
                 continue
-            name = f"{component}.{side}" if component in sided else component
-            tools.setdefault(name, str(value))
+            found.setdefault(f"{component}.{side}" if component in sided else component, []).append(str(value))
+        for name, values in found.items():
+            # a reader may give both the raw field (12040) and its readable form (12.4): keep the readable one
+            if name.startswith("arch."):  # "sm_90" / "gfx942" over a bare compute capability
+                best = next((v for v in values if v.startswith(("sm_", "gfx"))), values[0])
+            else:
+                best = next((v for v in values if "." in v), values[0])
+            tools.setdefault(name, best)
     explicit = doc.get("toolchain")
     if isinstance(explicit, dict):
         for key, value in explicit.items():

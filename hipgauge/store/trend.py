@@ -82,14 +82,30 @@ class KernelTrend(Record):
         return self.points[-1].ratio / self.points[0].ratio
 
 
+def trend_key(label: str) -> str:
+    """The key rows of one kernel share across assessments: its normalized name (an exact match in one
+    assessment and a normalized one in the next then stay one trend)."""
+    try:
+        from hipgauge.profiles.normalize import normalize_key
+    except ImportError:  # pragma: no cover - profiles stage absent
+        return label
+    try:
+        return normalize_key(label) or label
+    except Exception:  # noqa: BLE001 - an odd label keeps its own trend rather than failing the command
+        return label
+
+
 def build_trends(records: list[AssessmentRecord], keep: Callable[[str], bool]) -> list[KernelTrend]:
-    """One trend per (project, kernel label) over ``records`` (oldest first), for the labels ``keep`` accepts."""
+    """One trend per (project, kernel) over ``records`` (oldest first), for the labels ``keep`` accepts
+    (it is asked about both the stored label and its normalized key)."""
     trends: dict[tuple[str, str], KernelTrend] = {}
     for rec in records:
         for row in rec.parity:
-            if not keep(row.label):
+            key = trend_key(row.label)
+            if not (keep(row.label) or keep(key)):
                 continue
-            trend = trends.setdefault((rec.project, row.label), KernelTrend(rec.project, row.label))
+            trend = trends.setdefault((rec.project, key), KernelTrend(rec.project, row.label))
+            trend.label = row.label  # shown as the latest assessment labels it
             point = TrendPoint(rec.id, rec.recorded_at, rec.commit, row.ratio, row.baseline_ns, row.candidate_ns,
                                row.share, row.match, dict(rec.toolchain))
             if trend.points:
