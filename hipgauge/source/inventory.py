@@ -1,0 +1,477 @@
+"""The inventory of one parsed file: kernels, device functions, launch sites and CUDA API references.
+
+How it stays fast on large trees: nothing walks the whole syntax tree in Python. Anchors are found in the
+bytes (``__global__``, ``__device__``, ``<<<``, names from the mapping, ``#include``) with C-speed regex
+and set operations, and each anchor is resolved to its syntax node with ``descendant_for_byte_range``.
+Macro bodies are raw text to tree-sitter, so anchors inside a ``#define`` are read lexically there
+(with comments and strings blanked) and marked ``in_macro``. Names inside comments and string literals
+never count.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from hipgauge.model import ApiCall, DeviceFunction, Kernel, LaunchSite
+from hipgauge.source import macros as mac
+from hipgauge.source.parse import (ParsedFile, enclosing_function, end_line_of, function_name, line_of, node_text,
+                                   qualifiers, scope_names)
+from hipgauge.translate.mapping import Mapping, MappingEntry, load_mapping
+
+IDENT_RE = re.compile(rb"\b[A-Za-z_]\w*")
+QUALIFIER_RE = re.compile(rb"\b__(?:global|device)__\b")
+SHARED_RE = re.compile(rb"\b__shared__\b")
+CUMODULE_RE = re.compile(rb"cuModuleGetFunction\s*\(\s*&\s*([A-Za-z_]\w*)\s*,[^,]*,\s*\"([^\"]+)\"")
+
+#: API calls that launch a kernel: name → (index of the kernel/function argument, grid, block, smem, stream)
+LAUNCH_APIS: dict[str, tuple[int, int | None, int | None, int | None, int | None]] = {
+    "cudaLaunchKernel": (0, 1, 2, 4, 5),
+    "cudaLaunchCooperativeKernel": (0, 1, 2, 4, 5),
+    "cudaLaunchKernelEx": (1, None, None, None, None),
+    "cudaLaunchCooperativeKernelMultiDevice": (0, None, None, None, None),
+    "cuLaunchKernel": (0, 1, 4, 7, 8),
+    "cuLaunchCooperativeKernel": (0, 1, 4, 7, 8),
+    "cuLaunchKernelEx": (1, None, None, None, None),
+}
+CU_GRID = {"cuLaunchKernel", "cuLaunchCooperativeKernel"}  # grid/block given as three scalars each
+
+SKIP_NODE_TYPES = frozenset({"comment", "string_literal", "string_content", "raw_string_literal", "raw_string_content",
+                             "char_literal", "character", "escape_sequence", "system_lib_string", "concatenated_string"})
+MACRO_NODE_TYPES = frozenset({"preproc_def", "preproc_function_def"})
+CAST_WORDS = frozenset({"void", "const", "volatile", "reinterpret_cast", "static_cast", "const_cast", "char", "auto",
+                        "CUfunction", "struct"})
+
+
+@dataclass
+class FileInventory:
+    kernels: list[Kernel] = field(default_factory=list)
+    device_functions: list[DeviceFunction] = field(default_factory=list)
+    launch_sites: list[LaunchSite] = field(default_factory=list)
+    api_calls: list[ApiCall] = field(default_factory=list)
+    #: (start_byte, end_byte, name) of every __global__/__device__ function body, sorted; for "which kernel is this in"
+    device_ranges: list[tuple[int, int, str, bool]] = field(default_factory=list)  # (start, end, name, is_kernel)
+    macros: list[mac.Macro] = field(default_factory=list)
+    includes: list[tuple[int, str]] = field(default_factory=list)  # (line, header as written)
+
+    def kernel_at(self, offset: int) -> str | None:
+        """Name of the innermost __global__/__device__ function containing a byte offset."""
+        best = None
+        for start, end, name, _k in self.device_ranges:
+            if start > offset:
+                break
+            if offset < end:
+                best = name
+        return best
+
+
+def _index(mapping: Mapping) -> tuple[frozenset[bytes], re.Pattern[bytes] | None, re.Pattern[bytes] | None]:
+    """Per-mapping lookup aids (built once, kept on the mapping): every exact name as bytes, a regex for the
+    prefix rules, one for namespace-qualified names (``cub::``, ``nvcuda::wmma::``)."""
+    cached = getattr(mapping, "_scan_index", None)
+    if cached is not None:
+        return cached
+    names = frozenset(n.encode() for n in mapping.entries if "::" not in n)
+    simple, qualified = [], []
+    for rule in mapping.prefixes:
+        p = re.escape(rule.prefix.encode())
+        if rule.prefix.endswith("::"):
+            qualified.append(p)
+        else:
+            simple.append(p + (rb"[A-Z0-9]" if rule.strict else rb"."))
+    prefix_re = re.compile(rb"(?:" + rb"|".join(simple) + rb")") if simple else None
+    qual_re = (re.compile(rb"(?<![\w:])(?:" + rb"|".join(qualified) + rb")[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*")
+               if qualified else None)
+    index = (names, prefix_re, qual_re)
+    mapping._scan_index = index  # type: ignore[attr-defined]
+    return index
+
+
+def inventory_file(pf: ParsedFile, mapping: Mapping | None = None) -> "FileInventory":
+    """Kernels, device functions, launch sites and API references of one parsed file."""
+    mapping = mapping or load_mapping()
+    inv = FileInventory()
+    if pf.tree is None:
+        return inv
+    builder = _Builder(pf, mapping, inv)
+    builder.run()
+    return inv
+
+
+class _Builder:
+    def __init__(self, pf: ParsedFile, mapping: Mapping, inv: FileInventory):
+        self.pf = pf
+        self.data = pf.data
+        self.root = pf.tree.root_node  # type: ignore[union-attr]
+        self.mapping = mapping
+        self.inv = inv
+        self.defined: set[str] = set()  # names this file defines (never reported as API uses)
+        self._blanked: dict[int, bytes] = {}
+        self._constants: dict[str, str] | None = None
+
+    # -- driver ----------------------------------------------------------------------------------
+    def run(self) -> None:
+        inv, data = self.inv, self.data
+        inv.macros = mac.find_macros(data)
+        self.macro_starts = [m.start for m in inv.macros]
+        self.defined.update(m.name for m in inv.macros)
+        if b"__global__" in data or b"__device__" in data:
+            self.functions()
+        if b"#" in data and b"include" in data:
+            self.headers()
+        self.api_references()
+        if b"<<<" in data:
+            self.chevrons()
+        inv.kernels.sort(key=lambda k: (k.line, k.name))
+        inv.device_functions.sort(key=lambda d: (d.line, d.name))
+        inv.launch_sites.sort(key=lambda s: (s.line, s.kernel or ""))
+        inv.api_calls.sort(key=lambda a: (a.line, a.column, a.cuda_name))
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def macro_at(self, offset: int) -> mac.Macro | None:
+        i = bisect_right(self.macro_starts, offset) - 1
+        if i >= 0 and offset < self.inv.macros[i].end:
+            return self.inv.macros[i]
+        return None
+
+    def blanked_macro(self, m: mac.Macro) -> bytes:
+        cached = self._blanked.get(m.start)
+        if cached is None:
+            cached = mac.blank_comments_and_strings(self.data[m.start:m.end])
+            self._blanked[m.start] = cached
+        return cached
+
+    def in_macro_code(self, m: mac.Macro, start: int, token: bytes) -> bool:
+        """True when the token at ``start`` inside macro ``m`` is code (not in a comment or string)."""
+        off = start - m.start
+        return self.blanked_macro(m)[off:off + len(token)] == token
+
+    def caller_of(self, node: Node) -> str | None:
+        fn = enclosing_function(node)
+        return function_name(fn, self.pf) if fn is not None else None
+
+    @property
+    def constants(self) -> dict[str, str]:
+        if self._constants is None:
+            self._constants = mac.file_constants(self.data, self.inv.macros)
+        return self._constants
+
+    # -- kernels and device functions ------------------------------------------------------------
+    def functions(self) -> None:
+        seen: set[int] = set()
+        pf = self.pf
+        for m in QUALIFIER_RE.finditer(self.data):
+            node = self.root.descendant_for_byte_range(m.start(), m.end())
+            if node is None or node.type in SKIP_NODE_TYPES or node.type == "preproc_arg":
+                continue
+            fn = node
+            for _ in range(4):
+                if fn is None or fn.type in ("function_definition", "declaration", "field_declaration",
+                                             "translation_unit", "compound_statement"):
+                    break
+                fn = fn.parent
+            if fn is None or fn.type != "function_definition" or fn.id in seen:
+                continue
+            body = fn.child_by_field_name("body")
+            if body is None or m.start() >= body.start_byte:
+                continue
+            seen.add(fn.id)
+            quals = qualifiers(fn, pf)
+            name = function_name(fn, pf)
+            self.defined.add(name)
+            is_kernel = "__global__" in quals
+            self.inv.device_ranges.append((fn.start_byte, fn.end_byte, name, is_kernel))
+            if is_kernel:
+                self.inv.kernels.append(self.kernel(fn, name))
+            else:
+                self.inv.device_functions.append(DeviceFunction(
+                    name=name, file=pf.display, line=line_of(fn), end_line=end_line_of(fn),
+                    qualifiers=[q for q in quals if q != "__global__"]))
+        self.inv.device_ranges.sort()
+        self.device_starts = [r[0] for r in self.inv.device_ranges]
+
+    def kernel(self, fn: Node, name: str) -> Kernel:
+        pf = self.pf
+        template_params: list[str] = []
+        parent = fn.parent
+        if parent is not None and parent.type == "template_declaration":
+            params = parent.child_by_field_name("parameters")
+            if params is not None:
+                template_params = [node_text(c, pf) for c in params.named_children if c.type != "comment"]
+        bounds: list[str] = []
+        for child in fn.children:
+            if child.type == "launch_bounds":
+                bounds = [node_text(c, pf) for c in child.named_children if c.type != "comment"]
+                break
+            if child.type == "compound_statement":
+                break
+        scopes = scope_names(fn, pf)
+        qualified = "::".join([*scopes, name]) if scopes else name
+        return Kernel(name=name, file=pf.display, line=line_of(fn), end_line=end_line_of(fn),
+                      template_params=template_params, launch_bounds=bounds,
+                      static_smem_bytes=self.static_smem(fn), qualified_name=qualified)
+
+    def static_smem(self, fn: Node) -> int | None:
+        body = fn.child_by_field_name("body")
+        if body is None:
+            return 0
+        total = 0
+        seen: set[int] = set()
+        for m in SHARED_RE.finditer(self.data, body.start_byte, body.end_byte):
+            node = self.root.descendant_for_byte_range(m.start(), m.end())
+            decl = node
+            while decl is not None and decl.type not in ("declaration", "compound_statement"):
+                decl = decl.parent
+            if node is None or node.type in SKIP_NODE_TYPES or decl is None or decl.type != "declaration":
+                continue
+            if decl.id in seen:
+                continue
+            seen.add(decl.id)
+            head = node_text(decl, self.pf)
+            if re.search(r"\bextern\b", head):
+                continue  # dynamic shared memory: sized at launch
+            size = self.declaration_bytes(decl)
+            if size is None:
+                return None
+            total += size
+        return total
+
+    def declaration_bytes(self, decl: Node) -> int | None:
+        type_node = decl.child_by_field_name("type")
+        if type_node is None:
+            return None
+        type_name = " ".join(node_text(type_node, self.pf).split())
+        elem = mac.TYPE_SIZES.get(type_name)
+        if elem is None:
+            return None
+        total = 0
+        for d in decl.children_by_field_name("declarator"):
+            count = 1
+            cur = d
+            if cur.type == "init_declarator":
+                cur = cur.child_by_field_name("declarator") or cur
+            while cur is not None and cur.type == "array_declarator":
+                size = cur.child_by_field_name("size")
+                if size is None:
+                    return None
+                value = mac.fold_int(node_text(size, self.pf), self.constants)
+                if value is None or value < 0:
+                    return None
+                count *= value
+                cur = cur.child_by_field_name("declarator")
+            total += count * elem
+        return total
+
+    def in_device(self, offset: int) -> bool:
+        starts = getattr(self, "device_starts", None)
+        if not starts:
+            return False
+        i = bisect_right(starts, offset) - 1
+        for j in (i, i - 1):  # function definitions do not nest (a local class's method is the exception)
+            if j >= 0 and self.inv.device_ranges[j][0] <= offset < self.inv.device_ranges[j][1]:
+                return True
+        return False
+
+    # -- headers ---------------------------------------------------------------------------------
+    def headers(self) -> None:
+        pf = self.pf
+        for m in mac.INCLUDE_RE.finditer(self.data):
+            header = m.group(2).decode("latin-1").strip()
+            line = pf.line_at(m.start())
+            self.inv.includes.append((line, header))
+            entry = self.mapping.lookup_header(header)
+            if entry is None:
+                continue
+            self.inv.api_calls.append(ApiCall(
+                file=pf.display, line=line, cuda_name=header, library=entry.library, hip_name=entry.hip_name,
+                status=entry.status, kind="header", in_macro=False, column=m.start(2) - pf.line_starts[line - 1]))
+
+    # -- API references --------------------------------------------------------------------------
+    def api_references(self) -> None:
+        data = self.data
+        mapping = self.mapping
+        names, prefix_re, qual_re = _index(mapping)
+        tokens = set(IDENT_RE.findall(data))
+        hits: dict[bytes, MappingEntry] = {}
+        for tok in tokens & names:
+            entry = mapping.entries.get(tok.decode("ascii"))
+            if entry is not None:
+                hits[tok] = entry
+        if prefix_re is not None:
+            for tok in tokens - names:
+                if prefix_re.match(tok):
+                    entry = mapping.lookup(tok.decode("ascii"))
+                    if entry is not None:
+                        hits[tok] = entry
+        covered: list[tuple[int, int]] = []
+        if qual_re is not None and b"::" in data:
+            for m in qual_re.finditer(data):
+                name = m.group(0).decode("ascii")
+                entry = mapping.lookup(name)
+                if entry is None:
+                    continue
+                if self.reference(name, entry, m.start(), m.end()):
+                    covered.append((m.start(), m.end()))
+        for tok in list(hits):
+            if tok.decode("ascii") in self.defined:
+                del hits[tok]
+        if not hits:
+            return
+        pattern = re.compile(rb"(?<!\w)(?:" + rb"|".join(re.escape(t) for t in sorted(hits, key=len, reverse=True))
+                             + rb")(?!\w)")
+        cov_starts = [c[0] for c in covered]
+        for m in pattern.finditer(data):
+            start, end = m.start(), m.end()
+            if covered:
+                i = bisect_right(cov_starts, start) - 1
+                if i >= 0 and start < covered[i][1]:
+                    continue
+            if start >= 2 and data[start - 2:start] == b"::" and start >= 3 and (chr(data[start - 3]).isalnum() or data[start - 3] == 95):
+                continue  # qualified by some other namespace (std::min, my::cudaThing)
+            if (start >= 1 and data[start - 1] == 46) or data[start - 2:start] == b"->":
+                continue  # a member (obj.name, ptr->name)
+            tok = m.group(0)
+            self.reference(tok.decode("ascii"), hits[tok], start, end)
+
+    def reference(self, name: str, entry: MappingEntry, start: int, end: int) -> bool:
+        """Record one reference at [start, end) unless it is in a comment/string or is a definition."""
+        pf = self.pf
+        in_macro = False
+        macro = self.macro_at(start) if self.inv.macros else None
+        if macro is not None:
+            if start < macro.body_start:
+                return False  # the macro's own name or a parameter
+            if not self.in_macro_code(macro, start, self.data[start:end]):
+                return False
+            in_macro = True
+        else:
+            node = self.root.descendant_for_byte_range(start, end)
+            if node is None:
+                return False
+            t = node.type
+            if t in SKIP_NODE_TYPES:
+                return False
+            parent = node.parent
+            if parent is not None:
+                pt = parent.type
+                if pt in SKIP_NODE_TYPES:
+                    return False
+                if pt == "function_declarator" and parent.child_by_field_name("declarator") == node:
+                    self.defined.add(name)
+                    return False  # the file defines a function of this name
+                if t == "field_identifier":
+                    return False
+        if entry.library == "device" and not name.startswith("__") and not name.startswith("atomic"):
+            # math functions (sqrtf, max, …) are device API only in device code
+            if not self.in_device(start):
+                return False
+        line = pf.line_at(start)
+        self.inv.api_calls.append(ApiCall(
+            file=pf.display, line=line, cuda_name=name, library=entry.library, hip_name=entry.hip_name,
+            status=entry.status, kind=entry.kind if entry.kind != "header" else "function", in_macro=in_macro,
+            column=start - pf.line_starts[line - 1]))
+        if name in LAUNCH_APIS:
+            self.api_launch(name, start, end, in_macro)
+        return True
+
+    # -- launches --------------------------------------------------------------------------------
+    def api_launch(self, name: str, start: int, end: int, in_macro: bool) -> None:
+        pf = self.pf
+        args: list[str] | None = None
+        caller = None
+        if not in_macro:
+            node = self.root.descendant_for_byte_range(start, end)
+            call = node.parent if node is not None else None
+            if call is not None and call.type == "call_expression":
+                arg_node = call.child_by_field_name("arguments")
+                if arg_node is not None:
+                    args = [node_text(c, pf) for c in arg_node.named_children if c.type != "comment"]
+            if node is not None:
+                caller = self.caller_of(node)
+        if args is None:
+            args = mac.call_args_at(self.data, end) or []
+        k_i, g_i, b_i, s_i, st_i = LAUNCH_APIS[name]
+
+        def arg(i: int | None) -> str | None:
+            return args[i] if i is not None and i < len(args) else None
+
+        kernel = _kernel_from_arg(arg(k_i))
+        grid, block = arg(g_i), arg(b_i)
+        if name in CU_GRID and len(args) >= 7:
+            grid = f"dim3({', '.join(args[1:4])})"
+            block = f"dim3({', '.join(args[4:7])})"
+            kernel = self.cu_function_name(kernel)
+        self.inv.launch_sites.append(LaunchSite(
+            file=pf.display, line=pf.line_at(start), kernel=kernel, via=name, grid=grid, block=block,
+            shared_mem=arg(s_i), stream=arg(st_i), in_macro=in_macro, caller=caller))
+
+    def cu_function_name(self, var: str | None) -> str | None:
+        """For ``cuLaunchKernel(f, …)``: the kernel name ``f`` was loaded by (``cuModuleGetFunction``)."""
+        if var is None:
+            return None
+        for m in CUMODULE_RE.finditer(self.data):
+            if m.group(1).decode("latin-1") == var:
+                return m.group(2).decode("latin-1")
+        return var
+
+    def chevrons(self) -> None:
+        pf, data = self.pf, self.data
+        pos = data.find(b"<<<")
+        while pos >= 0:
+            self.chevron(pos)
+            pos = data.find(b"<<<", pos + 3)
+
+    def chevron(self, pos: int) -> None:
+        pf = self.pf
+        macro = self.macro_at(pos) if self.inv.macros else None
+        if macro is not None:
+            if not self.in_macro_code(macro, pos, b"<<<"):
+                return
+            lex = mac.chevron_launch_at(self.blanked_macro(macro), pos - macro.start)
+            if lex is not None:
+                self.add_lexical_launch(lex, pos, in_macro=True, caller=None)
+            return
+        node = self.root.descendant_for_byte_range(pos, pos + 3)
+        if node is None or node.type in SKIP_NODE_TYPES or (node.parent is not None and node.parent.type in SKIP_NODE_TYPES):
+            return
+        ks = node
+        for _ in range(3):
+            if ks is None or ks.type == "kernel_call_syntax":
+                break
+            ks = ks.parent
+        if ks is not None and ks.type == "kernel_call_syntax" and ks.parent is not None and ks.parent.type == "call_expression":
+            call = ks.parent
+            fnode = call.child_by_field_name("function")
+            kernel = mac.strip_template_args(node_text(fnode, pf)) if fnode is not None else None
+            config = [node_text(c, pf) for c in ks.named_children if c.type != "comment"]
+            config += [None] * (4 - len(config))  # type: ignore[list-item]
+            self.inv.launch_sites.append(LaunchSite(
+                file=pf.display, line=pf.line_at(pos), kernel=kernel or None, via="chevron", grid=config[0],
+                block=config[1], shared_mem=config[2], stream=config[3], in_macro=False, caller=self.caller_of(call)))
+            return
+        # a launch the parser did not recognise (e.g. inside a parse error): read it lexically
+        if True:
+            lex = mac.chevron_launch_at(self.data, pos)
+            if lex is not None:
+                self.add_lexical_launch(lex, pos, in_macro=False, caller=self.caller_of(node))
+
+    def add_lexical_launch(self, lex: mac.LexicalLaunch, pos: int, in_macro: bool, caller: str | None) -> None:
+        cfg = lex.config + [None] * (4 - len(lex.config))  # type: ignore[list-item]
+        self.inv.launch_sites.append(LaunchSite(
+            file=self.pf.display, line=self.pf.line_at(pos), kernel=lex.kernel, via="chevron", grid=cfg[0],
+            block=cfg[1], shared_mem=cfg[2], stream=cfg[3], in_macro=in_macro, caller=caller))
+
+
+def _kernel_from_arg(text: str | None) -> str | None:
+    """The kernel named by a launch API's function argument: ``(void*)k``, ``reinterpret_cast<void*>(&k<T>)`` → ``k``."""
+    if not text:
+        return None
+    text = re.sub(r"\b(?:reinterpret_cast|static_cast|const_cast)\s*<[^()]*?>", "", text)
+    text = mac.strip_template_args(text)
+    for m in re.finditer(r"[A-Za-z_][\w]*(?:::[A-Za-z_]\w*)*", text):
+        if m.group(0) not in CAST_WORDS:
+            return m.group(0)
+    return None

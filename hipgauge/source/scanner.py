@@ -1,0 +1,212 @@
+"""Scan a tree: walk, then per file parse → inventory → rules → statistics, in a process pool.
+
+``map_files(fn, items)`` is the executor: it applies ``fn`` to every item and yields the results in any
+order. The default runs serially for a handful of files and in a local ``ProcessPoolExecutor`` otherwise;
+``hipgauge.source.dask_executor.make_map`` gives a Dask one. Items are chunks of files (fewer round trips
+than one task per file); results are sorted (file, line) afterwards, so every executor gives the same output.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from hipgauge.model import (ApiCall, DeviceFunction, FileStats, Finding, Kernel, LaunchSite, ScanResult, Severity,
+                            SkippedFile)
+from hipgauge.source.walk import SourceEntry, walk_tree
+
+MapFiles = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
+SERIAL_BELOW = 8  # files: fewer than this are scanned in-process
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    exclude: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()  # rule codes never reported
+    max_file_bytes: int = 8 * 1024 * 1024
+    rules: bool = True
+    workers: int | None = None  # local pool size; None = all cores
+
+    def __post_init__(self) -> None:  # accept lists too, keep the object hashable and picklable
+        object.__setattr__(self, "exclude", tuple(self.exclude))
+        object.__setattr__(self, "ignore", tuple(self.ignore))
+
+
+@dataclass
+class FileResult:
+    file: str
+    lines: int = 0
+    kernels: list[Kernel] = field(default_factory=list)
+    device_functions: list[DeviceFunction] = field(default_factory=list)
+    launch_sites: list[LaunchSite] = field(default_factory=list)
+    api_calls: list[ApiCall] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    stats: FileStats | None = None
+    skipped: SkippedFile | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
+    """Everything hipgauge learns from one file. Never raises: a failure becomes a skipped file."""
+    from hipgauge.source.inventory import inventory_file
+    from hipgauge.source.parse import load_file
+    from hipgauge.translate.mapping import load_mapping
+
+    try:
+        pf = load_file(entry)
+        if isinstance(pf, SkippedFile):
+            return FileResult(entry.display, skipped=pf)
+        result = FileResult(entry.display, lines=len(pf.lines))
+        if pf.decode_note:
+            result.warnings.append(f"{entry.display}: {pf.decode_note}")
+        inv = inventory_file(pf, load_mapping())
+        result.kernels, result.device_functions = inv.kernels, inv.device_functions
+        result.launch_sites, result.api_calls = inv.launch_sites, inv.api_calls
+        if options.rules:
+            _apply_rules(pf, inv, options, result)
+        return result
+    except RecursionError:
+        return FileResult(entry.display, skipped=SkippedFile(entry.display, "too deeply nested to analyse"))
+    except MemoryError:
+        return FileResult(entry.display, skipped=SkippedFile(entry.display, "out of memory while analysing"))
+    except Exception as exc:  # noqa: BLE001 - one bad file never stops a scan
+        if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
+            raise
+        return FileResult(entry.display, skipped=SkippedFile(
+            entry.display, f"internal error while analysing: {exc.__class__.__name__}: {exc}"[:300]))
+
+
+def _apply_rules(pf: Any, inv: Any, options: ScanOptions, result: FileResult) -> None:
+    """Findings and statistics; a rule that fails costs that file its findings (with a warning), not its inventory."""
+    from hipgauge.rules.engine import check_file
+    from hipgauge.rules.share import file_stats
+
+    try:
+        result.findings = list(check_file(pf, inv, set(options.ignore)))
+    except (RecursionError, MemoryError, Exception) as exc:  # noqa: BLE001
+        if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
+            raise
+        result.warnings.append(f"{result.file}: rules not applied ({exc.__class__.__name__}: {exc})"[:300])
+    try:
+        result.stats = file_stats(pf, inv.api_calls, result.findings)
+    except Exception as exc:  # noqa: BLE001
+        if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
+            raise
+        result.warnings.append(f"{result.file}: statistics not computed ({exc.__class__.__name__}: {exc})"[:300])
+
+
+def scan_chunk(args: tuple[list[SourceEntry], ScanOptions]) -> list[FileResult]:
+    """Scan a chunk of files (the unit of work sent to an executor)."""
+    entries, options = args
+    return [scan_file(e, options) for e in entries]
+
+
+def chunk_entries(entries: list[SourceEntry], workers: int) -> list[list[SourceEntry]]:
+    """Split into chunks of similar byte size, about 8 per worker, largest files first."""
+    if not entries:
+        return []
+    total = sum(max(e.size, 1) for e in entries)
+    target = max(total // max(workers * 8, 1), 64 * 1024)
+    chunks: list[list[SourceEntry]] = []
+    cur: list[SourceEntry] = []
+    cur_size = 0
+    for e in sorted(entries, key=lambda e: -e.size):
+        cur.append(e)
+        cur_size += max(e.size, 1)
+        if cur_size >= target:
+            chunks.append(cur)
+            cur, cur_size = [], 0
+    if cur:
+        chunks.append(cur)
+    return chunks
+
+
+def _init_worker() -> None:
+    from hipgauge.translate.mapping import load_mapping
+
+    load_mapping()
+
+
+def local_map(workers: int | None = None) -> MapFiles:
+    """A ``map_files`` over a local process pool (results in completion order)."""
+    def run(fn: Callable[[Any], Any], items: list[Any]) -> Iterator[Any]:
+        n = min(workers or os.cpu_count() or 1, len(items))
+        if n <= 1:
+            for item in items:
+                yield fn(item)
+            return
+        with ProcessPoolExecutor(max_workers=n, initializer=_init_worker) as pool:
+            pending = {pool.submit(fn, item) for item in items}
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield fut.result()
+    return run
+
+
+def serial_map(fn: Callable[[Any], Any], items: list[Any]) -> Iterator[Any]:
+    for item in items:
+        yield fn(item)
+
+
+def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options: ScanOptions, root: str = "",
+                 map_files: MapFiles | None = None, on_progress: Callable[[int], None] | None = None) -> ScanResult:
+    """Scan walked entries and assemble the sorted ``ScanResult``."""
+    from hipgauge.translate.mapping import load_mapping
+
+    load_mapping()  # once here, so forked workers inherit it
+    workers = options.workers or os.cpu_count() or 1
+    if map_files is None:
+        map_files = serial_map if len(entries) < SERIAL_BELOW or workers <= 1 else local_map(workers)
+    chunks = chunk_entries(entries, workers) if len(entries) >= SERIAL_BELOW else [[e] for e in entries]
+    results: list[FileResult] = []
+    for chunk_result in map_files(scan_chunk, [(c, options) for c in chunks]):
+        results.extend(chunk_result)
+        if on_progress is not None:
+            on_progress(len(chunk_result))
+    return assemble(results, skipped, root)
+
+
+def scan_tree(paths: list[Path] | list[str], options: ScanOptions, map_files: MapFiles | None = None,
+              on_progress: Callable[[int], None] | None = None) -> ScanResult:
+    """Walk ``paths`` and scan every file found."""
+    paths = [Path(p) for p in paths]
+    entries, skipped = walk_tree(paths, list(options.exclude), options.max_file_bytes)
+    root = str(paths[0]) if len(paths) == 1 else ", ".join(str(p) for p in paths)
+    return scan_entries(entries, skipped, options, root, map_files, on_progress)
+
+
+def assemble(results: list[FileResult], skipped: list[SkippedFile], root: str) -> ScanResult:
+    res = ScanResult(root=root)
+    res.skipped = list(skipped)
+    for r in sorted(results, key=lambda r: r.file):
+        if r.skipped is not None:
+            res.skipped.append(r.skipped)
+            continue
+        res.files.append(r.file)
+        res.lines_scanned += r.lines
+        res.kernels.extend(r.kernels)
+        res.device_functions.extend(r.device_functions)
+        res.launch_sites.extend(r.launch_sites)
+        res.api_calls.extend(r.api_calls)
+        res.findings.extend(r.findings)
+        if r.stats is not None:
+            res.file_stats.append(r.stats)
+        res.warnings.extend(r.warnings)
+    res.skipped.sort(key=lambda s: s.path)
+    res.kernels.sort(key=lambda k: (k.file, k.line, k.name))
+    res.device_functions.sort(key=lambda d: (d.file, d.line, d.name))
+    res.launch_sites.sort(key=lambda s: (s.file, s.line, s.kernel or "", s.via))
+    res.api_calls.sort(key=lambda a: (a.file, a.line, a.column, a.cuda_name))
+    res.findings.sort(key=lambda f: (f.file, f.line, f.column, _rank(f.severity), f.code))
+    return res
+
+
+def _rank(sev: Any) -> int:
+    try:
+        return Severity(sev).rank
+    except ValueError:
+        return 9
