@@ -115,8 +115,8 @@ def _normalize(name: str) -> str:
 def rows_against_last(last: AssessmentRecord, cand: Profile) -> tuple[list[ParityEntry], str, list[str]]:
     """Parity rows of ``cand`` against the candidate side of the last stored assessment.
 
-    Times are per launch (total / launches) when both sides know launch counts, which makes profiles of
-    different length comparable; otherwise per iteration when iterations are known, else totals.
+    Times are per iteration when both the stored row and the candidate know iterations; else the mean
+    per launch (total / launches), which makes profiles of different length comparable.
     Returns (rows, basis, notes). Share: the kernel's share of the last candidate's kernel time.
     """
     import polars as pl
@@ -142,7 +142,7 @@ def rows_against_last(last: AssessmentRecord, cand: Profile) -> tuple[list[Parit
     notes: list[str] = []
     missing: list[str] = []
     used: set[str] = set()
-    per_launch = all(r.candidate_count for r in last.parity if r.candidate_ns)
+    bases: set[str] = set()
     for r in last.parity:
         if not r.candidate_ns:
             continue
@@ -159,10 +159,14 @@ def rows_against_last(last: AssessmentRecord, cand: Profile) -> tuple[list[Parit
             missing.append(r.label)
             continue
         total, count = found
-        if per_launch and r.candidate_count:
-            old, new = r.candidate_ns / r.candidate_count, total / count
+        if r.per_iteration and per_iter:  # both per iteration: directly comparable
+            old, new, basis = r.candidate_ns, total / divisor, "per iteration"
+        elif not r.per_iteration and r.candidate_count and count:  # both totals: compare per launch
+            old, new, basis = r.candidate_ns / r.candidate_count, total / count, "mean per launch"
         else:
-            old, new = r.candidate_ns, total / divisor if (r.per_iteration or per_iter) else total
+            old, new = r.candidate_ns, (total / divisor if per_iter else total)
+            basis = "mixed (stored per iteration, candidate total, or the reverse)"
+        bases.add(basis)
         share = (r.candidate_ns / stored_total) if stored_total else None
         rows.append(ParityEntry(r.label, r.match, old, new, (new / old) if old else None, share,
                                 r.candidate_count, count, per_iter, r.operator, r.candidate_names))
@@ -172,6 +176,8 @@ def rows_against_last(last: AssessmentRecord, cand: Profile) -> tuple[list[Parit
     new_keys = [k for k in by_key if k not in used]
     if new_keys and not all(r.match == "operator" for r in last.parity):
         notes.append(f"{len(new_keys)} kernel(s) in the candidate that the last assessment did not have")
-    basis = ("mean time per launch (total ÷ launches), measured" if per_launch
-             else "per iteration" if per_iter else "total over the profile")
+    if any(b.startswith("mixed") for b in bases):
+        notes.append("the stored times and the candidate's are on different bases (per iteration vs total): "
+                     "ratios may reflect profile length, not kernel speed")
+    basis = ", ".join(sorted(bases)) + ", measured" if bases else "no kernels matched"
     return rows, basis, notes
