@@ -1,5 +1,132 @@
-"""Commands of this module register on the shared app (placeholder until implemented)."""
+"""``hipgauge translate PATH -o OUT`` and ``hipgauge build-check PATH``."""
 
 from __future__ import annotations
 
-from hipgauge.cli.app import app  # noqa: F401
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from hipgauge.cli.app import app, emit_json, err, out, progress, warn
+from hipgauge.errors import InputError
+
+_REWRITE_NAMES = ("warp-mask", "syncwarp")
+
+
+def _load_config(config: Optional[Path], start: Path) -> Any:
+    from hipgauge import config as config_mod
+
+    return config_mod.load(config, start=None if config else start)
+
+
+@app.command()
+def translate(
+    path: Path = typer.Argument(..., help="a CUDA tree (or one file)"),
+    output: Path = typer.Option(..., "-o", "--output", help="a new folder for the HIP tree (must not exist or be empty)"),
+    json_out: bool = typer.Option(False, "--json", help="print the hipgauge.translate/1 JSON document"),
+    no_safe_rewrites: bool = typer.Option(False, "--no-safe-rewrites", help="only HIPIFY's name mapping, no safe rewrites"),
+    no_rewrite: Optional[list[str]] = typer.Option(None, "--no-rewrite", help="turn one safe rewrite off: warp-mask, syncwarp"),
+    launch: str = typer.Option("chevron", "--launch", help="kernel launches: chevron (keep <<<>>>) or hipLaunchKernelGGL"),
+    amd_arch: Optional[list[str]] = typer.Option(None, "--amd-arch", help="AMD targets for build files (default: config build.amd_arch)"),
+    exclude: Optional[list[str]] = typer.Option(None, "--exclude", help="glob (gitignore syntax) to leave out; repeatable"),
+    config: Optional[Path] = typer.Option(None, "--config", help="hipgauge.toml (default: found from PATH upwards)"),
+    no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
+) -> None:
+    """Translate a CUDA tree into a new HIP tree; per-file statistics, unconverted references with file:line."""
+    from hipgauge.translate.rewrite import LAUNCH_STYLES, TranslateOptions
+    from hipgauge.translate.safe_rewrites import ALL_SAFE_REWRITES
+    from hipgauge.translate.tree import translate_tree
+
+    if launch not in LAUNCH_STYLES:
+        raise InputError(f"--launch must be one of {', '.join(LAUNCH_STYLES)}; got {launch!r}")
+    for name in no_rewrite or []:
+        if name not in ALL_SAFE_REWRITES:
+            raise InputError(f"--no-rewrite must be one of {', '.join(sorted(ALL_SAFE_REWRITES))}; got {name!r}")
+    if not path.exists():
+        raise InputError("not found", path)
+    cfg = _load_config(config, path)
+    safe = frozenset() if no_safe_rewrites else ALL_SAFE_REWRITES - set(no_rewrite or [])
+    options = TranslateOptions(
+        safe_rewrites=frozenset(safe), launch_style=launch,
+        amd_arch=tuple(amd_arch or cfg.get("build.amd_arch")),
+        exclude=tuple([*cfg.get("exclude"), *(exclude or [])]),
+        max_file_bytes=int(cfg.get("max_file_bytes")),
+    )
+    with progress("translating", total=None, enabled=not no_progress and not json_out) as advance:
+        result = translate_tree(path, output, options, on_progress=advance)
+    doc = result.to_dict()
+    if json_out:
+        emit_json(doc)
+        return
+    render_translate(doc)
+
+
+def _p(text: str) -> None:
+    out.print(text, markup=False, emoji=False, highlight=False)
+
+
+def render_translate(doc: dict[str, Any], limit: int = 20) -> None:
+    s = doc["summary"]
+    table = Table(title=f"translate {doc['source']} → {doc['output']}", show_lines=False)
+    for col in ("file", "converted", "unconverted", "safe rewrites", "lines changed", "share"):
+        table.add_column(col, justify="left" if col == "file" else "right")
+    for f in doc["files"]:
+        if f["converted"] or f["unconverted"] or f["changed"]:
+            table.add_row(f["file"], str(f["converted"]), str(f["unconverted"]), str(sum(f["safe_rewrites"].values())),
+                          str(f["lines_changed"]), f"{f['translation_share']:.0%}")
+    out.print(table)
+    kinds = ", ".join(f"{k} {v}" for k, v in s["converted_by_kind"].items()) or "none"
+    rewrites = ", ".join(f"{k} {v}" for k, v in s["safe_rewrites"].items()) or "none"
+    _p(f"files: {s['files']} translated ({s['files_changed']} changed), {s['files_copied']} copied")
+    _p(f"converted references: {s['converted']} ({kinds}); unconverted: {s['unconverted']}")
+    _p(f"safe rewrites: {rewrites}; lines changed: {s['lines_changed']}")
+    _p(f"translation share: {s['translation_share']:.1%} of {s['cuda_lines']} CUDA lines need no hand edit "
+              "(measured on this tree)")
+    if doc["unconverted"]:
+        _p(f"unconverted references ({len(doc['unconverted'])}):")
+        for u in doc["unconverted"][:limit]:
+            _p(f"  {u['file']}:{u['line']}: {u['cuda_name']} ({u['library']}, {u['status']})")
+        if len(doc["unconverted"]) > limit:
+            _p(f"  … {len(doc['unconverted']) - limit} more (--json lists all)")
+    for w in doc["warnings"]:
+        warn(w)
+
+
+@app.command("build-check")
+def build_check_cmd(
+    path: Path = typer.Argument(..., help="a CUDA tree (translated on the fly) or a HIP tree, or one file"),
+    amd_arch: Optional[list[str]] = typer.Option(None, "--amd-arch", help="AMD target (repeatable; default gfx90a, gfx940)"),
+    nvidia_arch: Optional[list[str]] = typer.Option(None, "--nvidia-arch", help="NVIDIA target (repeatable; default sm_90, sm_80)"),
+    json_out: bool = typer.Option(False, "--json", help="print the hipgauge.build-check/1 JSON document"),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds per compiler call (default: config build.timeout_s)"),
+    jobs: int = typer.Option(2, "--jobs", min=1, help="parallel compiler calls"),
+    config: Optional[Path] = typer.Option(None, "--config", help="hipgauge.toml (default: found from PATH upwards)"),
+    no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
+) -> None:
+    """Compile each translation unit with hipcc (per AMD arch) and nvcc (per NVIDIA arch); resources and occupancy."""
+    from hipgauge.toolchain.buildcheck import build_check
+
+    if not path.exists():
+        raise InputError("not found", path)
+    cfg = _load_config(config, path)
+    amd = list(amd_arch or cfg.get("build.amd_arch"))
+    nv = list(nvidia_arch or cfg.get("build.nvidia_arch"))
+    t = float(timeout if timeout is not None else cfg.get("build.timeout_s"))
+    if t <= 0:
+        raise InputError(f"--timeout must be > 0, got {t:g}")
+    with progress("compiling", total=None, enabled=not no_progress and not json_out) as advance:
+        result = build_check(path, amd, nv, t, jobs=jobs, include_dirs=list(cfg.get("build.include_dirs")),
+                             defines=list(cfg.get("build.defines")), exclude=list(cfg.get("exclude")),
+                             on_progress=advance)
+    doc = result.to_dict()
+    if json_out:
+        emit_json(doc)
+    else:
+        from hipgauge.toolchain.render import render_build_check
+
+        render_build_check(doc, out)
+    for w in doc.get("warnings", []):
+        if not json_out:
+            warn(w)
+    _ = err

@@ -1,0 +1,543 @@
+"""Token-accurate CUDA → HIP rewriting of one parsed file, and of a whole tree into a new folder.
+
+Names are rewritten where the tree-sitter tree has an identifier, type, qualified name, ``#include`` path or
+macro body token, so comments and string literals are never touched. Every edit keeps the line structure
+(line N of the output is line N of the input). The mapping is ``translate/mapping.py``'s; what it cannot
+convert stays as written and is listed with file:line. Build files go to ``buildfiles.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from hipgauge.model import ApiCall, FileStats, Record
+from hipgauge.translate.edits import EditList
+from hipgauge.translate.mapping import Mapping, MappingEntry, load_mapping
+from hipgauge.translate.safe_rewrites import (ALL_SAFE_REWRITES, SYNCWARP, WARP_MASK, SafeRewrite,
+                                              load_safe_rewrites)
+
+BUILD_KINDS = {"cmake", "make", "setup.py"}
+LAUNCH_STYLES = ("chevron", "hipLaunchKernelGGL")
+
+
+@dataclass
+class TranslateOptions:
+    safe_rewrites: frozenset[str] = ALL_SAFE_REWRITES  # which safe rewrites run (empty: --no-safe-rewrites)
+    launch_style: str = "chevron"  # keep <<<…>>> (hipcc accepts it) or emit hipLaunchKernelGGL
+    amd_arch: tuple[str, ...] = ("gfx90a", "gfx940")  # for build files (--offload-arch, HIP_ARCHITECTURES)
+    exclude: tuple[str, ...] = ()
+    max_file_bytes: int = 8 * 1024 * 1024
+    known_local_names: frozenset[str] = frozenset()  # macros/functions the tree defines (not CUDA APIs)
+
+
+@dataclass
+class TranslatedFile(Record):
+    file: str
+    kind: str
+    text: str
+    stats: FileStats
+    references: list[ApiCall] = field(default_factory=list)  # every CUDA reference found, converted or not
+    unconverted: list[ApiCall] = field(default_factory=list)
+    safe_rewrites: list[SafeRewrite] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    changed: bool = False
+
+    def summary(self) -> dict[str, Any]:
+        """The per-file statistics row of the JSON document (no text)."""
+        s = self.stats
+        return {
+            "file": self.file, "kind": self.kind, "changed": self.changed, "lines": s.lines,
+            "cuda_lines": s.cuda_lines, "clean_lines": s.clean_lines, "lines_changed": s.lines_changed,
+            "converted": s.refs_mapped, "unconverted": s.refs_unmapped, "converted_by_kind": dict(s.refs_by_kind),
+            "safe_rewrites": _count_by(self.safe_rewrites, "rule"), "translation_share": round(s.translation_share, 4),
+            "notes": list(self.notes),
+        }
+
+
+def _count_by(items: list[Any], attr: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for it in items:
+        key = getattr(it, attr)
+        out[key] = out.get(key, 0) + 1
+    return dict(sorted(out.items()))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Source files
+# ---------------------------------------------------------------------------------------------------------
+
+_QUERY = """
+(identifier) @id
+(type_identifier) @id
+(namespace_identifier) @ns
+(qualified_identifier) @qual
+(preproc_arg) @macro
+(preproc_include) @include
+(call_expression) @call
+(kernel_call_syntax) @launch
+(gnu_asm_expression) @asm
+(preproc_def) @def
+(preproc_function_def) @def
+(function_declarator) @fdecl
+(init_declarator) @init
+"""
+
+_LEX = re.compile(
+    r"""(?P<skip>//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')"""
+    r"""|(?P<id>(?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)""",
+    re.S,
+)
+
+
+@lru_cache(maxsize=1)
+def _cached_lookup() -> Any:
+    mapping = load_mapping()
+
+    @lru_cache(maxsize=200_000)
+    def lookup(name: str) -> MappingEntry | None:
+        return mapping.lookup(name)
+
+    return lookup
+
+
+class _FileRewriter:
+    def __init__(self, pf: Any, mapping: Mapping, options: TranslateOptions):
+        self.pf = pf
+        self.data: bytes = pf.data
+        self.mapping = mapping
+        self.options = options
+        self.lookup = _cached_lookup() if mapping is load_mapping() else mapping.lookup
+        self.safe = load_safe_rewrites()
+        self.edits = EditList()
+        self.refs: list[ApiCall] = []
+        self.converted_flags: list[bool] = []
+        self.rewrites: list[SafeRewrite] = []
+        self.consumed: set[int] = set()  # start bytes of identifier nodes already handled
+        self.full_mask_names: set[str] = set()
+        self.local_names: set[str] = set(options.known_local_names)
+        self.construct_lines: set[int] = set()
+
+    # -- helpers -------------------------------------------------------------------------------------------
+    def text(self, node: Any) -> str:
+        return self.data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+
+    def record(self, name: str, entry: MappingEntry | None, line: int, column: int, converted: bool,
+               kind: str | None = None, in_macro: bool = False, hip_name: str | None = None,
+               status: str | None = None, library: str | None = None) -> None:
+        self.refs.append(ApiCall(
+            file=self.pf.display, line=line, cuda_name=name,
+            library=library or (entry.library if entry else "device"),
+            hip_name=hip_name if hip_name is not None else (entry.hip_name if entry else None),
+            status=status or (entry.status if entry else "unsupported"),
+            kind=kind or (entry.kind if entry else "function"), in_macro=in_macro, column=column))
+        self.converted_flags.append(converted)
+
+    def replace(self, start: int, end: int, new: str) -> bool:
+        return self.edits.replace(start, end, new, self.data)
+
+    # -- passes --------------------------------------------------------------------------------------------
+    def run(self) -> None:
+        from hipgauge.source.parse import captures
+
+        root = self.pf.tree.root_node
+        found = captures(root, _QUERY)
+        for node in found.get("def", []):
+            self._collect_definition(node)
+        for node in found.get("fdecl", []):
+            decl = node.child_by_field_name("declarator")
+            if decl is not None and decl.type == "identifier":
+                self.local_names.add(self.text(decl))
+        for node in found.get("init", []):
+            self._collect_constant(node)
+        for node in found.get("include", []):
+            self._include(node)
+        for node in found.get("call", []):
+            self._call(node)
+        for node in found.get("launch", []):
+            self._launch(node)
+        for node in found.get("asm", []):
+            line = node.start_point[0] + 1
+            self.record("asm", None, line, node.start_point[1], False, kind="asm", status="unsupported",
+                        library="device")
+        for node in found.get("qual", []):
+            parent = node.parent
+            if parent is None or parent.type != "qualified_identifier":
+                self._qualified(node)
+        for node in found.get("id", []):
+            if node.start_byte not in self.consumed:
+                self._identifier(node)
+        for node in found.get("macro", []):
+            self._macro_body(node)
+
+    def _collect_definition(self, node: Any) -> None:
+        name = node.child_by_field_name("name")
+        if name is None:
+            return
+        ident = self.text(name)
+        self.local_names.add(ident)
+        value = node.child_by_field_name("value")
+        if value is not None and node.type == "preproc_def" and self.safe.is_full_mask(self.text(value)):
+            self.full_mask_names.add(ident)
+
+    def _collect_constant(self, node: Any) -> None:
+        decl = node.child_by_field_name("declarator")
+        value = node.child_by_field_name("value")
+        if decl is None or value is None or decl.type != "identifier":
+            return
+        parent = node.parent
+        if parent is None or parent.type != "declaration":
+            return
+        head = self.data[parent.start_byte:decl.start_byte].decode("utf-8", errors="replace")
+        if re.search(r"\b(const|constexpr)\b", head) and self.safe.is_full_mask(self.text(value)):
+            self.full_mask_names.add(self.text(decl))
+
+    def _include(self, node: Any) -> None:
+        path = node.child_by_field_name("path")
+        if path is None:
+            return
+        if path.type == "system_lib_string":
+            start, end = path.start_byte + 1, path.end_byte - 1
+        elif path.type == "string_literal":
+            start, end = path.start_byte + 1, path.end_byte - 1
+        else:
+            return
+        header = self.data[start:end].decode("utf-8", errors="replace")
+        entry = self.mapping.lookup_header(header)
+        if entry is None:
+            return
+        line = path.start_point[0] + 1
+        ok = bool(entry.hip_name) and entry.has_counterpart
+        if ok and entry.hip_name != header:
+            ok = self.replace(start, end, entry.hip_name)
+        self.record(header, entry, line, path.start_point[1] + 1, ok, kind="header")
+
+    def _call(self, node: Any) -> None:
+        fn = node.child_by_field_name("function")
+        if fn is None or fn.type != "identifier":
+            return
+        name = self.text(fn)
+        safe = self.safe
+        if name in safe.warp_sync:
+            self._warp_sync_call(node, fn, name)
+        elif name == safe.syncwarp_cuda:
+            self._syncwarp_call(node, fn, name)
+
+    def _args(self, node: Any) -> list[Any]:
+        args = node.child_by_field_name("arguments")
+        if args is None:
+            return []
+        return [c for c in args.named_children if c.type != "comment"]
+
+    def _warp_sync_call(self, node: Any, fn: Any, name: str) -> None:
+        self.consumed.add(fn.start_byte)
+        entry = self.lookup(name)
+        line, col = fn.start_point[0] + 1, fn.start_point[1]
+        args = self._args(node)
+        hip = self.safe.warp_sync[name]
+        if (WARP_MASK in self.options.safe_rewrites and len(args) >= 2
+                and self.safe.is_full_mask(self.text(args[0]), self.full_mask_names)):
+            before = self.text(node).split("\n")[0]
+            if self.replace(fn.start_byte, fn.end_byte, hip) and self.replace(args[0].start_byte, args[1].start_byte, ""):
+                self.record(name, entry, line, col, True, kind="function", hip_name=hip, status="mapped",
+                            library="device")
+                after = before.replace(name, hip, 1)
+                mask_text = self.text(args[0])
+                after = re.sub(re.escape(mask_text) + r"\s*,\s*", "", after, count=1)
+                self.rewrites.append(SafeRewrite(self.pf.display, line, WARP_MASK, before.strip(), after.strip()))
+                return
+        self.record(name, entry, line, col, False, kind="function", status="unsupported", library="device",
+                    hip_name=None)
+
+    def _syncwarp_call(self, node: Any, fn: Any, name: str) -> None:
+        self.consumed.add(fn.start_byte)
+        line, col = fn.start_point[0] + 1, fn.start_point[1]
+        args = self._args(node)
+        hip = self.safe.syncwarp_hip
+        if SYNCWARP in self.options.safe_rewrites and (
+                not args or (len(args) == 1 and self.safe.is_full_mask(self.text(args[0]), self.full_mask_names))):
+            arglist = node.child_by_field_name("arguments")
+            before = self.text(node)
+            if self.replace(fn.start_byte, arglist.end_byte, f"{hip}()"):
+                self.record(name, None, line, col, True, kind="function", hip_name=hip, status="mapped",
+                            library="device")
+                self.rewrites.append(SafeRewrite(self.pf.display, line, SYNCWARP, before.strip(), f"{hip}()"))
+                return
+        self.record(name, None, line, col, False, kind="function", status="unsupported", library="device",
+                    hip_name=None)
+
+    def _launch(self, node: Any) -> None:
+        line = node.start_point[0] + 1
+        if self.options.launch_style == "hipLaunchKernelGGL" and self._launch_ggl(node):
+            self.record("<<<>>>", None, line, node.start_point[1], True, kind="launch", hip_name="hipLaunchKernelGGL",
+                        status="mapped", library="runtime")
+            return
+        self.record("<<<>>>", None, line, node.start_point[1], True, kind="launch", hip_name="<<<>>>",
+                    status="mapped", library="runtime")
+
+    def _launch_ggl(self, launch: Any) -> bool:
+        call = launch.parent
+        if call is None or call.type != "call_expression":
+            return False
+        fn = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        if fn is None or args is None:
+            return False
+        config = [c for c in launch.named_children if c.type != "comment"]
+        if not 2 <= len(config) <= 4:
+            return False
+        kname = self.text(fn)
+        if fn.type == "template_function" or "<" in kname:
+            kname = f"HIP_KERNEL_NAME({kname})"
+        parts = [self.text(c) for c in config]
+        grid, block = parts[0], parts[1]
+        shmem = parts[2] if len(parts) > 2 else "0"
+        stream = parts[3] if len(parts) > 3 else "0"
+        head = f"hipLaunchKernelGGL({kname}, dim3({grid}), dim3({block}), {shmem}, {stream}"
+        call_args = [c for c in args.named_children if c.type != "comment"]
+        # head replaces fn + <<<…>>>; "(" of the argument list becomes ", " (or nothing without arguments)
+        if not self.replace(fn.start_byte, launch.end_byte, head):
+            return False
+        open_paren = args.start_byte
+        if not self.replace(open_paren, open_paren + 1, ", " if call_args else ""):
+            return False
+        return True
+
+    def _qualified(self, node: Any) -> None:
+        segs: list[Any] = []
+        cur = node
+        while cur is not None and cur.type == "qualified_identifier":
+            scope = cur.child_by_field_name("scope")
+            if scope is not None:
+                segs.append(scope)
+            cur = cur.child_by_field_name("name")
+        if cur is not None:
+            segs.append(cur)
+        names: list[str] = []
+        plain: list[bool] = []
+        for s in segs:
+            if s.type == "template_type":
+                inner = s.child_by_field_name("name")
+                names.append(self.text(inner) if inner is not None else self.text(s))
+                plain.append(False)
+            elif s.type in ("namespace_identifier", "identifier", "type_identifier"):
+                names.append(self.text(s))
+                plain.append(True)
+            else:
+                names.append(self.text(s))
+                plain.append(False)
+        for k in range(len(names), 1, -1):
+            qname = "::".join(names[:k])
+            entry = self.lookup(qname)
+            if entry is None:
+                continue
+            for s in segs[:k]:
+                self.consumed.add(s.start_byte)
+                if s.type == "template_type":
+                    inner = s.child_by_field_name("name")
+                    if inner is not None:
+                        self.consumed.add(inner.start_byte)
+            line, col = node.start_point[0] + 1, node.start_point[1]
+            hip = entry.hip_name
+            ok = bool(hip) and entry.has_counterpart
+            if ok and hip != qname:
+                rest = "::".join(names[1:k])
+                if rest and hip.endswith("::" + rest) and plain[0]:
+                    ok = self.replace(segs[0].start_byte, segs[0].end_byte, hip[: -len(rest) - 2])
+                elif all(plain[:k]):
+                    ok = self.replace(segs[0].start_byte, segs[k - 1].end_byte, hip)
+                else:
+                    ok = False
+            self.record(qname, entry, line, col, ok)
+            return
+
+    def _identifier(self, node: Any) -> None:
+        name = self.text(node)
+        entry = self.lookup(name)
+        if entry is None:
+            return
+        if entry.status == "unknown" and name in self.local_names:
+            return
+        parent = node.parent
+        if parent is not None and parent.type in ("preproc_def", "preproc_function_def") and \
+                parent.child_by_field_name("name") == node:
+            return  # the name being defined: a user macro that happens to look like a CUDA name
+        line, col = node.start_point[0] + 1, node.start_point[1]
+        ok = bool(entry.hip_name) and entry.has_counterpart
+        if ok and entry.hip_name != name:
+            ok = self.replace(node.start_byte, node.end_byte, entry.hip_name)
+        self.record(name, entry, line, col, ok)
+
+    def _macro_body(self, node: Any) -> None:
+        base = node.start_byte
+        body = self.data[node.start_byte:node.end_byte]
+        text = body.decode("utf-8", errors="replace")
+        if not text.isascii():
+            return  # byte offsets below assume one byte per character
+        for m in _LEX.finditer(text):
+            if m.group("id") is None:
+                continue
+            raw = m.group("id")
+            start = m.start("id")
+            before = text[:start].rstrip()
+            if before.endswith(".") or before.endswith("->"):
+                continue
+            name = re.sub(r"\s+", "", raw).lstrip(":")
+            offset = base + start
+            line = self.pf.line_at(offset)
+            if name in self.safe.warp_sync or name == self.safe.syncwarp_cuda:
+                if self._macro_sync(text, m.end("id"), name, offset, raw, line):
+                    continue
+            entry = self.lookup(name)
+            if entry is None and "::" in name:
+                continue
+            if entry is None or (entry.status == "unknown" and name in self.local_names):
+                continue
+            ok = bool(entry.hip_name) and entry.has_counterpart
+            if ok and entry.hip_name != name:
+                if "::" in name:
+                    first = name.split("::")[0]
+                    rest = name[len(first) + 2:]
+                    if entry.hip_name.endswith("::" + rest):
+                        lead = raw.index(first)
+                        ok = self.replace(offset + lead, offset + lead + len(first), entry.hip_name[: -len(rest) - 2])
+                    else:
+                        ok = False
+                else:
+                    ok = self.replace(offset, offset + len(raw), entry.hip_name)
+            self.record(name, entry, line, self.pf.column_at(offset), ok, in_macro=True)
+
+    def _macro_sync(self, text: str, after: int, name: str, offset: int, raw: str, line: int) -> bool:
+        j = after
+        while j < len(text) and text[j] in " \t\\\n":
+            j += 1
+        if j >= len(text) or text[j] != "(":
+            return False
+        args = _split_args(text, j)
+        if args is None:
+            return False
+        spans, close = args
+        base = offset - (after - len(raw))  # offset of text[0]
+        col = self.pf.column_at(offset)
+        if name in self.safe.warp_sync:
+            hip = self.safe.warp_sync[name]
+            if (WARP_MASK in self.options.safe_rewrites and len(spans) >= 2
+                    and self.safe.is_full_mask(text[spans[0][0]:spans[0][1]], self.full_mask_names)):
+                if self.replace(offset, offset + len(raw), hip) and self.replace(base + spans[0][0], base + spans[1][0], ""):
+                    self.record(name, None, line, col, True, kind="function", hip_name=hip, status="mapped",
+                                library="device", in_macro=True)
+                    self.rewrites.append(SafeRewrite(self.pf.display, line, WARP_MASK, text[after - len(raw):close + 1],
+                                                     hip + "(" + text[spans[1][0]:close + 1]))
+                    return True
+        else:
+            hip = self.safe.syncwarp_hip
+            inner = text[j + 1:close].strip()
+            if SYNCWARP in self.options.safe_rewrites and (not inner or self.safe.is_full_mask(inner, self.full_mask_names)):
+                if self.replace(offset, base + close + 1, f"{hip}()"):
+                    self.record(name, None, line, col, True, kind="function", hip_name=hip, status="mapped",
+                                library="device", in_macro=True)
+                    self.rewrites.append(SafeRewrite(self.pf.display, line, SYNCWARP, text[after - len(raw):close + 1],
+                                                     f"{hip}()"))
+                    return True
+        self.record(name, None, line, col, False, kind="function", status="unsupported", library="device",
+                    hip_name=None, in_macro=True)
+        return True
+
+    # -- result --------------------------------------------------------------------------------------------
+    def result(self) -> TranslatedFile:
+        out = self.edits.apply(self.data)
+        text = out.decode("utf-8", errors="replace") if self.pf.encoding == "utf-8" else out.decode(self.pf.encoding)
+        return _finish(self.pf, text, out, self.refs, self.converted_flags, self.rewrites)
+
+
+def _split_args(text: str, open_index: int) -> tuple[list[tuple[int, int]], int] | None:
+    """Argument spans of a call whose "(" is at ``open_index``: ([(start, end)…], index of ")")."""
+    depth = 0
+    spans: list[tuple[int, int]] = []
+    start = open_index + 1
+    i = open_index
+    in_str: str | None = None
+    while i < len(text):
+        ch = text[i]
+        if in_str:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == in_str:
+                in_str = None
+        elif ch in "\"'":
+            in_str = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                if text[start:i].strip():
+                    spans.append(_trim(text, start, i))
+                return spans, i
+        elif ch == "," and depth == 1:
+            spans.append(_trim(text, start, i))
+            start = i + 1
+        i += 1
+    return None
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start] in " \t\\\n":
+        start += 1
+    while end > start and text[end - 1] in " \t\\\n":
+        end -= 1
+    return start, end
+
+
+def _finish(pf: Any, text: str, out: bytes, refs: list[ApiCall], flags: list[bool],
+            rewrites: list[SafeRewrite], notes: list[str] | None = None) -> TranslatedFile:
+    order = sorted(range(len(refs)), key=lambda i: (refs[i].line, refs[i].column))
+    refs = [refs[i] for i in order]
+    flags = [flags[i] for i in order]
+    in_lines = pf.data.split(b"\n")
+    out_lines = out.split(b"\n")
+    changed_lines = sum(1 for a, b in zip(in_lines, out_lines) if a != b)
+    cuda_lines: set[int] = set()
+    dirty_lines: set[int] = set()
+    by_kind: dict[str, int] = {}
+    mapped = unmapped = 0
+    unconverted: list[ApiCall] = []
+    for ref, ok in zip(refs, flags):
+        cuda_lines.add(ref.line)
+        if ok:
+            mapped += 1
+            by_kind[ref.kind] = by_kind.get(ref.kind, 0) + 1
+        else:
+            unmapped += 1
+            dirty_lines.add(ref.line)
+            unconverted.append(ref)
+    stats = FileStats(file=pf.display, lines=len(pf.lines), cuda_lines=len(cuda_lines),
+                      clean_lines=len(cuda_lines - dirty_lines), refs_mapped=mapped, refs_unmapped=unmapped,
+                      refs_by_kind=dict(sorted(by_kind.items())), lines_changed=changed_lines)
+    return TranslatedFile(file=pf.display, kind=pf.kind, text=text, stats=stats, references=refs,
+                          unconverted=unconverted, safe_rewrites=sorted(rewrites, key=lambda r: r.line),
+                          notes=list(notes or []) + ([pf.decode_note] if getattr(pf, "decode_note", None) else []),
+                          changed=out != pf.data)
+
+
+def translate_file(pf: Any, mapping: Mapping | None = None, options: TranslateOptions | None = None) -> TranslatedFile:
+    """Translate one ``ParsedFile`` (source or build file); never raises on odd input."""
+    mapping = mapping or load_mapping()
+    options = options or TranslateOptions()
+    if pf.kind in BUILD_KINDS or pf.tree is None:
+        from hipgauge.translate.buildfiles import translate_build_file
+
+        return translate_build_file(pf, options)
+    rw = _FileRewriter(pf, mapping, options)
+    rw.run()
+    return rw.result()
+
+
+def translate_tree(src: Any, out: Any, options: TranslateOptions | None = None, **kwargs: Any) -> Any:
+    """Translate a tree into the new folder ``out`` (see ``translate/tree.py``); returns a ``TranslateResult``."""
+    from hipgauge.translate.tree import translate_tree as _translate_tree
+
+    return _translate_tree(src, out, options, **kwargs)

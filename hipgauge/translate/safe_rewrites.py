@@ -1,0 +1,77 @@
+"""The rewrites beyond HIPIFY that keep semantics on 64-lane wavefronts (data: ``safe_rewrites.toml``).
+
+* ``warp-mask``: ``__shfl*_sync`` / ``__ballot_sync`` / ``__any_sync`` / ``__all_sync`` whose mask names the whole
+  warp (``0xffffffff``, ``~0u``, ``__activemask()``, or a macro/constant defined as such) become the non-``_sync``
+  HIP functions with the mask dropped. A partial mask is left alone and reported.
+* ``syncwarp``: ``__syncwarp()`` (or with a whole-warp mask) becomes ``__builtin_amdgcn_wave_barrier()``.
+
+Warp-size constants, wmma and inline PTX are never rewritten: they change meaning and stay findings.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from hipgauge.model import Record
+
+WARP_MASK = "warp-mask"
+SYNCWARP = "syncwarp"
+ALL_SAFE_REWRITES = frozenset({WARP_MASK, SYNCWARP})
+
+
+@dataclass
+class SafeRewrite(Record):
+    file: str
+    line: int
+    rule: str  # "warp-mask" | "syncwarp"
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class SafeRewriteData:
+    warp_sync: dict[str, str]
+    syncwarp_cuda: str
+    syncwarp_hip: str
+    full_mask: tuple[re.Pattern[str], ...]
+
+    def is_full_mask(self, text: str, full_mask_names: set[str] | frozenset[str] = frozenset()) -> bool:
+        compact = re.sub(r"\s+", "", text)
+        while compact.startswith("(") and compact.endswith(")") and _balanced(compact[1:-1]):
+            compact = compact[1:-1]
+        if compact in full_mask_names:
+            return True
+        return any(p.match(compact) for p in self.full_mask)
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+@lru_cache(maxsize=1)
+def load_safe_rewrites() -> SafeRewriteData:
+    path = Path(__file__).resolve().parent.parent / "data" / "safe_rewrites.toml"
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    return SafeRewriteData(
+        warp_sync=dict(doc["warp_sync"]),
+        syncwarp_cuda=doc["syncwarp"]["cuda"],
+        syncwarp_hip=doc["syncwarp"]["hip"],
+        full_mask=tuple(re.compile(p) for p in doc["full_mask"]["patterns"]),
+    )
