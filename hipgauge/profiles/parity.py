@@ -267,7 +267,8 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
     notes: list[str] = []
     if per_iteration:
         bdiv, cdiv = bview.divisor, cview.divisor
-        notes.append(f"times are per iteration: baseline totals ÷ {bdiv} iterations, candidate totals ÷ {cdiv}")
+        notes.append(f"times are per iteration: baseline totals ÷ {bdiv} iteration{'s' if bdiv != 1 else ''}, "
+                     f"candidate totals ÷ {cdiv}")
     else:
         bdiv = cdiv = 1
         if bview.known != cview.known:

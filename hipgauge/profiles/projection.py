@@ -72,6 +72,12 @@ class ProjectionResult:
             return f"{what} {p.projected_ms:.3f} ms meets the {p.target_ms:g} ms target ({margin:.3f} ms to spare)"
         return f"{what} {p.projected_ms:.3f} ms misses the {p.target_ms:g} ms target by {-margin:.3f} ms"
 
+    def _group_dict(self, g: GroupSlack) -> dict[str, Any]:
+        d = g.to_dict()
+        L = self.latency.value_ms
+        d["share_of_latency"] = (g.time_ms / L) if L else None
+        return d
+
     def to_dict(self) -> dict[str, Any]:
         proj = self.projection.to_dict()
         proj["meets_target"] = self.projection.meets_target
@@ -83,7 +89,7 @@ class ProjectionResult:
             "iterations": self.iterations,
             "kernel_ms_per_iteration": self.kernel_ms_per_iteration,
             "latency": self.latency.to_dict(),
-            "groups": [g.to_dict() for g in self.groups],
+            "groups": [self._group_dict(g) for g in self.groups],
             "projection": proj,
             "assume": self.assume,
             "unmatched_patterns": self.unmatched_patterns,
