@@ -1,5 +1,258 @@
-"""Commands of this module register on the shared app (placeholder until implemented)."""
+"""``hipgauge decide``, ``hipgauge cost``, ``hipgauge assess`` and ``hipgauge demo``.
+
+Commands only: parse the arguments, run the pipeline (hipgauge/decide/pipeline.py), choose a renderer.
+"""
 
 from __future__ import annotations
 
-from hipgauge.cli.app import app  # noqa: F401
+import json
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.text import Text
+
+from hipgauge.cli.app import app, emit_json, err, out, warn
+from hipgauge.errors import InputError
+
+DEMO_TARGET_NOTE = "target from examples/detector/hipgauge.toml"
+
+
+def _config(config_path: Optional[Path], start: Path, sets: Optional[list[str]]) -> Any:
+    from hipgauge import config as config_mod
+    from hipgauge.decide.cost import parse_set
+
+    cfg = config_mod.load(config_path, start=None if config_path else start)
+    parse_set(cfg, list(sets or []))
+    return cfg
+
+
+def _check(percentile: Optional[float], target_ms: Optional[float]) -> None:
+    if percentile is not None and not (0 < percentile <= 100):
+        raise InputError(f"--percentile {percentile:g}: must be in (0, 100]")
+    if target_ms is not None and not (target_ms > 0):
+        raise InputError(f"--target-ms {target_ms:g}: must be a positive number of milliseconds")
+
+
+def _stage_printer(enabled: bool):
+    if not enabled or not err.is_terminal:
+        return None
+    return lambda name: err.print(Text(f"… {name}", style="dim"))
+
+
+def _opts(paths: list[Path], **kw: Any) -> Any:
+    from hipgauge.decide.pipeline import AssessOptions
+
+    return AssessOptions(paths=[Path(p) for p in paths], **kw)
+
+
+@app.command()
+def decide(
+    paths: list[Path] = typer.Argument(..., help="the CUDA source tree(s)"),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help="baseline (CUDA) profile: weights kernel evidence by time"),
+    candidate: Optional[Path] = typer.Option(None, "--candidate", help="candidate (AMD) profile of the port"),
+    latency_csv: Optional[Path] = typer.Option(None, "--latency-csv", help="baseline iteration,latency_ms CSV"),
+    candidate_latency_csv: Optional[Path] = typer.Option(None, "--candidate-latency-csv", help="candidate iteration,latency_ms CSV"),
+    target_ms: Optional[float] = typer.Option(None, "--target-ms", help="latency target (default: objectives.latency_target_ms)"),
+    percentile: Optional[float] = typer.Option(None, "--percentile", help="latency percentile (default: objectives.percentile)"),
+    config: Optional[Path] = typer.Option(None, "--config", help="hipgauge.toml (default: found from PATH upwards)"),
+    sets: Optional[list[str]] = typer.Option(None, "--set", help="override a config key: section.key=value; repeatable"),
+    json_out: bool = typer.Option(False, "--json", help="print the hipgauge.decide/1 JSON document"),
+) -> None:
+    """The five rubric signals with lean, evidence and source, and the overall triage."""
+    from hipgauge.decide.pipeline import run_assessment
+    from hipgauge.report.terminal import print_decision
+
+    _check(percentile, target_ms)
+    cfg = _config(config, paths[0], sets)
+    opts = _opts(paths, baseline=baseline, candidate=candidate, latency_csv=latency_csv,
+                 candidate_latency_csv=candidate_latency_csv, target_ms=target_ms, percentile=percentile)
+    run = run_assessment(opts, cfg, on_stage=_stage_printer(not json_out), stages={"scan", "profiles", "cost", "decide"})
+    if run.decision is None:
+        raise InputError("could not decide: " + "; ".join(f"{s['name']}: {s['reason']}" for s in run.stages if s["status"] != "ok"))
+    doc = run.decision.to_dict()
+    doc["stages"] = run.stages
+    if json_out:
+        emit_json(doc)
+        return
+    print_decision(out, doc)
+    _stage_notes(run)
+
+
+@app.command()
+def cost(
+    paths: list[Path] = typer.Argument(..., help="the CUDA source tree(s)"),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help="baseline (CUDA) profile"),
+    candidate: Optional[Path] = typer.Option(None, "--candidate", help="candidate (AMD) profile: slow and unmatched kernels are costed"),
+    latency_csv: Optional[Path] = typer.Option(None, "--latency-csv", help="baseline iteration,latency_ms CSV"),
+    candidate_latency_csv: Optional[Path] = typer.Option(None, "--candidate-latency-csv", help="candidate iteration,latency_ms CSV"),
+    config: Optional[Path] = typer.Option(None, "--config", help="hipgauge.toml (default: found from PATH upwards)"),
+    sets: Optional[list[str]] = typer.Option(None, "--set", help="override a parameter: economics.hourly_rate=120, cost_model.min_kernel_share=0.01; repeatable"),
+    json_out: bool = typer.Option(False, "--json", help="print the hipgauge.cost/1 JSON document"),
+) -> None:
+    """Hours to close the gap (low/high by category), yearly upkeep, avoided lock-in and break-even."""
+    from hipgauge.decide.pipeline import run_assessment
+    from hipgauge.report.terminal import print_cost
+
+    cfg = _config(config, paths[0], sets)
+    opts = _opts(paths, baseline=baseline, candidate=candidate, latency_csv=latency_csv,
+                 candidate_latency_csv=candidate_latency_csv)
+    run = run_assessment(opts, cfg, on_stage=_stage_printer(not json_out), stages={"scan", "profiles", "cost"})
+    if run.cost is None:
+        raise InputError("could not estimate the cost: " + "; ".join(f"{s['name']}: {s['reason']}" for s in run.stages if s["status"] != "ok"))
+    doc = run.cost.to_dict()
+    doc["stages"] = run.stages
+    if json_out:
+        emit_json(doc)
+        return
+    print_cost(out, doc)
+    _stage_notes(run)
+
+
+def _stage_notes(run: Any) -> None:
+    for s in run.stages:
+        if s["status"] == "failed":
+            warn(f"{s['name']}: {s['reason']}")
+    for w in run.warnings:
+        if "failed:" not in w:
+            warn(w)
+
+
+def write_assessment(run: Any, cfg: Any, out_dir: Path, sources: list[Path]) -> tuple[dict[str, Any], Path]:
+    """Build the assessment document from a run and write the report folder atomically."""
+    from hipgauge.decide.cost import parameters
+    from hipgauge.report.assessment import build_assessment
+    from hipgauge.report.html import render_html
+    from hipgauge.report.markdown import render_markdown
+    from hipgauge.report.writer import check_output_dir, text_writer, write_report
+
+    check_output_dir(out_dir, sources)  # refuse early, before any work is shown as done
+    params = parameters(cfg)
+    doc = build_assessment(
+        scan=run.scan, translate=run.translate, build_check=run.build_check, comparison=run.comparison,
+        projection=run.projection, decision=run.decision, cost=run.cost, inputs=run.inputs, stages=run.stages,
+        warnings=run.warnings, slow_ratio_threshold=float(params["economics.slow_ratio_threshold"].value),
+        whatif_ratios=list(params["cost_model.whatif_ratios"].value or []),
+    )
+    findings = list(run.scan.findings) if run.scan is not None else []
+
+    def sarif(path: Path) -> None:
+        from hipgauge.report.sarif import write_sarif
+
+        write_sarif(findings, path)
+
+    renderers = {
+        "assessment.json": text_writer(lambda: json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n"),
+        "report.md": text_writer(lambda: render_markdown(doc)),
+        "index.html": text_writer(lambda: render_html(doc)),
+        "findings.sarif": sarif,
+    }
+    folder = write_report(out_dir, renderers, sources)
+    return doc, folder
+
+
+@app.command()
+def assess(
+    paths: list[Path] = typer.Argument(..., help="the CUDA source tree(s)"),
+    output: Path = typer.Option(..., "-o", "--output", help="report folder (replaced atomically; never inside the source tree)"),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help="baseline (CUDA) profile"),
+    candidate: Optional[Path] = typer.Option(None, "--candidate", help="candidate (AMD) profile of the port"),
+    latency_csv: Optional[Path] = typer.Option(None, "--latency-csv", help="baseline iteration,latency_ms CSV"),
+    candidate_latency_csv: Optional[Path] = typer.Option(None, "--candidate-latency-csv", help="candidate iteration,latency_ms CSV"),
+    target_ms: Optional[float] = typer.Option(None, "--target-ms", help="latency target (default: objectives.latency_target_ms)"),
+    percentile: Optional[float] = typer.Option(None, "--percentile", help="latency percentile (default: objectives.percentile, 99)"),
+    assume: Optional[list[str]] = typer.Option(None, "--assume", help="what-if slowdown for the projection: 'conv*=1.4'; repeatable"),
+    map_file: Optional[Path] = typer.Option(None, "--map", help="kernel mapping file for compare"),
+    no_build_check: bool = typer.Option(False, "--no-build-check", help="skip compiling with hipcc/nvcc"),
+    build_budget: float = typer.Option(120.0, "--build-budget-s", min=1.0, help="time budget for the build check (s)"),
+    config: Optional[Path] = typer.Option(None, "--config", help="hipgauge.toml (default: found from PATH upwards)"),
+    sets: Optional[list[str]] = typer.Option(None, "--set", help="override a config key: section.key=value; repeatable"),
+    json_out: bool = typer.Option(False, "--json", help="print the hipgauge.assessment/1 JSON document"),
+) -> None:
+    """Everything at once: one report folder with index.html, report.md, assessment.json, findings.sarif."""
+    _check(percentile, target_ms)
+    cfg = _config(config, paths[0], sets)
+    opts = _opts(paths, baseline=baseline, candidate=candidate, latency_csv=latency_csv,
+                 candidate_latency_csv=candidate_latency_csv, target_ms=target_ms, percentile=percentile,
+                 assume=list(assume or []), map_file=map_file, build_check=not no_build_check,
+                 build_budget_s=build_budget)
+    _assess_and_write(opts, cfg, output, json_out)
+
+
+def _assess_and_write(opts: Any, cfg: Any, output: Path, json_out: bool, title: str = "") -> None:
+    from hipgauge.decide.pipeline import run_assessment
+    from hipgauge.report.terminal import print_assessment
+    from hipgauge.report.writer import check_output_dir
+
+    check_output_dir(output, opts.paths)
+    t0 = time.perf_counter()
+    run = run_assessment(opts, cfg, on_stage=_stage_printer(not json_out))
+    doc, folder = write_assessment(run, cfg, output, opts.paths)
+    if json_out:
+        emit_json(doc)
+        return
+    if title:
+        out.print(Text(title, style="bold"))
+    print_assessment(out, doc, str(folder))
+    _stage_notes(run)
+    err.print(Text(f"done in {time.perf_counter() - t0:.1f} s", style="dim"))
+
+
+def example_dir() -> Path:
+    """The bundled example: the installed ``hipgauge.examples`` package, or the checkout's examples/."""
+    try:
+        from importlib.resources import files
+
+        candidate = files("hipgauge.examples") / "detector"
+        path = Path(str(candidate))
+        if path.is_dir():
+            return path
+    except (ModuleNotFoundError, TypeError, ValueError):
+        pass
+    path = Path(__file__).resolve().parents[2] / "examples" / "detector"
+    if path.is_dir():
+        return path
+    raise InputError("the bundled example is not installed (hipgauge.examples/detector)")
+
+
+def demo_inputs(example: Path) -> dict[str, Any]:
+    """The example's source tree, captured baseline, latency CSV and config (absent pieces are None)."""
+    captures = example / "captures"
+
+    def first(*names: str) -> Path | None:
+        for n in names:
+            p = captures / n
+            if p.exists():
+                return p
+        return None
+
+    src = example / "src" if (example / "src").is_dir() else example
+    cfg = example / "hipgauge.toml"
+    return {
+        "source": src,
+        "baseline": first("detector_ncu_raw.csv"),
+        "latency_csv": first("detector_latency_ms.csv"),
+        "config": cfg if cfg.is_file() else None,
+    }
+
+
+@app.command()
+def demo(
+    output: Path = typer.Option(Path("hipgauge-report"), "-o", "--output", help="report folder (default ./hipgauge-report)"),
+    build_check: bool = typer.Option(True, "--build-check/--no-build-check", help="compile for one AMD and one NVIDIA target"),
+    json_out: bool = typer.Option(False, "--json", help="print the hipgauge.assessment/1 JSON document"),
+) -> None:
+    """Assess the bundled example (a CUDA detection pipeline with its captured H200 baseline)."""
+    from hipgauge import config as config_mod
+
+    ex = demo_inputs(example_dir())
+    cfg = config_mod.load(ex["config"]) if ex["config"] else config_mod.defaults()
+    target = None if cfg.get("objectives.latency_target_ms") is not None else 20.0
+    if ex["baseline"] is None:
+        warn("the example's captured baseline (captures/detector_ncu_raw.csv) is missing: source-only assessment")
+    opts = _opts([ex["source"]], baseline=ex["baseline"], latency_csv=ex["latency_csv"] if ex["baseline"] else None,
+                 target_ms=target, build_check=build_check, build_budget_s=20.0,
+                 amd_arch=list(cfg.get("build.amd_arch"))[:1], nvidia_arch=list(cfg.get("build.nvidia_arch"))[:1])
+    _assess_and_write(opts, cfg, output, json_out,
+                      title=f"hipgauge demo: {ex['source']} (baseline: {ex['baseline'] or 'none'})")

@@ -1,0 +1,296 @@
+"""Hours to close the gap a port leaves, the yearly upkeep of two toolchains, avoided lock-in, break-even.
+
+The model is stated in the header of ``hipgauge/data/cost_model.toml``. Every parameter is reported
+with its value and where it came from (config file, command-line flag, or the documented default), and
+every one can be overridden in ``hipgauge.toml`` ([economics], [cost_model]) or with ``--set``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from hipgauge.config import SCHEMA as CONFIG_SCHEMA
+from hipgauge.config import Config, defaults
+from hipgauge.decide.shares import base_name
+from hipgauge.model import Record, ScanResult
+
+SCHEMA = "hipgauge.cost/1"
+DATA_FILE = "hipgauge/data/cost_model.toml"
+NON_LIBRARY = {"runtime", "driver", "device", "complex"}
+
+
+@lru_cache(maxsize=1)
+def load_cost_model() -> dict[str, Any]:
+    text = resources.files("hipgauge").joinpath("data/cost_model.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+@dataclass
+class Parameter(Record):
+    name: str  # dotted config key
+    value: Any
+    source: str  # config | flag | default
+    origin: str  # the file or flag it came from
+    doc: str = ""
+
+
+@dataclass
+class CostItem(Record):
+    kind: str  # finding | kernel-tuning | unmatched-kernel | library-op
+    category: str
+    label: str
+    low_hours: float
+    high_hours: float
+    basis: str  # how the hours were obtained
+    file: str | None = None
+    line: int | None = None
+    share: float | None = None
+    ratio: float | None = None
+
+
+@dataclass
+class CategoryCost(Record):
+    category: str
+    count: int
+    low_hours: float
+    high_hours: float
+
+
+@dataclass
+class Upkeep(Record):
+    validation_hours: float
+    dual_variant_kernels: list[str]
+    dual_variant_hours: float
+    hours_per_year: float
+    usd_per_year: float
+
+
+@dataclass
+class CostEstimate(Record):
+    items: list[CostItem]
+    by_category: list[CategoryCost]
+    low_hours: float
+    high_hours: float
+    one_time_low_usd: float
+    one_time_high_usd: float
+    upkeep: Upkeep
+    lockin_usd_per_year: float
+    net_usd_per_year: float  # avoided lock-in − upkeep cost
+    break_even_years_low: float | None  # from the low one-time cost; None = never within reach
+    break_even_years_high: float | None
+    break_even: str  # one sentence
+    cumulative: list[dict[str, float]]  # per year: net value low/high after the one-time cost
+    parameters: list[Parameter]
+    notes: list[str] = field(default_factory=list)
+    source: str = "estimated"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema": SCHEMA, **super().to_dict()}
+
+
+def _attr(obj: Any, name: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def parameters(config: Config) -> dict[str, Parameter]:
+    """Every parameter of the model: [economics] from config, [cost_model] from config or the data file."""
+    data = load_cost_model()
+    out: dict[str, Parameter] = {}
+    for section in ("economics", "cost_model"):
+        for key, spec in CONFIG_SCHEMA[section].items():
+            dotted = f"{section}.{key}"
+            value = config.values.get(dotted, spec.default)
+            src = config.source(dotted)
+            if src == "config":
+                origin = config.path or "config"
+            elif src == "flag":
+                origin = "command line (--set)"
+            else:
+                origin = "hipgauge/config.py defaults"
+            if section == "cost_model" and value is None:
+                value, src, origin = data.get(key), "default", DATA_FILE
+            out[dotted] = Parameter(name=dotted, value=value, source=src, origin=origin, doc=spec.doc)
+    return out
+
+
+def _band(ratio: float, bands: list[list[float]]) -> tuple[float, float, float] | None:
+    for max_ratio, low, high in sorted(bands, key=lambda b: b[0]):
+        if ratio <= max_ratio:
+            return float(max_ratio), float(low), float(high)
+    if bands:
+        max_ratio, low, high = max(bands, key=lambda b: b[0])
+        return float(max_ratio), float(low), float(high)
+    return None
+
+
+def _unmatched(comparison: Any) -> list[tuple[str, float | None]]:
+    """(label, share) of baseline work with no counterpart, from whatever shape the comparison holds."""
+    out = []
+    for item in _attr(comparison, "unmatched_baseline", None) or []:
+        if isinstance(item, str):
+            out.append((item, None))
+            continue
+        label = _attr(item, "label") or _attr(item, "name") or _attr(item, "key") or "?"
+        if not _attr(item, "label") and _attr(item, "baseline_names"):
+            label = _attr(item, "baseline_names")[0]
+        share = _attr(item, "share")
+        out.append((str(label), float(share) if share is not None else None))
+    return out
+
+
+def _ratio(row: Any) -> float | None:
+    if isinstance(row, dict):
+        return row.get("ratio")
+    return getattr(row, "ratio", None)
+
+
+def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Config | None = None) -> CostEstimate:
+    config = config or defaults()
+    scan = scan or ScanResult(root="")
+    params = parameters(config)
+    p = {k: v.value for k, v in params.items()}
+    lo_f, hi_f = float(p["cost_model.finding_low_factor"]), float(p["cost_model.finding_high_factor"])
+    rate = float(p["economics.hourly_rate"])
+    threshold = float(p["economics.slow_ratio_threshold"])
+    min_share = float(p["cost_model.min_kernel_share"])
+    notes: list[str] = []
+    items: list[CostItem] = []
+
+    finding_lines: set[tuple[str, int]] = set()
+    for f in scan.findings:
+        finding_lines.add((f.file, f.line))
+        h = float(f.effort_hours or 0.0)
+        items.append(CostItem(kind="finding", category=f.category, label=f"{f.code} {f.message}",
+                              low_hours=h * lo_f, high_hours=h * hi_f,
+                              basis=f"rule effort {h:g} h × [{lo_f:g}, {hi_f:g}]", file=f.file, line=f.line))
+
+    tuned: list[str] = []
+    if comparison is not None:
+        bands = p["cost_model.tuning_bands"] or []
+        below = 0
+        for row in _attr(comparison, "rows", None) or []:
+            ratio = _ratio(row)
+            if ratio is None or ratio <= threshold:
+                continue
+            share = float(_attr(row, "share", 0.0) or 0.0)
+            label = str(_attr(row, "label", "?"))
+            if share < min_share:
+                below += 1
+                continue
+            band = _band(ratio, bands)
+            if band is None:
+                continue
+            max_r, low, high = band
+            tuned.append(label)
+            items.append(CostItem(kind="kernel-tuning", category="kernel tuning", label=label, low_hours=low,
+                                  high_hours=high, share=share, ratio=ratio,
+                                  basis=f"{ratio:.2f}× > {threshold:g}: band ≤ {max_r:g}× = [{low:g}, {high:g}] h"))
+        if below:
+            notes.append(f"{below} kernel(s) slower than {threshold:g}× but under {min_share:.1%} of baseline time: not costed")
+        for label, share in _unmatched(comparison):
+            if share is not None and share < min_share:
+                continue
+            low, high = float(p["cost_model.unmatched_kernel_hours_low"]), float(p["cost_model.unmatched_kernel_hours_high"])
+            items.append(CostItem(kind="unmatched-kernel", category="unmatched kernels", label=label, low_hours=low,
+                                  high_hours=high, share=share, basis=f"no counterpart in the candidate: [{low:g}, {high:g}] h"))
+    else:
+        notes.append("no candidate profile: kernel tuning hours are not estimated (measure with --candidate)")
+
+    seen_ops: set[tuple[str, str]] = set()
+    for c in scan.api_calls:
+        if c.library in NON_LIBRARY or c.status not in ("unsupported", "unknown") or c.kind != "function":
+            continue
+        if (c.file, c.line) in finding_lines:
+            continue  # already costed by the finding at that line
+        op = (c.library, c.cuda_name)
+        if op in seen_ops:
+            continue
+        seen_ops.add(op)
+        low, high = float(p["cost_model.library_op_hours_low"]), float(p["cost_model.library_op_hours_high"])
+        items.append(CostItem(kind="library-op", category=f"library: {c.library}", label=c.cuda_name, low_hours=low,
+                              high_hours=high, file=c.file, line=c.line,
+                              basis=f"no HIP mapping ({c.status}): [{low:g}, {high:g}] h"))
+
+    cats: dict[str, list[CostItem]] = defaultdict(list)
+    for it in items:
+        cats[it.category].append(it)
+    by_category = sorted(
+        (CategoryCost(category=c, count=len(v), low_hours=sum(i.low_hours for i in v), high_hours=sum(i.high_hours for i in v))
+         for c, v in cats.items()), key=lambda c: -c.high_hours)
+    low_h = sum(i.low_hours for i in items)
+    high_h = sum(i.high_hours for i in items)
+
+    dual_cats = set(p["cost_model.dual_variant_categories"] or [])
+    dual = {f.kernel for f in scan.findings if f.category in dual_cats and f.kernel}
+    dual_bases = {base_name(k) for k in dual}
+    dual |= {t for t in tuned if base_name(t) not in dual_bases}
+    dual_list = sorted(dual)
+    validation = float(p["economics.releases_per_year"]) * float(p["economics.validation_hours_per_release"])
+    dual_h = len(dual_list) * float(p["economics.tuned_variant_hours_per_year"])
+    upkeep_h = validation + dual_h
+    upkeep = Upkeep(validation_hours=validation, dual_variant_kernels=dual_list, dual_variant_hours=dual_h,
+                    hours_per_year=upkeep_h, usd_per_year=upkeep_h * rate)
+    lockin = float(p["economics.fleet_spend_per_year"]) * float(p["economics.procurement_leverage"])
+    net = lockin - upkeep.usd_per_year
+    one_low, one_high = low_h * rate, high_h * rate
+    horizon = int(p["cost_model.horizon_years"])
+    if params["economics.fleet_spend_per_year"].source == "default":
+        notes.append("economics.fleet_spend_per_year is not set (default 0): the avoided lock-in is unknown, not zero")
+    if params["economics.fleet_spend_per_year"].source == "default" and lockin == 0:
+        be_low = be_high = None
+        sentence = ("unknown: set economics.fleet_spend_per_year (and procurement_leverage) to weigh the avoided "
+                    f"lock-in against {upkeep.usd_per_year:,.0f} USD/year of upkeep")
+    elif net > 0:
+        be_low, be_high = one_low / net, one_high / net
+        sentence = (f"breaks even after {be_low:.1f}–{be_high:.1f} years "
+                    f"(one-time {one_low:,.0f}–{one_high:,.0f} USD against {net:,.0f} USD/year net)")
+        if be_high > horizon:
+            sentence += f"; the high end is beyond the {horizon}-year horizon"
+    else:
+        be_low = be_high = None
+        sentence = (f"never breaks even: upkeep ({upkeep.usd_per_year:,.0f} USD/year) is not smaller than the "
+                    f"avoided lock-in ({lockin:,.0f} USD/year)")
+    cumulative = [{"year": y, "net_low_usd": net * y - one_high, "net_high_usd": net * y - one_low}
+                  for y in range(0, horizon + 1)]
+    return CostEstimate(items=items, by_category=by_category, low_hours=low_h, high_hours=high_h,
+                        one_time_low_usd=one_low, one_time_high_usd=one_high, upkeep=upkeep,
+                        lockin_usd_per_year=lockin, net_usd_per_year=net, break_even_years_low=be_low,
+                        break_even_years_high=be_high, break_even=sentence, cumulative=cumulative,
+                        parameters=list(params.values()), notes=notes)
+
+
+def parse_set(config: Config, assignments: list[str]) -> None:
+    """Apply ``--set section.key=value`` flags (value parsed as TOML, else taken as a string)."""
+    from hipgauge.errors import InputError
+
+    for item in assignments:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InputError(f"--set {item!r}: expected KEY=VALUE (e.g. economics.hourly_rate=120)")
+        section, _, name = key.rpartition(".")
+        if section not in CONFIG_SCHEMA or name not in CONFIG_SCHEMA[section]:
+            known = ", ".join(f"{s}.{k}" for s in ("economics", "cost_model", "objectives") for k in CONFIG_SCHEMA.get(s, {}))
+            raise InputError(f"--set {key}: unknown key (known: {known})")
+        try:
+            value = tomllib.loads(f"v = {raw.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw.strip()
+        if isinstance(value, float) and math.isnan(value):
+            raise InputError(f"--set {key}: not a number")
+        config.override(key, value)

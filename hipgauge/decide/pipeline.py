@@ -1,0 +1,239 @@
+"""The assessment pipeline: scan → translate statistics → build-check → compare or project → cost → decide.
+
+Each stage is run through ``_stage`` which records its status (ok / skipped / not run / failed), its
+reason and its time. Bad user input (a profile that does not parse, a missing file) is an InputError and
+stops the run (exit 2); a stage that is absent, lacks its toolchain or fails internally is recorded and
+the assessment goes on without it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from hipgauge.config import Config
+from hipgauge.errors import InputError
+
+
+@dataclass
+class AssessOptions:
+    paths: list[Path]
+    baseline: Path | None = None
+    candidate: Path | None = None
+    latency_csv: Path | None = None
+    candidate_latency_csv: Path | None = None
+    target_ms: float | None = None
+    percentile: float | None = None
+    assume: list[str] = field(default_factory=list)
+    map_file: Path | None = None
+    build_check: bool = True
+    build_budget_s: float = 120.0
+    amd_arch: list[str] | None = None  # None: [build] amd_arch from config
+    nvidia_arch: list[str] | None = None
+    translate: bool = True
+    workers: int | None = None
+
+
+@dataclass
+class AssessmentRun:
+    scan: Any = None
+    translate: Any = None
+    build_check: Any = None
+    baseline: Any = None
+    candidate: Any = None
+    comparison: Any = None
+    projection: Any = None
+    decision: Any = None
+    cost: Any = None
+    stages: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    inputs: dict[str, Any] = field(default_factory=dict)
+
+
+def _stage(run: AssessmentRun, name: str, fn: Callable[[], Any], on_stage: Callable[[str], None] | None = None) -> Any:
+    if on_stage:
+        on_stage(name)
+    t0 = time.perf_counter()
+    try:
+        result = fn()
+    except InputError:
+        raise
+    except _NotRun as exc:
+        run.stages.append({"name": name, "status": "not run", "reason": str(exc), "seconds": time.perf_counter() - t0})
+        return None
+    except ImportError as exc:
+        run.stages.append({"name": name, "status": "not run", "reason": f"stage not available ({exc})",
+                           "seconds": time.perf_counter() - t0})
+        return None
+    except Exception as exc:  # noqa: BLE001 - a failing stage is reported, the rest of the assessment goes on
+        run.stages.append({"name": name, "status": "failed", "reason": f"{type(exc).__name__}: {exc}",
+                           "seconds": time.perf_counter() - t0})
+        run.warnings.append(f"{name} failed: {type(exc).__name__}: {exc}")
+        return None
+    run.stages.append({"name": name, "status": "ok", "reason": "", "seconds": time.perf_counter() - t0})
+    return result
+
+
+class _NotRun(Exception):
+    """A stage that did not run for a stated reason (no toolchain, no input)."""
+
+
+def _scan(opts: AssessOptions, config: Config) -> Any:
+    from hipgauge.source.scanner import ScanOptions, scan_tree
+
+    options = ScanOptions(exclude=tuple(config.get("exclude")), ignore=tuple(config.get("ignore")),
+                          max_file_bytes=int(config.get("max_file_bytes")), workers=opts.workers)
+    return scan_tree(list(opts.paths), options)
+
+
+def _translate(opts: AssessOptions, config: Config) -> Any:
+    if not opts.translate:
+        raise _NotRun("disabled")
+    from hipgauge.translate import rewrite
+
+    if not hasattr(rewrite, "translate_tree"):
+        raise _NotRun("translate stage not available yet; translation share taken from the scan")
+    if len(opts.paths) != 1 or not opts.paths[0].is_dir():
+        raise _NotRun("translate statistics need one source folder; share taken from the scan")
+    with tempfile.TemporaryDirectory(prefix="hipgauge-translate-") as tmp:
+        kwargs: dict[str, Any] = {}
+        if hasattr(rewrite, "TranslateOptions"):
+            kwargs["options"] = rewrite.TranslateOptions(exclude=tuple(config.get("exclude")))
+        return rewrite.translate_tree(opts.paths[0], Path(tmp) / "hip", **kwargs)
+
+
+def _build_check(opts: AssessOptions, config: Config) -> Any:
+    if not opts.build_check:
+        raise _NotRun("disabled (--no-build-check)")
+    hipcc = shutil.which("hipcc") or ("/usr/bin/hipcc" if Path("/usr/bin/hipcc").exists() else None)
+    nvcc = shutil.which("nvcc")
+    if hipcc is None and nvcc is None:
+        raise _NotRun("hipcc not found (and nvcc not found)")
+    from hipgauge.toolchain.buildcheck import build_check
+
+    amd = list(opts.amd_arch if opts.amd_arch is not None else config.get("build.amd_arch"))
+    nv = list(opts.nvidia_arch if opts.nvidia_arch is not None else config.get("build.nvidia_arch"))
+    if hipcc is None:
+        amd = []
+    if nvcc is None:
+        nv = []
+    timeout = min(float(config.get("build.timeout_s")), opts.build_budget_s)
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["result"] = build_check(opts.paths[0], amd_arch=amd, nvidia_arch=nv, timeout_s=timeout)
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="hipgauge-build-check", daemon=True)
+    worker.start()
+    worker.join(opts.build_budget_s)
+    if worker.is_alive():
+        raise _NotRun(f"not finished within the {opts.build_budget_s:g} s budget")
+    if "error" in box:
+        raise box["error"]
+    result = box.get("result")
+    if hipcc is None and result is not None:
+        return {"status": "partial", "reason": "hipcc not found: NVIDIA targets only", "result": _as_dict(result)}
+    return result
+
+
+def _as_dict(obj: Any) -> Any:
+    return obj.to_dict() if hasattr(obj, "to_dict") else obj
+
+
+def run_assessment(opts: AssessOptions, config: Config, on_stage: Callable[[str], None] | None = None,
+                   stages: set[str] | None = None) -> AssessmentRun:
+    """Run the stages (``stages`` limits which: scan, translate, build-check, profiles, cost, decide)."""
+    from hipgauge.decide.cost import estimate_cost
+    from hipgauge.decide.rubric import decide
+
+    want = stages or {"scan", "translate", "build-check", "profiles", "cost", "decide"}
+    run = AssessmentRun()
+    target = opts.target_ms if opts.target_ms is not None else config.get("objectives.latency_target_ms")
+    percentile = opts.percentile if opts.percentile is not None else float(config.get("objectives.percentile"))
+    run.inputs = {
+        "source": ", ".join(str(p) for p in opts.paths),
+        "baseline": str(opts.baseline) if opts.baseline else None,
+        "candidate": str(opts.candidate) if opts.candidate else None,
+        "latency_csv": str(opts.latency_csv) if opts.latency_csv else None,
+        "candidate_latency_csv": str(opts.candidate_latency_csv) if opts.candidate_latency_csv else None,
+        "config": config.path, "target_ms": target, "percentile": percentile,
+        "target_source": "assumed" if target is not None else "unknown",
+        "target_from": "--target-ms" if opts.target_ms is not None else
+        (f"{config.path}: objectives.latency_target_ms" if target is not None else ""),
+        "assume": list(opts.assume),
+    }
+    for p in [*opts.paths, opts.baseline, opts.candidate, opts.latency_csv, opts.candidate_latency_csv, opts.map_file]:
+        if p is not None and not Path(p).exists():
+            raise InputError("not found", p)
+    if "scan" in want:
+        run.scan = _stage(run, "scan", lambda: _scan(opts, config), on_stage)
+    if "translate" in want:
+        run.translate = _stage(run, "translate", lambda: _translate(opts, config), on_stage)
+    if "build-check" in want:
+        run.build_check = _stage(run, "build-check", lambda: _build_check(opts, config), on_stage)
+        if run.build_check is None:
+            last = run.stages[-1]
+            run.build_check = {"status": last["status"], "reason": last["reason"]}
+    if "profiles" in want:
+        _profiles(run, opts, config, target, percentile, on_stage)
+    if "cost" in want:
+        run.cost = _stage(run, "cost", lambda: estimate_cost(run.scan, run.comparison, config), on_stage)
+    if "decide" in want:
+        run.decision = _stage(run, "decide", lambda: decide(run.scan, run.comparison, run.projection, config,
+                                                           baseline=run.baseline, cost=run.cost), on_stage)
+    return run
+
+
+def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: float | None, percentile: float,
+              on_stage: Callable[[str], None] | None) -> None:
+    if opts.baseline is None:
+        if opts.candidate is not None:
+            raise InputError("--candidate needs --baseline (the CUDA profile to compare against)", opts.candidate)
+        run.stages.append({"name": "profiles", "status": "not run", "reason": "no --baseline profile given", "seconds": 0.0})
+        return
+
+    def load(path: Path, csv: Path | None) -> Any:
+        from hipgauge.profiles.load import load_profile
+
+        return load_profile(path, latency_csv=csv)
+
+    run.baseline = _stage(run, "load baseline", lambda: load(opts.baseline, opts.latency_csv), on_stage)
+    if opts.candidate is not None:
+        run.candidate = _stage(run, "load candidate", lambda: load(opts.candidate, opts.candidate_latency_csv), on_stage)
+    if run.baseline is None:
+        return
+    for w in getattr(run.baseline, "warnings", []) or []:
+        run.warnings.append(f"baseline: {w}")
+    if run.candidate is not None:
+        def compare() -> Any:
+            from hipgauge.profiles.parity import compare_profiles
+
+            user_map = None
+            map_file = opts.map_file
+            if map_file is None and config.get("compare.map"):
+                base_dir = Path(config.path).parent if config.path else Path.cwd()
+                map_file = base_dir / config.get("compare.map")
+            if map_file is not None:
+                from hipgauge.profiles.match import load_user_map
+
+                user_map = load_user_map(map_file)
+            return compare_profiles(run.baseline, run.candidate, user_map=user_map, percentile=percentile,
+                                    target_ms=target)
+
+        run.comparison = _stage(run, "compare", compare, on_stage)
+
+    def project() -> Any:
+        from hipgauge.profiles.projection import parse_assume, project_baseline
+
+        assume = parse_assume(opts.assume) if opts.assume else None
+        return project_baseline(run.baseline, target, percentile=percentile, assume=assume)
+
+    run.projection = _stage(run, "project", project, on_stage)

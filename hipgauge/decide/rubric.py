@@ -1,0 +1,413 @@
+"""The five rubric signals of DESIGN.md, each with a lean, its evidence and where that evidence came from.
+
+Signals: primary objective, hot-kernel makeup, library dependence, precision path, team economics.
+Leans and thresholds are data (``hipgauge/data/rubric.toml``). When a profile is given, evidence about
+kernels is weighted by each kernel's share of the profiled time (a warp shuffle in a kernel taking
+0.1 % matters little; in the one taking 40 % it decides). The overall triage says which column the
+workload clusters in — and that the verdict comes from the per-kernel measurement, not from here.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from hipgauge.config import Config, defaults
+from hipgauge.decide.shares import KernelShares, base_name, kernel_shares
+from hipgauge.model import Record, ScanResult
+
+SCHEMA = "hipgauge.decide/1"
+PORT, STAY, NEUTRAL = "port", "stay", "neutral"
+NON_LIBRARY = {"runtime", "driver", "device", "complex"}
+
+
+@lru_cache(maxsize=1)
+def load_rubric() -> dict[str, Any]:
+    text = resources.files("hipgauge").joinpath("data/rubric.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+@dataclass
+class Signal(Record):
+    id: str
+    title: str
+    lean: str  # port | stay | neutral
+    source: str  # measured | config | unknown
+    summary: str  # one line
+    evidence: list[str] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+    port_column: str = ""
+    stay_column: str = ""
+    weighted_by: str = ""  # "profiled time (…)" | "counts" | ""
+
+
+@dataclass
+class Triage(Record):
+    cluster: str  # port | stay | split
+    counts: dict[str, int]
+    summary: str
+    statement: str  # the verdict comes from the per-kernel measurement
+    measurement: str  # what the measurement says, or that there is none
+
+
+@dataclass
+class Decision(Record):
+    signals: list[Signal]
+    triage: Triage
+    weighting: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema": SCHEMA, **super().to_dict()}
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def _attr(obj: Any, name: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _source_of(config: Config, *keys: str) -> str:
+    srcs = [config.source(k) for k in keys]
+    if any(s in ("config", "flag") for s in srcs):
+        return "config"
+    return "unknown"
+
+
+def _kernel_findings(scan: ScanResult, categories: set[str] | None = None,
+                     codes: set[str] | None = None) -> dict[str, Counter]:
+    """source kernel name → Counter of rule codes (findings inside that kernel)."""
+    kernel_names = {k.name for k in scan.kernels}
+    out: dict[str, Counter] = defaultdict(Counter)
+    for f in scan.findings:
+        if categories is not None and f.category not in categories:
+            continue
+        if codes is not None and f.code not in codes:
+            continue
+        if f.kernel and f.kernel in kernel_names:
+            out[f.kernel][f.code] += 1
+    return out
+
+
+def _codes_text(counter: Counter) -> str:
+    return ", ".join(f"{c} ×{n}" if n > 1 else c for c, n in sorted(counter.items()))
+
+
+def _family_of(name: str, families: list[dict[str, Any]]) -> dict[str, Any] | None:
+    low = name.lower()
+    for fam in families:
+        if any(fnmatchcase(low, p) for p in fam.get("patterns", [])):
+            return fam
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def _primary(config: Config, rubric: dict[str, Any], meta: dict[str, Any]) -> Signal:
+    value = config.get("objectives.primary")
+    lean = rubric["team_economics"]["primary"].get(value, NEUTRAL)
+    src = _source_of(config, "objectives.primary")
+    if value == "unknown":
+        summary = "not stated: set [objectives] primary = portability | throughput | balanced"
+    else:
+        summary = f"objectives.primary = {value}"
+    return Signal(id="primary_objective", title=meta["title"], lean=lean, source=src, summary=summary,
+                  evidence=[f"objectives.primary = {value!r} ({config.source('objectives.primary')})"],
+                  details={"primary": value}, port_column=meta["port"], stay_column=meta["stay"])
+
+
+def _hot_kernels(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any], meta: dict[str, Any]) -> Signal:
+    spec = rubric["hot_kernel_makeup"]
+    cats = set(spec["vendor_specific_categories"])
+    vendor = _kernel_findings(scan, categories=cats)
+    kernels = sorted({k.name for k in scan.kernels})
+    details: dict[str, Any] = {"kernels": len(kernels), "vendor_specific_kernels": len(vendor),
+                               "categories": sorted(cats)}
+    evidence: list[str] = []
+    if not kernels:
+        return Signal(id="hot_kernel_makeup", title=meta["title"], lean=NEUTRAL, source="unknown",
+                      summary="no __global__ kernels found in the source", evidence=[], details=details,
+                      port_column=meta["port"], stay_column=meta["stay"])
+    matched = {k: shares.share_of(k) for k in kernels} if shares else {}
+    matched = {k: s for k, s in matched.items() if s is not None}
+    rows = []
+    for k in kernels:
+        rows.append({"kernel": k, "share": matched.get(k), "codes": dict(vendor.get(k, {})),
+                     "ratio": shares.ratios.get(base_name(k)) if shares else None})
+    details["per_kernel"] = rows
+    if matched:
+        vendor_share = sum(s for k, s in matched.items() if k in vendor)
+        source_share = sum(matched.values())
+        details.update(vendor_time_share=vendor_share, source_time_share=source_share,
+                       matched_kernels=len(matched))
+        if vendor_share >= spec["stay_at_time_share"]:
+            lean = STAY
+        elif vendor_share < spec["port_below_time_share"]:
+            lean = PORT
+        else:
+            lean = NEUTRAL
+        summary = (f"{_pct(vendor_share)} of profiled kernel time is in kernels using warp/tensor-core/PTX constructs "
+                   f"({len(vendor)} of {len(kernels)} source kernels; source kernels hold {_pct(source_share)} of the time)")
+        weighted = f"profiled time ({shares.origin}; {len(matched)} of {len(kernels)} source kernels found in it)"
+        for r in sorted(rows, key=lambda r: -(r["share"] or 0)):
+            if r["share"] is None and not r["codes"]:
+                continue
+            share = "not in profile" if r["share"] is None else f"{_pct(r['share'])} of time"
+            codes = _codes_text(Counter(r["codes"])) if r["codes"] else "clean"
+            ratio = f", {r['ratio']:.2f}× on candidate" if r["ratio"] is not None else ""
+            evidence.append(f"{r['kernel']}: {share}{ratio} — {codes}")
+    else:
+        frac = len(vendor) / len(kernels)
+        details["vendor_kernel_fraction"] = frac
+        if frac >= spec["stay_at_kernel_fraction"]:
+            lean = STAY
+        elif frac < spec["port_below_kernel_fraction"]:
+            lean = PORT
+        else:
+            lean = NEUTRAL
+        summary = f"{len(vendor)} of {len(kernels)} source kernels use warp/tensor-core/PTX constructs (by count: no profile weighting)"
+        weighted = "counts (no profile" + (", and no source kernel found in it)" if shares else ")")
+        for k in kernels:
+            if k in vendor:
+                evidence.append(f"{k}: {_codes_text(vendor[k])}")
+        clean = [k for k in kernels if k not in vendor]
+        if clean:
+            evidence.append(f"clean: {', '.join(clean[:12])}{' …' if len(clean) > 12 else ''}")
+    return Signal(id="hot_kernel_makeup", title=meta["title"], lean=lean, source="measured", summary=summary,
+                  evidence=evidence, details=details, port_column=meta["port"], stay_column=meta["stay"],
+                  weighted_by=weighted)
+
+
+def _libraries(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any], meta: dict[str, Any]) -> Signal:
+    spec = rubric["library_dependence"]
+    coverage: dict[str, str] = spec["coverage"]
+    calls: dict[str, Counter] = defaultdict(Counter)
+    for c in scan.api_calls:
+        if c.library in NON_LIBRARY:
+            continue
+        calls[c.library][c.status] += 1
+    exotic_codes, covered_codes = set(spec["exotic_codes"]), set(spec["covered_codes"])
+    exotic = Counter(f.code for f in scan.findings if f.code in exotic_codes)
+    covered = Counter(f.code for f in scan.findings if f.code in covered_codes)
+    unmapped = sum(n for lib in calls.values() for st, n in lib.items() if st in ("unsupported", "unknown"))
+    libs_none = sorted(lib for lib in calls if coverage.get(lib, "partial") == "none")
+    libs_partial = sorted(lib for lib in calls if coverage.get(lib, "partial") == "partial")
+    evidence = []
+    for lib in sorted(calls):
+        total = sum(calls[lib].values())
+        bad = calls[lib]["unsupported"] + calls[lib]["unknown"]
+        evidence.append(f"{lib}: {total} references, {bad} without a HIP mapping (ROCm coverage: {coverage.get(lib, 'partial')})")
+    if exotic:
+        evidence.append(f"exotic library use: {_codes_text(exotic)}")
+    if covered:
+        evidence.append(f"well-covered library use: {_codes_text(covered)}")
+    details: dict[str, Any] = {"libraries": {k: dict(v) for k, v in calls.items()}, "unmapped_references": unmapped,
+                               "exotic_codes": dict(exotic), "covered_codes": dict(covered)}
+    source = "measured"
+    weighted = "counts"
+    source_kernels = {base_name(k.name) for k in scan.kernels}
+    fam_share: dict[str, float] = defaultdict(float)
+    fam_cov: dict[str, str] = {}
+    fam_ratio: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    if shares:
+        for key, share in shares.shares.items():
+            if key in source_kernels:
+                continue
+            fam = _family_of(shares.names.get(key, key), spec.get("kernel_family", []))
+            name = fam["family"] if fam else "other"
+            fam_share[name] += share
+            fam_cov[name] = fam["coverage"] if fam else "partial"
+            if key in shares.ratios:
+                fam_ratio[name].append((share, shares.ratios[key]))
+    if fam_share:
+        weighted = f"profiled time ({shares.origin})"
+        exotic_share = sum(s for f, s in fam_share.items() if fam_cov[f] == "none")
+        details["library_time_share"] = dict(fam_share)
+        details["exotic_time_share"] = exotic_share
+        for f, s in sorted(fam_share.items(), key=lambda x: -x[1]):
+            line = f"profiled {f} kernels: {_pct(s)} of time (ROCm coverage: {fam_cov[f]})"
+            if fam_ratio.get(f):
+                tot = sum(w for w, _ in fam_ratio[f])
+                if tot > 0:
+                    line += f", {sum(w * r for w, r in fam_ratio[f]) / tot:.2f}× on candidate (time-weighted)"
+            evidence.append(line)
+        if exotic_share >= spec["stay_at_time_share"] or (exotic and exotic_share >= spec["port_below_time_share"]):
+            lean = STAY
+        elif exotic_share < spec["port_below_time_share"] and not exotic and not libs_none:
+            lean = PORT
+        else:
+            lean = NEUTRAL
+        summary = (f"{_pct(sum(fam_share.values()))} of profiled time is in library/framework kernels; "
+                   f"{_pct(exotic_share)} in families with no tuned ROCm path")
+    else:
+        if not calls and not exotic:
+            lean = PORT
+            summary = "no CUDA library dependence found in the source"
+        elif exotic or libs_none or unmapped:
+            lean = STAY
+            summary = (f"exotic or unmapped library use: {', '.join(libs_none) or 'none with no ROCm path'}; "
+                       f"{unmapped} unmapped references; {sum(exotic.values())} exotic-use findings")
+        elif libs_partial:
+            lean = NEUTRAL
+            summary = f"libraries with partial ROCm coverage: {', '.join(libs_partial)}"
+        else:
+            lean = PORT
+            summary = f"libraries all with well-covered ROCm paths: {', '.join(sorted(calls))}"
+    return Signal(id="library_dependence", title=meta["title"], lean=lean, source=source, summary=summary,
+                  evidence=evidence, details=details, port_column=meta["port"], stay_column=meta["stay"],
+                  weighted_by=weighted)
+
+
+def _precision(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any], meta: dict[str, Any]) -> Signal:
+    spec = rubric["precision_path"]
+    std_refs: Counter = Counter()
+    ven_refs: Counter = Counter()
+    for c in scan.api_calls:
+        if any(fnmatchcase(c.cuda_name, p) for p in spec["vendor_names"]):
+            ven_refs[c.cuda_name] += 1
+        elif any(fnmatchcase(c.cuda_name, p) for p in spec["standard_names"]):
+            std_refs[c.cuda_name] += 1
+    vcodes = set(spec["vendor_specific_codes"])
+    ven_findings = Counter(f.code for f in scan.findings if f.code in vcodes)
+    ven_kernels = _kernel_findings(scan, codes=vcodes)
+    evidence = []
+    if std_refs:
+        evidence.append("FP16/BF16 references: " + ", ".join(f"{n} ×{c}" for n, c in std_refs.most_common(8)))
+    if ven_refs:
+        evidence.append("vendor-specific precision references: " + ", ".join(f"{n} ×{c}" for n, c in ven_refs.most_common(8)))
+    if ven_findings:
+        evidence.append(f"findings: {_codes_text(ven_findings)}")
+    details: dict[str, Any] = {"standard_references": dict(std_refs), "vendor_references": dict(ven_refs),
+                               "vendor_findings": dict(ven_findings)}
+    weighted = "counts"
+    vendor_share = std_share = 0.0
+    if shares:
+        for key, share in shares.shares.items():
+            low = shares.names.get(key, key).lower()
+            if any(fnmatchcase(low, p) for p in spec["vendor_kernel_patterns"]) or \
+                    any(base_name(k) == key for k in ven_kernels):
+                vendor_share += share
+            elif any(fnmatchcase(low, p) for p in spec["standard_kernel_patterns"]):
+                std_share += share
+        details.update(vendor_time_share=vendor_share, standard_time_share=std_share)
+        weighted = f"profiled time ({shares.origin})"
+        evidence.append(f"profiled time in FP16/BF16 kernels: {_pct(std_share)}; in TF32/FP8/vendor-tuned precision kernels: {_pct(vendor_share)}")
+        if vendor_share >= spec["stay_at_time_share"]:
+            lean = STAY
+        elif std_share > 0 or std_refs:
+            lean = PORT
+        else:
+            lean = NEUTRAL
+        summary = f"{_pct(std_share)} of profiled time in FP16/BF16 kernels, {_pct(vendor_share)} in vendor-specific precision kernels"
+    else:
+        nv = sum(ven_refs.values()) + sum(ven_findings.values())
+        ns = sum(std_refs.values())
+        if nv and nv >= ns:
+            lean, summary = STAY, f"vendor-specific precision constructs ({nv}) outweigh FP16/BF16 ones ({ns})"
+        elif ns:
+            lean = PORT
+            summary = f"FP16/BF16 path ({ns} references)" + (f"; {nv} vendor-specific constructs to review" if nv else "")
+        else:
+            lean, summary = NEUTRAL, "no reduced-precision path found (FP32, or precision set outside the source)"
+    return Signal(id="precision_path", title=meta["title"], lean=lean, source="measured", summary=summary,
+                  evidence=evidence, details=details, port_column=meta["port"], stay_column=meta["stay"],
+                  weighted_by=weighted)
+
+
+def _economics(config: Config, rubric: dict[str, Any], meta: dict[str, Any], cost: Any) -> Signal:
+    spec = rubric["team_economics"]
+    fleet = config.get("objectives.fleet")
+    pressure = config.get("objectives.procurement_pressure")
+    votes = [spec["fleet"].get(fleet, NEUTRAL), spec["procurement_pressure"].get(pressure, NEUTRAL)]
+    evidence = [f"objectives.fleet = {fleet!r} ({config.source('objectives.fleet')})",
+                f"objectives.procurement_pressure = {pressure!r} ({config.source('objectives.procurement_pressure')})"]
+    keys = ["objectives.fleet", "objectives.procurement_pressure"]
+    details: dict[str, Any] = {"fleet": fleet, "procurement_pressure": pressure}
+    net = _attr(cost, "net_usd_per_year")
+    if cost is not None and net is not None and config.source("economics.fleet_spend_per_year") in ("config", "flag"):
+        votes.append(PORT if net > 0 else STAY)
+        keys.append("economics.fleet_spend_per_year")
+        details["net_usd_per_year"] = net
+        evidence.append(f"avoided lock-in minus upkeep: {net:,.0f} USD/year (estimated by the cost model)")
+    port, stay = votes.count(PORT), votes.count(STAY)
+    lean = PORT if port > stay else STAY if stay > port else NEUTRAL
+    src = _source_of(config, *keys)
+    summary = f"fleet {fleet}, procurement pressure {pressure}" if src == "config" else \
+        "not stated: set [objectives] fleet and procurement_pressure, [economics] fleet_spend_per_year"
+    return Signal(id="team_economics", title=meta["title"], lean=lean, source=src, summary=summary,
+                  evidence=evidence, details=details, port_column=meta["port"], stay_column=meta["stay"])
+
+
+def _measurement(comparison: Any, projection: Any) -> str:
+    proj = _attr(comparison, "projection") or _attr(projection, "projection")
+    if proj is None:
+        return ("no per-kernel measurement yet: give a baseline profile (and a candidate profile from the AMD "
+                "target) for the verdict")
+    target = _attr(proj, "target_ms")
+    base = _attr(proj, "baseline_ms")
+    projected = _attr(proj, "projected_ms")
+    pct = _attr(proj, "percentile", 99.0)
+    label = f"P{pct:g}"
+    source = _attr(proj, "source", "measured")
+    source = getattr(source, "value", source)
+    if comparison is not None:
+        what, value = "projected on the candidate", projected if projected is not None else base
+    else:
+        what, value = "baseline", base if base is not None else projected
+        source = "measured"
+    if value is None:
+        return "the profile gave no end-to-end latency at the percentile"
+    if target is None:
+        return f"{label} {what}: {value:.2f} ms (no latency target set)"
+    verdict = "meets" if value <= target else "misses"
+    text = f"{label} {what}: {value:.2f} ms {verdict} the {target:g} ms target ({source})"
+    if comparison is None:
+        text += "; no candidate measured yet, so the port's per-kernel delta is still open"
+    return text
+
+
+def decide(scan: ScanResult | None, comparison: Any = None, projection: Any = None, config: Config | None = None,
+           *, baseline: Any = None, cost: Any = None) -> Decision:
+    """The five signals and the triage. ``baseline`` (a Profile) weights kernel evidence by time."""
+    config = config or defaults()
+    scan = scan or ScanResult(root="")
+    rubric = load_rubric()
+    meta = {s["id"]: s for s in rubric["signal"]}
+    shares = kernel_shares(baseline=baseline, comparison=comparison, projection=projection)
+    signals = [
+        _primary(config, rubric, meta["primary_objective"]),
+        _hot_kernels(scan, shares, rubric, meta["hot_kernel_makeup"]),
+        _libraries(scan, shares, rubric, meta["library_dependence"]),
+        _precision(scan, shares, rubric, meta["precision_path"]),
+        _economics(config, rubric, meta["team_economics"], cost),
+    ]
+    counts = {PORT: 0, STAY: 0, NEUTRAL: 0}
+    for s in signals:
+        counts[s.lean] += 1
+    cluster = PORT if counts[PORT] > counts[STAY] else STAY if counts[STAY] > counts[PORT] else "split"
+    words = {PORT: "toward a HIP port", STAY: "toward staying on CUDA", "split": "split between the columns"}
+    summary = (f"the workload clusters {words[cluster]}: {counts[PORT]} signals lean port, "
+               f"{counts[STAY]} stay, {counts[NEUTRAL]} neutral")
+    weighting = f"profiled time ({shares.origin})" if shares else "counts (no profile given)"
+    triage = Triage(cluster=cluster, counts=counts, summary=summary, statement=rubric["statement"],
+                    measurement=_measurement(comparison, projection))
+    return Decision(signals=signals, triage=triage, weighting=weighting)

@@ -1,0 +1,108 @@
+"""Share of profiled kernel time per kernel, keyed so source kernels can find themselves in it.
+
+A source kernel ``warp_softmax_kernel`` and a profiled ``void warp_softmax_kernel<float>(float const*, …)``
+meet on their *base name*: the normalized key (profiles/normalize.py) without namespaces, lower-cased.
+Shares come from, in order of preference: the baseline profile's kernel table, the parity rows of a
+comparison, or the kernel lists of a projection's groups (a group's share split evenly over its kernels).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_SIMPLE = re.compile(r"^(?:void\s+)?([A-Za-z_][\w:]*)")
+
+
+def base_name(name: str) -> str:
+    """``void ns::k<float>(float*) [clone .kd]`` → ``k`` (lower-cased), for matching source to profile."""
+    if not name:
+        return ""
+    try:
+        from hipgauge.profiles.normalize import normalize_key
+
+        key = normalize_key(name)
+    except Exception:  # noqa: BLE001 - matching still works on the plain text
+        key = name
+    key = key.strip()
+    if key.startswith("void "):
+        key = key[5:]
+    for ch in "(<[":
+        pos = key.find(ch)
+        if pos > 0:
+            key = key[:pos]
+    key = key.rsplit("::", 1)[-1].strip()
+    return key.lower()
+
+
+@dataclass
+class KernelShares:
+    """base name → (share of baseline kernel time 0..1, a full name as profiled)."""
+
+    shares: dict[str, float] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+    ratios: dict[str, float] = field(default_factory=dict)  # base name → candidate/baseline, when compared
+    origin: str = ""  # "baseline profile", "comparison rows", "projection groups", "" (none)
+
+    def __bool__(self) -> bool:
+        return bool(self.shares)
+
+    def share_of(self, name: str) -> float | None:
+        return self.shares.get(base_name(name))
+
+
+def _attr(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def kernel_shares(baseline: Any = None, comparison: Any = None, projection: Any = None) -> KernelShares:
+    result = KernelShares()
+    if baseline is not None and _attr(baseline, "kernels") is not None:
+        try:
+            df = baseline.kernels
+            if len(df):
+                import polars as pl
+
+                col = "name" if "name" in df.columns else "raw_name"
+                grouped = df.group_by(col).agg(pl.col("duration_ns").sum().alias("t"))
+                total = float(grouped["t"].sum() or 0)
+                if total > 0:
+                    for name, t in zip(grouped[col].to_list(), grouped["t"].to_list()):
+                        _add(result, name or "", float(t or 0) / total)
+                    result.origin = "baseline profile"
+        except Exception:  # noqa: BLE001 - fall through to the other sources
+            result = KernelShares()
+    if comparison is not None:
+        for row in _attr(comparison, "rows", None) or []:
+            names = list(_attr(row, "baseline_names", None) or [])
+            share = float(_attr(row, "share", 0.0) or 0.0)
+            ratio = row.ratio if hasattr(row, "ratio") and not isinstance(row, dict) else _attr(row, "ratio")
+            if not names:
+                names = [str(_attr(row, "label", ""))]
+            for n in names:
+                if result.origin in ("", "comparison rows"):
+                    _add(result, n, share / len(names))
+                if ratio is not None:
+                    result.ratios.setdefault(base_name(n), float(ratio))
+        if result.shares and not result.origin:
+            result.origin = "comparison rows"
+    if not result.shares and projection is not None:
+        for group in _attr(projection, "groups", None) or []:
+            kernels = list(_attr(group, "kernels", None) or [])
+            share = float(_attr(group, "share", 0.0) or 0.0)
+            for n in kernels:
+                _add(result, n, share / len(kernels))
+        if result.shares:
+            result.origin = "projection groups"
+    return result
+
+
+def _add(result: KernelShares, name: str, share: float) -> None:
+    key = base_name(name)
+    if not key:
+        return
+    result.shares[key] = result.shares.get(key, 0.0) + share
+    result.names.setdefault(key, name)

@@ -1,0 +1,284 @@
+"""Build the ``hipgauge.assessment/1`` document (schema: docs/assessment-schema.md).
+
+This is the one place that turns the stages' results into the plain dict every renderer reads
+(HTML, Markdown, terminal, JSON). Renderers never see the analysis objects, only this dict.
+Every stage is optional: a missing one appears in ``stages`` with its reason, and its section is null.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections import Counter, defaultdict
+from typing import Any
+
+from hipgauge.model import ScanResult
+
+SCHEMA = "hipgauge.assessment/1"
+MAX_FINDINGS = 2000  # findings kept in the document (the SARIF file has them all)
+
+
+def _attr(obj: Any, name: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _to_dict(obj: Any) -> Any:
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj
+    if hasattr(obj, "to_dict"):
+        try:
+            return obj.to_dict()
+        except Exception:  # noqa: BLE001 - a stage's own serializer failing must not lose the report
+            return None
+    return None
+
+
+def _share(stats: list[Any]) -> float | None:
+    cuda = sum(int(_attr(s, "cuda_lines", 0) or 0) for s in stats)
+    clean = sum(int(_attr(s, "clean_lines", 0) or 0) for s in stats)
+    if not stats:
+        return None
+    return 1.0 if cuda == 0 else clean / cuda
+
+
+def _scan_section(scan: ScanResult, shares: dict[str, float]) -> dict[str, Any]:
+    findings = sorted(scan.findings, key=lambda f: (f.severity.rank if hasattr(f.severity, "rank") else 9, f.file, f.line))
+    per_kernel = Counter(f.kernel for f in scan.findings if f.kernel)
+    by_cat: dict[str, Counter] = defaultdict(Counter)
+    by_file: dict[str, Counter] = defaultdict(Counter)
+    for f in scan.findings:
+        sev = _attr(f.severity, "value", f.severity)
+        by_cat[f.category][sev] += 1
+        by_file[f.file][sev] += 1
+    libs: dict[str, Counter] = defaultdict(Counter)
+    for c in scan.api_calls:
+        libs[c.library][c.status] += 1
+    return {
+        "root": scan.root,
+        "summary": {
+            "files": len(scan.files), "lines": scan.lines_scanned, "kernels": len(scan.kernels),
+            "device_functions": len(scan.device_functions), "launch_sites": len(scan.launch_sites),
+            "api_references": len(scan.api_calls), "findings": len(scan.findings), "skipped": len(scan.skipped),
+        },
+        "translation_share": _share(scan.file_stats),
+        "kernels": [{"name": k.name, "file": k.file, "line": k.line, "findings": per_kernel.get(k.name, 0),
+                     "share": shares.get(k.name)} for k in scan.kernels],
+        "libraries": [{"library": lib, "references": sum(c.values()), "mapped": c.get("mapped", 0),
+                       "unmapped": c.get("unsupported", 0) + c.get("unknown", 0), "deprecated": c.get("deprecated", 0)}
+                      for lib, c in sorted(libs.items(), key=lambda x: -sum(x[1].values()))],
+        "findings_by_category": [{"category": cat, "count": sum(c.values()), "by_severity": dict(c)}
+                                 for cat, c in sorted(by_cat.items(), key=lambda x: -sum(x[1].values()))],
+        "findings_by_file": [{"file": fn, "count": sum(c.values()), "by_severity": dict(c)}
+                             for fn, c in sorted(by_file.items(), key=lambda x: (-sum(x[1].values()), x[0]))],
+        "findings": [f.to_dict() for f in findings[:MAX_FINDINGS]],
+        "findings_truncated": max(0, len(findings) - MAX_FINDINGS),
+        "file_stats": [s.to_dict() | {"translation_share": s.translation_share} for s in scan.file_stats],
+        "skipped": [s.to_dict() for s in scan.skipped],
+        "warnings": list(scan.warnings),
+    }
+
+
+def _projection_dict(proj: Any) -> dict[str, Any] | None:
+    if proj is None:
+        return None
+    meets = proj.meets_target if hasattr(proj, "meets_target") and not isinstance(proj, dict) else _attr(proj, "meets_target")
+    return {
+        "percentile": _attr(proj, "percentile"), "baseline_ms": _attr(proj, "baseline_ms"),
+        "projected_ms": _attr(proj, "projected_ms"), "target_ms": _attr(proj, "target_ms"),
+        "meets_target": meets, "source": _attr(_attr(proj, "source"), "value", _attr(proj, "source")),
+        "iterations": _attr(proj, "iterations", 0), "enough_iterations": _attr(proj, "enough_iterations", False),
+        "note": _attr(proj, "note", ""),
+    }
+
+
+def _ratio(row: Any) -> float | None:
+    return row.get("ratio") if isinstance(row, dict) else getattr(row, "ratio", None)
+
+
+def _parity_section(comparison: Any, threshold: float) -> dict[str, Any] | None:
+    if comparison is None:
+        return None
+    rows = []
+    for r in _attr(comparison, "rows", None) or []:
+        level = _attr(r, "level") or _attr(r, "match")
+        per_it = bool(_attr(r, "per_iteration", False))
+        rows.append({
+            "label": str(_attr(r, "label", "")), "match": _attr(level, "value", level),
+            "baseline_names": list(_attr(r, "baseline_names", []) or []),
+            "candidate_names": list(_attr(r, "candidate_names", []) or []),
+            "baseline_ms": float(_attr(r, "baseline_ns", 0) or 0) / 1e6,
+            "candidate_ms": float(_attr(r, "candidate_ns", 0) or 0) / 1e6,
+            "ratio": _ratio(r), "share": float(_attr(r, "share", 0) or 0), "operator": _attr(r, "operator"),
+            "per_iteration": per_it,
+        })
+    rows.sort(key=lambda x: (-(x["ratio"] if x["ratio"] is not None else 0), -x["share"]))
+
+    def unmatched(items: Any) -> list[dict[str, Any]]:
+        out = []
+        for it in items or []:
+            if isinstance(it, str):
+                out.append({"label": it, "share": None, "time_ms": None})
+                continue
+            names = _attr(it, "baseline_names") or _attr(it, "candidate_names") or []
+            label = _attr(it, "label") or _attr(it, "name") or _attr(it, "key") or (names[0] if names else "?")
+            ns = _attr(it, "baseline_ns") or _attr(it, "candidate_ns") or _attr(it, "duration_ns") or _attr(it, "total_ns")
+            out.append({"label": str(label), "share": _attr(it, "share"),
+                        "time_ms": float(ns) / 1e6 if ns is not None else None})
+        return out
+
+    slow = [r for r in rows if r["ratio"] is not None and r["ratio"] > threshold]
+    coverage = _attr(comparison, "coverage")
+    return {
+        "rows": rows, "threshold": threshold,
+        "unmatched_baseline": unmatched(_attr(comparison, "unmatched_baseline")),
+        "unmatched_candidate": unmatched(_attr(comparison, "unmatched_candidate")),
+        "coverage": coverage if isinstance(coverage, (dict, float, int)) or coverage is None else _to_dict(coverage),
+        "slower_than_threshold": len(slow),
+        "within_threshold_share": sum(r["share"] for r in rows if r["ratio"] is not None and r["ratio"] <= threshold),
+        "projection": _projection_dict(_attr(comparison, "projection")),
+    }
+
+
+def _slack_section(projection: Any, whatif: list[float]) -> dict[str, Any] | None:
+    if projection is None:
+        return None
+    proj = _projection_dict(_attr(projection, "projection"))
+    base = proj["baseline_ms"] if proj else None
+    target = proj["target_ms"] if proj else None
+    groups = []
+    for g in _attr(projection, "groups", None) or []:
+        t = float(_attr(g, "time_ms", 0) or 0)
+        assumed = _attr(g, "assumed_ratio")
+        rows = []
+        for r in sorted(set(whatif) | ({assumed} if assumed else set())):
+            projected = None if base is None else base + t * (r - 1)
+            rows.append({"ratio": r, "projected_ms": projected,
+                         "meets_target": None if projected is None or target is None else projected <= target})
+        groups.append({"name": str(_attr(g, "name", "")), "share": float(_attr(g, "share", 0) or 0), "time_ms": t,
+                       "max_ratio": _attr(g, "max_ratio"), "assumed_ratio": assumed,
+                       "kernels": [str(k) for k in (_attr(g, "kernels", []) or [])], "whatif": rows})
+    groups.sort(key=lambda g: -g["time_ms"])
+    return {"projection": proj, "groups": groups,
+            "model": "projected = L + t_group × (r − 1); the group may be at most 1 + (T − L) / t_group times slower "
+                     "(L: baseline latency at the percentile, T: target, t_group: the group's per-iteration time)"}
+
+
+def _headline(doc: dict[str, Any]) -> dict[str, Any]:
+    scan, tr = doc.get("scan"), doc.get("translate") or {}
+    share = tr.get("translation_share") if tr.get("translation_share") is not None else (scan or {}).get("translation_share")
+    share_from = "translate" if tr.get("translation_share") is not None else "scan"
+    h_share = {"value": share, "source": "measured" if share is not None else "unknown",
+               "basis": f"CUDA lines needing no hand edit / CUDA lines ({share_from} of the source tree)"}
+    parity, slack = doc.get("parity"), doc.get("slack")
+    proj = (parity or {}).get("projection") or (slack or {}).get("projection")
+    h_parity: dict[str, Any] = {"source": "unknown", "projected_ms": None, "target_ms": None, "baseline_ms": None,
+                                "meets_target": None, "percentile": None}
+    if proj:
+        h_parity.update({k: proj.get(k) for k in ("projected_ms", "target_ms", "baseline_ms", "meets_target", "percentile")})
+        h_parity["source"] = proj.get("source") or "measured"
+    if parity:
+        worst = next((r for r in parity["rows"] if r["ratio"] is not None), None)
+        h_parity["kind"] = "compare"
+        h_parity["slower_than_threshold"] = parity["slower_than_threshold"]
+        h_parity["worst"] = worst and {"label": worst["label"], "ratio": worst["ratio"], "share": worst["share"]}
+        h_parity["basis"] = "per-kernel candidate/baseline ratios and the end-to-end projection at the percentile"
+    elif slack:
+        tight = min((g for g in slack["groups"] if g["max_ratio"] is not None), key=lambda g: g["max_ratio"], default=None)
+        h_parity["kind"] = "project"
+        h_parity["tightest_group"] = tight and {"name": tight["name"], "max_ratio": tight["max_ratio"], "share": tight["share"]}
+        h_parity["basis"] = "baseline only: slack per kernel group against the target (no candidate measured)"
+    else:
+        h_parity["kind"] = "none"
+        h_parity["basis"] = "no profile given"
+    cost = doc.get("cost") or {}
+    h_hours = {"low": cost.get("low_hours"), "high": cost.get("high_hours"), "source": "estimated" if cost else "unknown",
+               "basis": "cost model (hipgauge/data/cost_model.toml) over findings, slow/unmatched kernels, unmapped operators"}
+    h_net = {"value": cost.get("net_usd_per_year"), "lockin_usd_per_year": cost.get("lockin_usd_per_year"),
+             "upkeep_usd_per_year": (cost.get("upkeep") or {}).get("usd_per_year"),
+             "break_even": cost.get("break_even"), "source": "estimated" if cost else "unknown",
+             "basis": "fleet_spend_per_year × procurement_leverage − (validation + dual-variant hours) × hourly_rate"}
+    return {"translation_share": h_share, "parity": h_parity, "hours_to_close": h_hours, "lockin_minus_upkeep": h_net}
+
+
+def _provenance(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    h = doc["headline"]
+    inputs = doc["inputs"]
+    out.append({"figure": "translation share", "value": h["translation_share"]["value"],
+                "source": h["translation_share"]["source"], "from": h["translation_share"]["basis"]})
+    p = h["parity"]
+    if p.get("baseline_ms") is not None:
+        out.append({"figure": f"baseline latency P{p.get('percentile') or ''}", "value": p["baseline_ms"], "source": "measured",
+                    "from": inputs.get("latency_csv") or inputs.get("baseline") or ""})
+    if p.get("projected_ms") is not None:
+        out.append({"figure": "projected latency", "value": p["projected_ms"], "source": p["source"],
+                    "from": inputs.get("candidate_latency_csv") or inputs.get("candidate") or ""})
+    if p.get("target_ms") is not None:
+        out.append({"figure": "latency target", "value": p["target_ms"], "source": inputs.get("target_source", "assumed"),
+                    "from": inputs.get("target_from", "")})
+    if doc.get("parity"):
+        out.append({"figure": "per-kernel ratios", "value": len(doc["parity"]["rows"]), "source": "measured",
+                    "from": f"{inputs.get('baseline')} vs {inputs.get('candidate')}"})
+    out.append({"figure": "hours to close the gap", "value": [h["hours_to_close"]["low"], h["hours_to_close"]["high"]],
+                "source": h["hours_to_close"]["source"], "from": h["hours_to_close"]["basis"]})
+    out.append({"figure": "lock-in minus upkeep (USD/year)", "value": h["lockin_minus_upkeep"]["value"],
+                "source": h["lockin_minus_upkeep"]["source"], "from": h["lockin_minus_upkeep"]["basis"]})
+    for prm in (doc.get("cost") or {}).get("parameters", []):
+        out.append({"figure": prm["name"], "value": prm["value"],
+                    "source": {"config": "assumed", "flag": "assumed"}.get(prm["source"], prm["source"]),
+                    "from": prm["origin"]})
+    for s in (doc.get("decision") or {}).get("signals", []):
+        out.append({"figure": f"rubric: {s['title']}", "value": s["lean"], "source": s["source"],
+                    "from": s.get("weighted_by") or s["summary"]})
+    return out
+
+
+def build_assessment(*, scan: ScanResult | None = None, translate: Any = None, build_check: Any = None,
+                     comparison: Any = None, projection: Any = None, decision: Any = None, cost: Any = None,
+                     inputs: dict[str, Any] | None = None, stages: list[dict[str, Any]] | None = None,
+                     warnings: list[str] | None = None, slow_ratio_threshold: float = 1.10,
+                     whatif_ratios: list[float] | None = None, version: str | None = None,
+                     generated_at: str | None = None) -> dict[str, Any]:
+    """The assessment document. ``translate`` and ``build_check`` may be result objects or dicts."""
+    if version is None:
+        from hipgauge import __version__ as version
+    decision_d = _to_dict(decision)
+    shares: dict[str, float] = {}
+    if decision_d:
+        for sig in decision_d.get("signals", []):
+            for row in (sig.get("details") or {}).get("per_kernel", []) or []:
+                if row.get("share") is not None:
+                    shares[row["kernel"]] = row["share"]
+    tr = _to_dict(translate)
+    tr_section = None
+    if translate is not None:
+        stats = _attr(translate, "file_stats") or _attr(translate, "stats") or (tr or {}).get("file_stats") or []
+        tr_section = {"translation_share": _share(stats) if stats and not isinstance(stats[0], dict) else
+                      (_attr(translate, "translation_share") or (tr or {}).get("translation_share")),
+                      "document": tr}
+        if tr_section["translation_share"] is None and stats and isinstance(stats[0], dict):
+            tr_section["translation_share"] = _share(stats)
+    bc = build_check if isinstance(build_check, dict) else _to_dict(build_check)
+    doc: dict[str, Any] = {
+        "schema": SCHEMA,
+        "tool": {"name": "hipgauge", "version": version},
+        "generated_at": generated_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "inputs": dict(inputs or {}),
+        "stages": list(stages or []),
+        "scan": _scan_section(scan, shares) if scan is not None else None,
+        "translate": tr_section,
+        "build_check": bc,
+        "parity": _parity_section(comparison, slow_ratio_threshold),
+        "slack": _slack_section(projection, whatif_ratios or [1.05, 1.1, 1.25, 1.4, 2.0]),
+        "decision": decision_d,
+        "cost": _to_dict(cost),
+        "warnings": list(warnings or []),
+    }
+    doc["headline"] = _headline(doc)
+    doc["provenance"] = _provenance(doc)
+    return doc

@@ -1,0 +1,156 @@
+"""Inline SVG charts for the HTML report, drawn server-side from the assessment dict.
+
+Every string that came from a trace or a source file goes through ``escape`` before it reaches the
+SVG text; the functions return ``Markup`` so the (autoescaping) template inserts them as they are.
+Long kernel names are shortened on the chart and kept whole in a ``<title>`` (shown on hover).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markupsafe import Markup, escape
+
+BAR_H = 18
+GAP = 6
+LABEL_W = 300
+CHART_W = 900
+PORT_C, STAY_C, OK_C, BAD_C, MUTED_C = "#2e7d32", "#c62828", "#2e7d32", "#c62828", "#9e9e9e"
+
+
+def short_name(name: str, limit: int = 44) -> str:
+    """A readable short form: drop the argument list and template arguments, then cut the middle."""
+    text = name.strip()
+    if text.startswith("void "):
+        text = text[5:]
+    depth = 0
+    out = []
+    for ch in text:
+        if ch == "(" and depth == 0 and out:
+            break
+        if ch == "<":
+            depth += 1
+            if depth == 1:
+                out.append("<…>")
+            continue
+        if ch == ">" and depth:
+            depth -= 1
+            continue
+        if depth == 0:
+            out.append(ch)
+    text = "".join(out).strip() or name
+    if len(text) > limit:
+        keep = limit - 1
+        text = text[: keep - keep // 3] + "…" + text[-(keep // 3):]
+    return text
+
+
+def _num(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def _text(x: float, y: float, content: str, anchor: str = "start", cls: str = "") -> str:
+    c = f' class="{cls}"' if cls else ""
+    return f'<text x="{_num(x)}" y="{_num(y)}" text-anchor="{anchor}"{c}>{escape(content)}</text>'
+
+
+def parity_chart(rows: list[dict[str, Any]], threshold: float, limit: int = 40) -> Markup:
+    """Horizontal bars of candidate/baseline ratio per kernel, sorted, with lines at 1.0 and the threshold."""
+    rows = [r for r in rows if r.get("ratio") is not None]
+    if not rows:
+        return Markup('<p class="muted">No matched rows with a ratio.</p>')
+    shown = sorted(rows, key=lambda r: -r["share"])[:limit]
+    shown.sort(key=lambda r: -r["ratio"])
+    max_r = max(max(r["ratio"] for r in shown), threshold, 1.0) * 1.08
+    plot_w = CHART_W - LABEL_W - 90
+    height = len(shown) * (BAR_H + GAP) + 40
+    sx = lambda r: LABEL_W + plot_w * r / max_r  # noqa: E731
+    parts = [f'<svg class="chart" role="img" viewBox="0 0 {CHART_W} {height}" width="{CHART_W}" height="{height}" '
+             f'xmlns="http://www.w3.org/2000/svg"><title>Per-kernel ratio candidate/baseline</title>']
+    for i, r in enumerate(shown):
+        y = 10 + i * (BAR_H + GAP)
+        ratio = float(r["ratio"])
+        color = BAD_C if ratio > threshold else OK_C
+        full = " / ".join(r.get("baseline_names") or []) or r["label"]
+        tip = f"{full}\nratio {ratio:.3f}× · {100 * r['share']:.1f}% of baseline time · match: {r.get('match')}"
+        parts.append(f'<g><title>{escape(tip)}</title>')
+        parts.append(_text(LABEL_W - 6, y + BAR_H - 4, short_name(r["label"]), "end", "lbl"))
+        parts.append(f'<rect x="{LABEL_W}" y="{y}" width="{_num(sx(ratio) - LABEL_W)}" height="{BAR_H}" fill="{color}" opacity="0.8"/>')
+        parts.append(_text(sx(ratio) + 4, y + BAR_H - 4, f"{ratio:.2f}×", "start", "val"))
+        parts.append("</g>")
+    bottom = height - 24
+    for value, label, dash in ((1.0, "1.0× (parity)", ""), (threshold, f"{threshold:g}× threshold", ' stroke-dasharray="5,4"')):
+        x = sx(value)
+        parts.append(f'<line x1="{_num(x)}" y1="4" x2="{_num(x)}" y2="{bottom}" stroke="#333"{dash}/>')
+        parts.append(_text(x, bottom + 14 + (10 if dash else 0), label, "middle", "axis"))
+    parts.append("</svg>")
+    note = "" if len(rows) <= limit else f'<p class="muted">Showing the {limit} rows with the largest baseline share of {len(rows)}.</p>'
+    return Markup("".join(parts) + note)
+
+
+def slack_chart(groups: list[dict[str, Any]], limit: int = 30) -> Markup:
+    """Per kernel group: the largest slowdown it may take before the target slips (bar), what-ifs marked."""
+    groups = groups[:limit]
+    if not groups:
+        return Markup('<p class="muted">No kernel groups.</p>')
+    finite = [g["max_ratio"] for g in groups if g.get("max_ratio") is not None]
+    assumed = [g["assumed_ratio"] for g in groups if g.get("assumed_ratio")]
+    max_r = min(max([2.0, *finite, *assumed]), 10.0) * 1.08
+    plot_w = CHART_W - LABEL_W - 150
+    height = len(groups) * (BAR_H + GAP) + 44
+    sx = lambda r: LABEL_W + plot_w * min(r, max_r) / max_r  # noqa: E731
+    parts = [f'<svg class="chart" role="img" viewBox="0 0 {CHART_W} {height}" width="{CHART_W}" height="{height}" '
+             f'xmlns="http://www.w3.org/2000/svg"><title>Slack per kernel group</title>']
+    for i, g in enumerate(groups):
+        y = 10 + i * (BAR_H + GAP)
+        mr = g.get("max_ratio")
+        tip = (f"{g['name']}\n{100 * g['share']:.1f}% of kernel time, {g['time_ms']:.3f} ms per iteration\n"
+               + (f"may be at most {mr:.3f}× slower" if mr is not None else "target already missed at the baseline")
+               + ("\nkernels: " + ", ".join(g.get("kernels", [])[:8]) if g.get("kernels") else ""))
+        parts.append(f"<g><title>{escape(tip)}</title>")
+        parts.append(_text(LABEL_W - 6, y + BAR_H - 4, short_name(g["name"]), "end", "lbl"))
+        if mr is None:
+            parts.append(_text(LABEL_W + 4, y + BAR_H - 4, "target missed at baseline", "start", "bad"))
+        else:
+            parts.append(f'<rect x="{LABEL_W}" y="{y}" width="{_num(sx(mr) - LABEL_W)}" height="{BAR_H}" fill="#1565c0" opacity="0.75"/>')
+            parts.append(_text(sx(mr) + 4, y + BAR_H - 4, f"≤ {mr:.2f}×" + (" (off scale)" if mr > max_r else ""), "start", "val"))
+        a = g.get("assumed_ratio")
+        if a:
+            color = BAD_C if (mr is None or a > mr) else OK_C
+            parts.append(f'<line x1="{_num(sx(a))}" y1="{y - 2}" x2="{_num(sx(a))}" y2="{y + BAR_H + 2}" stroke="{color}" stroke-width="3"/>')
+        parts.append("</g>")
+    bottom = height - 26
+    x1 = sx(1.0)
+    parts.append(f'<line x1="{_num(x1)}" y1="4" x2="{_num(x1)}" y2="{bottom}" stroke="#333"/>')
+    parts.append(_text(x1, bottom + 14, "1.0×", "middle", "axis"))
+    parts.append(_text(LABEL_W + plot_w, bottom + 14, f"{max_r:.2f}×", "end", "axis"))
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def lean_badge(lean: str) -> Markup:
+    color = {"port": PORT_C, "stay": STAY_C}.get(lean, MUTED_C)
+    return Markup(f'<span class="badge" style="background:{color}">{escape(lean)}</span>')
+
+
+def hours_chart(categories: list[dict[str, Any]]) -> Markup:
+    """Low–high hour ranges per cost category."""
+    if not categories:
+        return Markup('<p class="muted">Nothing to cost.</p>')
+    max_h = max(c["high_hours"] for c in categories) or 1.0
+    plot_w = CHART_W - LABEL_W - 150
+    height = len(categories) * (BAR_H + GAP) + 20
+    parts = [f'<svg class="chart" role="img" viewBox="0 0 {CHART_W} {height}" width="{CHART_W}" height="{height}" '
+             f'xmlns="http://www.w3.org/2000/svg"><title>Hours by category</title>']
+    for i, c in enumerate(categories):
+        y = 10 + i * (BAR_H + GAP)
+        x_lo = LABEL_W + plot_w * c["low_hours"] / max_h
+        x_hi = LABEL_W + plot_w * c["high_hours"] / max_h
+        parts.append(f"<g><title>{escape(c['category'])}: {c['count']} items, {c['low_hours']:.0f}–{c['high_hours']:.0f} h</title>")
+        parts.append(_text(LABEL_W - 6, y + BAR_H - 4, short_name(c["category"], 40), "end", "lbl"))
+        parts.append(f'<rect x="{LABEL_W}" y="{y + 4}" width="{_num(x_lo - LABEL_W)}" height="{BAR_H - 8}" fill="#6a1b9a"/>')
+        parts.append(f'<rect x="{_num(x_lo)}" y="{y + 4}" width="{_num(max(x_hi - x_lo, 1))}" height="{BAR_H - 8}" fill="#6a1b9a" opacity="0.35"/>')
+        parts.append(_text(x_hi + 4, y + BAR_H - 4, f"{c['low_hours']:.0f}–{c['high_hours']:.0f} h", "start", "val"))
+        parts.append("</g>")
+    parts.append("</svg>")
+    return Markup("".join(parts))

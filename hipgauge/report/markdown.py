@@ -1,0 +1,176 @@
+"""Render the assessment dict as Markdown (report.md).
+
+Every value from a trace or a source file goes through ``md()`` (HTML-significant characters become
+entities, Markdown punctuation is backslash-escaped, newlines flattened); code excerpts go in a fence
+longer than any backtick run inside them, so nothing in a kernel name or a source line can become markup.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~$])")
+
+
+def md(value: Any) -> str:
+    """Escape one inline value for Markdown (table-cell safe)."""
+    if value is None:
+        return "—"
+    text = str(value)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return re.sub(r"[\r\n]+", " ", text)
+
+
+def fence(code: str, lang: str = "") -> str:
+    longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{code.rstrip()}\n{ticks}"
+
+
+def _pct(x: Any) -> str:
+    return "—" if x is None else f"{100 * float(x):.1f}%"
+
+
+def _num(x: Any, d: int = 2) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    return f"{x:,.{d}f}" if isinstance(x, float) else str(x)
+
+
+def _usd(x: Any) -> str:
+    return "—" if x is None else f"{float(x):,.0f} USD"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out + [""]
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    h = doc["headline"]
+    L: list[str] = [f"# hipgauge assessment: {md(doc['inputs'].get('source') or '')}", ""]
+    L.append(f"Generated {md(doc['generated_at'])} by hipgauge {md(doc['tool']['version'])}. "
+             f"Baseline: {md(doc['inputs'].get('baseline'))}. Candidate: {md(doc['inputs'].get('candidate'))}.")
+    L += ["", "## The three measurements and the fourth number", ""]
+    hp = h["parity"]
+    if hp["kind"] == "compare":
+        parity = (f"projected P{_num(hp.get('percentile'), 0)} {_num(hp['projected_ms'])} ms vs target "
+                  f"{_num(hp['target_ms'])} ms (baseline {_num(hp['baseline_ms'])} ms); "
+                  f"{hp.get('slower_than_threshold')} rows slower than the threshold")
+    elif hp["kind"] == "project":
+        parity = f"baseline P{_num(hp.get('percentile'), 0)} {_num(hp['baseline_ms'])} ms vs target {_num(hp['target_ms'])} ms"
+        if hp.get("tightest_group"):
+            parity += (f"; tightest group {md(hp['tightest_group']['name'])} may be at most "
+                       f"{_num(hp['tightest_group']['max_ratio'], 3)}× slower")
+    else:
+        parity = "not measured (no profile given)"
+    hh, hn = h["hours_to_close"], h["lockin_minus_upkeep"]
+    hours = "—" if hh["low"] is None else f"{hh['low']:,.0f}–{hh['high']:,.0f} h"
+    L += _table(["measure", "value", "source"], [
+        ["1 · translation share", _pct(h["translation_share"]["value"]), h["translation_share"]["source"]],
+        ["2 · per-kernel parity", parity, md(hp["source"])],
+        ["3 · hours to close the gap", hours, hh["source"]],
+        ["4 · lock-in value − upkeep", f"{_usd(hn['value'])}/year; {md(hn.get('break_even') or '')}", hn["source"]],
+    ])
+    dec = doc.get("decision")
+    if dec:
+        L += [f"**Triage:** {md(dec['triage']['summary'])}. **Measurement:** {md(dec['triage']['measurement'])}.", "",
+              f"> {md(dec['triage']['statement'])}", ""]
+
+    parity_d = doc.get("parity")
+    L += ["## Per-kernel parity", ""]
+    if parity_d:
+        rows = [[md(r["label"]), md(r["match"]), _pct(r["share"]), _num(r["baseline_ms"], 3), _num(r["candidate_ms"], 3),
+                 ("**" + _num(r["ratio"], 3) + "**") if r["ratio"] and r["ratio"] > parity_d["threshold"] else _num(r["ratio"], 3)]
+                for r in parity_d["rows"][:100]]
+        L += _table(["kernel / operator", "match", "share", "baseline ms", "candidate ms", "ratio"], rows)
+        pr = parity_d.get("projection")
+        if pr:
+            verdict = {True: "meets the target", False: "misses the target", None: "no target"}[pr["meets_target"]]
+            L += [f"End-to-end P{_num(pr['percentile'], 0)}: {_num(pr['baseline_ms'])} ms → {_num(pr['projected_ms'])} ms "
+                  f"(target {_num(pr['target_ms'])} ms): **{verdict}** ({md(pr['source'])}). {md(pr.get('note') or '')}", ""]
+        L += [f"Unmatched, baseline only ({len(parity_d['unmatched_baseline'])}): "
+              + (", ".join(md(u["label"]) for u in parity_d["unmatched_baseline"][:40]) or "none"),
+              "", f"Unmatched, candidate only ({len(parity_d['unmatched_candidate'])}): "
+              + (", ".join(md(u["label"]) for u in parity_d["unmatched_candidate"][:40]) or "none"), ""]
+    else:
+        L += ["No candidate profile: the per-kernel delta is not measured.", ""]
+
+    slack = doc.get("slack")
+    L += ["## Slack per kernel group", ""]
+    if slack:
+        p = slack.get("projection") or {}
+        L += [f"Baseline P{_num(p.get('percentile'), 0)} {_num(p.get('baseline_ms'))} ms, target {_num(p.get('target_ms'))} ms "
+              f"({md(p.get('source'))}; {p.get('iterations')} iterations). {md(p.get('note') or '')}", "",
+              f"Model: {md(slack['model'])}.", ""]
+        ratios = [w["ratio"] for w in (slack["groups"][0]["whatif"] if slack["groups"] else [])]
+        rows = []
+        for g in slack["groups"]:
+            cells = [md(g["name"]), _pct(g["share"]), _num(g["time_ms"], 3),
+                     (_num(g["max_ratio"], 3) + "×") if g["max_ratio"] is not None else "target missed"]
+            for w in g["whatif"]:
+                mark = {True: " ✓", False: " ✗", None: ""}[w["meets_target"]]
+                cells.append(f"{_num(w['projected_ms'])} ms{mark}")
+            rows.append(cells)
+        L += _table(["group", "share", "ms/iter", "may be at most", *[f"at {r:g}×" for r in ratios]], rows)
+    else:
+        L += ["No baseline profile with a latency target.", ""]
+
+    L += ["## Rubric (triage)", ""]
+    if dec:
+        L += [f"Kernel evidence weighted by {md(dec['weighting'])}.", ""]
+        rows = [[md(s["title"]), s["lean"], s["source"], md(s["summary"]) + (" — " + "; ".join(md(e) for e in s["evidence"][:8]) if s["evidence"] else "")]
+                for s in dec["signals"]]
+        L += _table(["signal", "lean", "source", "evidence"], rows)
+
+    scan = doc.get("scan")
+    L += ["## Findings", ""]
+    if scan:
+        s = scan["summary"]
+        L += [f"{s['files']} files, {s['lines']} lines, {s['kernels']} kernels, {s['findings']} findings.", ""]
+        L += _table(["category", "findings", "by severity"],
+                    [[md(c["category"]), str(c["count"]), md(", ".join(f"{k} {v}" for k, v in c["by_severity"].items()))]
+                     for c in scan["findings_by_category"]])
+        L += _table(["file", "findings"], [[md(f["file"]), str(f["count"])] for f in scan["findings_by_file"]])
+        for f in scan["findings"][:300]:
+            L.append(f"- **{md(f['code'])}** {md(f['severity'])} {md(f['file'])}:{f['line']}"
+                     + f" — {md(f['message'])}" + (f" Fix: {md(f['fix'])}" if f.get("fix") else ""))
+            if f.get("snippet"):
+                L += ["", fence(f["snippet"], "cuda"), ""]
+        L.append("")
+
+    L += ["## Build check", ""]
+    bc = doc.get("build_check")
+    if not bc:
+        L += ["Not run.", ""]
+    else:
+        L += [f"{md(bc.get('status', 'ok'))}{': ' + md(bc.get('reason')) if bc.get('reason') else ''}", ""]
+        for key, value in bc.items():
+            if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+                cols = [k for k, v in value[0].items() if v is None or isinstance(v, (str, int, float, bool))][:8]
+                L += [f"### {md(key)}", ""] + _table([md(c) for c in cols], [[md(r.get(c)) for c in cols] for r in value[:100]])
+
+    cost = doc.get("cost")
+    L += ["## Cost", ""]
+    if cost:
+        up = cost["upkeep"]
+        L += [f"One-time: **{cost['low_hours']:,.0f}–{cost['high_hours']:,.0f} hours** ({_usd(cost['one_time_low_usd'])} – "
+              f"{_usd(cost['one_time_high_usd'])}), estimated. Yearly upkeep {up['hours_per_year']:,.0f} h "
+              f"({_usd(up['usd_per_year'])}); avoided lock-in {_usd(cost['lockin_usd_per_year'])}/year. "
+              f"Break-even: {md(cost['break_even'])}.", ""]
+        L += [f"Note: {md(n)}" for n in cost["notes"]] + [""]
+        L += _table(["category", "items", "low h", "high h"],
+                    [[md(c["category"]), str(c["count"]), _num(c["low_hours"], 1), _num(c["high_hours"], 1)] for c in cost["by_category"]])
+        L += ["### Parameters", ""] + _table(["parameter", "value", "source", "from"],
+                                              [[md(p["name"]), md(p["value"]), p["source"], md(p["origin"])] for p in cost["parameters"]])
+
+    L += ["## Stages", ""] + _table(["stage", "status", "detail"],
+                                     [[md(s["name"]), md(s["status"]), md(s.get("reason") or "")] for s in doc["stages"]])
+    L += ["## Provenance", ""] + _table(["figure", "value", "source", "from"],
+                                         [[md(p["figure"]), md(p["value"]), md(p["source"]), md(p["from"])] for p in doc["provenance"]])
+    return "\n".join(L) + "\n"

@@ -1,0 +1,104 @@
+"""Render the assessment, decision and cost dicts on a terminal (rich).
+
+Values from traces and sources are always passed as ``rich.text.Text`` (never as markup strings), so a
+kernel named ``[bold]x`` prints as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+_LEAN_STYLE = {"port": "bold green", "stay": "bold red", "neutral": "dim"}
+
+
+def _pct(x: Any) -> str:
+    return "—" if x is None else f"{100 * float(x):.1f}%"
+
+
+def _num(x: Any, d: int = 2) -> str:
+    return "—" if x is None else (f"{x:,.{d}f}" if isinstance(x, float) else str(x))
+
+
+def _usd(x: Any) -> str:
+    return "—" if x is None else f"{float(x):,.0f} USD"
+
+
+def print_decision(console: Console, dec: dict[str, Any]) -> None:
+    t = Table(title=Text("Rubric (triage)"), show_lines=True)
+    for col in ("signal", "lean", "source", "evidence"):
+        t.add_column(col, overflow="fold")
+    for s in dec["signals"]:
+        ev = Text(s["summary"])
+        for e in s["evidence"][:6]:
+            ev.append("\n• " + e)
+        if len(s["evidence"]) > 6:
+            ev.append(f"\n… {len(s['evidence']) - 6} more")
+        t.add_row(Text(s["title"]), Text(s["lean"], style=_LEAN_STYLE.get(s["lean"], "")), Text(s["source"]), ev)
+    console.print(t)
+    console.print(Text(f"Kernel evidence weighted by {dec['weighting']}."))
+    console.print(Text("Triage: " + dec["triage"]["summary"] + ".", style="bold"))
+    console.print(Text("Measurement: " + dec["triage"]["measurement"] + "."))
+    console.print(Text(dec["triage"]["statement"], style="italic"))
+
+
+def print_cost(console: Console, cost: dict[str, Any]) -> None:
+    t = Table(title=Text("Hours to close the gap (estimated)"))
+    t.add_column("category")
+    t.add_column("items", justify="right")
+    t.add_column("low h", justify="right")
+    t.add_column("high h", justify="right")
+    for c in cost["by_category"]:
+        t.add_row(Text(c["category"]), str(c["count"]), f"{c['low_hours']:.1f}", f"{c['high_hours']:.1f}")
+    t.add_row(Text("total", style="bold"), str(len(cost["items"])), f"{cost['low_hours']:.1f}", f"{cost['high_hours']:.1f}")
+    console.print(t)
+    up = cost["upkeep"]
+    console.print(Text(f"One-time: {_usd(cost['one_time_low_usd'])} – {_usd(cost['one_time_high_usd'])}"))
+    console.print(Text(f"Yearly upkeep: {up['hours_per_year']:.0f} h = {_usd(up['usd_per_year'])} "
+                       f"({up['validation_hours']:.0f} h validation, {len(up['dual_variant_kernels'])} kernels × two tuned variants)"))
+    console.print(Text(f"Avoided lock-in: {_usd(cost['lockin_usd_per_year'])}/year; net {_usd(cost['net_usd_per_year'])}/year"))
+    console.print(Text(f"Break-even: {cost['break_even']}", style="bold"))
+    for n in cost["notes"]:
+        console.print(Text("note: " + n, style="yellow"))
+    p = Table(title=Text("Parameters"))
+    for col in ("parameter", "value", "source", "from"):
+        p.add_column(col, overflow="fold")
+    for prm in cost["parameters"]:
+        p.add_row(Text(prm["name"]), Text(str(prm["value"])), Text(prm["source"]), Text(prm["origin"]))
+    console.print(p)
+
+
+def print_assessment(console: Console, doc: dict[str, Any], folder: str | None = None) -> None:
+    h = doc["headline"]
+    t = Table(title=Text("hipgauge assessment"), show_header=True)
+    t.add_column("measure")
+    t.add_column("value", overflow="fold")
+    t.add_column("source")
+    t.add_row("1 translation share", _pct(h["translation_share"]["value"]), h["translation_share"]["source"])
+    hp = h["parity"]
+    if hp["kind"] == "compare":
+        val = f"projected {_num(hp['projected_ms'])} ms vs target {_num(hp['target_ms'])} ms; {hp.get('slower_than_threshold')} slow rows"
+    elif hp["kind"] == "project":
+        val = f"baseline {_num(hp['baseline_ms'])} ms vs target {_num(hp['target_ms'])} ms"
+        if hp.get("tightest_group"):
+            val += f"; {hp['tightest_group']['name']} may be ≤ {_num(hp['tightest_group']['max_ratio'], 3)}× slower"
+    else:
+        val = "not measured (no profile)"
+    t.add_row("2 per-kernel parity", Text(val), str(hp["source"]))
+    hh = h["hours_to_close"]
+    t.add_row("3 hours to close", "—" if hh["low"] is None else f"{hh['low']:,.0f}–{hh['high']:,.0f} h", hh["source"])
+    hn = h["lockin_minus_upkeep"]
+    t.add_row("4 lock-in − upkeep", Text(f"{_usd(hn['value'])}/year; {hn.get('break_even') or ''}"), hn["source"])
+    console.print(t)
+    if doc.get("decision"):
+        tr = doc["decision"]["triage"]
+        console.print(Text("Triage: " + tr["summary"] + ". Measurement: " + tr["measurement"] + "."))
+        console.print(Text(tr["statement"], style="italic"))
+    for s in doc["stages"]:
+        if s["status"] != "ok":
+            console.print(Text(f"{s['name']}: {s['status']}" + (f" ({s['reason']})" if s.get("reason") else ""), style="dim"))
+    if folder:
+        console.print(Text(f"Report: {folder}/index.html (also report.md, assessment.json, findings.sarif)", style="bold"))
