@@ -21,7 +21,8 @@ what the levels before it left:
 The frames are ``KERNEL_RECORD_SCHEMA`` tables. Two optional columns improve operator matching when
 a reader provides them: ``operator_id`` (Int64, one id per operator call, e.g. Kineto's External id)
 and ``operator_stack`` (String, the enclosing operators outermost first joined by `` > ``). Without
-them an operator call is a run of consecutive launches under the same operator name.
+them an operator call is a run of consecutive launches under the same operator name, and the
+enclosing ``range`` (when it differs from the operator) serves as the parent.
 
 This module knows nothing of file formats.
 """
@@ -193,11 +194,13 @@ def _side(df: pl.DataFrame) -> _Side:
             ops.append(None)
     raw_stacks = _col(df, "operator_stack")
     stacks: list[list[str]] = []
-    for op, st in zip(ops, raw_stacks):
+    for op, st, rng in zip(ops, raw_stacks, ranges):
         if op is None:
             stacks.append([])
             continue
         parts = [s.strip() for s in st.split(STACK_SEPARATOR) if s.strip()] if st else []
+        if not parts and rng and not op.startswith(RANGE_PREFIX) and rng != op:
+            parts = [rng]  # the enclosing range (a reader's outermost op, e.g. aten::linear) as the parent
         if not parts or parts[-1] != op:
             parts = [p for p in parts if p != op] + [op]
         stacks.append(parts)
