@@ -196,7 +196,11 @@ def function_name(fn: Node, pf: ParsedFile) -> str:
     if name.type == "template_function":
         inner = name.child_by_field_name("name")
         name = inner if inner is not None else name
-    return node_text(name, pf)
+    text = node_text(name, pf)
+    if any(ch.isspace() for ch in text):  # a misparse around an unknown macro (`_CCCL_HOST doit`): keep the last word
+        words = text.split()
+        text = words[-1] if words else text
+    return text
 
 
 def qualifiers(fn: Node, pf: ParsedFile) -> list[str]:

@@ -47,7 +47,10 @@ class _Prefix:
         if self.strict and not (rest[0].isupper() or rest[0].isdigit()):
             return None
         hip = self.hip.replace("*", rest) if self.hip else None
-        return MappingEntry(name, hip, self.library, self.kind, self.status)
+        kind = self.kind
+        if kind == "function" and name.endswith("_t"):
+            kind = "type"  # ncclComm_t, cudnnFooDescriptor_t
+        return MappingEntry(name, hip, self.library, kind, self.status)
 
 
 @dataclass
