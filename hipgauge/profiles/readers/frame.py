@@ -59,3 +59,39 @@ def dims(x: Any) -> str | None:
     if isinstance(x, (list, tuple)):
         return ",".join(str(int(v)) if isinstance(v, (int, float)) else str(v) for v in x)
     return str(x)
+
+
+def iteration_windows(df: pl.DataFrame) -> list[tuple[int, int, int]]:
+    """(iteration, first start, last end) over the rows that carry an iteration and a start."""
+    if "iteration" not in df.columns or df.get_column("iteration").null_count() == df.height:
+        return []
+    spans = (
+        df.filter(pl.col("iteration").is_not_null() & pl.col("start_ns").is_not_null())
+        .group_by("iteration")
+        .agg(pl.col("start_ns").min().alias("s"), (pl.col("start_ns") + pl.col("duration_ns")).max().alias("e"))
+        .sort("iteration")
+    )
+    return [(int(i), int(s), int(e)) for i, s, e in spans.iter_rows()]
+
+
+def expand_aggregate(names: list[str], counts: list[int], totals: list[int], extra: dict[str, list] | None = None) -> pl.DataFrame:
+    """Aggregate rows → one row per instance with duration total // count (the remainder spread as
+    +1 ns over the first rows), so that counts and totals stay exact."""
+    extra = extra or {}
+    out_name: list[str] = []
+    out_dur: list[int] = []
+    out_extra: dict[str, list] = {k: [] for k in extra}
+    for i, (name, n, total) in enumerate(zip(names, counts, totals)):
+        if n <= 0:
+            continue
+        base, rem = divmod(total, n)
+        out_name.extend([name] * n)
+        out_dur.extend([base + 1] * rem + [base] * (n - rem))
+        for k, v in extra.items():
+            out_extra[k].extend([v[i]] * n)
+    return pl.DataFrame({"raw_name": out_name, "duration_ns": out_dur, **out_extra},
+                        schema_overrides={"raw_name": pl.String, "duration_ns": pl.Int64})
+
+
+AGGREGATE_WARNING = ("aggregate: per-instance durations are averages (a summary report has no per-launch times, "
+                     "no iterations and no percentiles)")

@@ -25,11 +25,11 @@ import polars as pl
 from hipgauge.errors import InputError
 from hipgauge.model import Profile
 
-from .frame import kernel_frame
+from .frame import AGGREGATE_WARNING, expand_aggregate, iteration_windows, kernel_frame
+from .ranges import attribute_ranges
 from .table import BYTE_UNITS, TIME_UNITS, Table, number, read_table
 
 _UNIT_RE = re.compile(r"\(([^)]*)\)\s*$")
-_ITER_RE = re.compile(r"(?:ProfilerStep#|\biter(?:ation)?[\s_#:=-]*|\bstep[\s_#:=-]*)(\d+)\s*$", re.IGNORECASE)
 _DEVICE_RE = re.compile(r"^(.*?)\s*\((\d+)\)\s*$")
 
 
@@ -46,23 +46,6 @@ def _unit(header: str, default: float = 1.0) -> float:
         return default
     u = m.group(1).strip().lower()
     return TIME_UNITS.get(u, default)
-
-
-def _expand_aggregate(names: list[str], counts: list[int], totals: list[int], extra: dict[str, list]) -> pl.DataFrame:
-    """One row per instance, durations = total // count (+1 on the first ``total % count`` rows)."""
-    out_name: list[str] = []
-    out_dur: list[int] = []
-    out_extra: dict[str, list] = {k: [] for k in extra}
-    for i, (name, n, total) in enumerate(zip(names, counts, totals)):
-        if n <= 0:
-            continue
-        base, rem = divmod(total, n)
-        out_name.extend([name] * n)
-        out_dur.extend([base + 1] * rem + [base] * (n - rem))
-        for k, v in extra.items():
-            out_extra[k].extend([v[i]] * n)
-    return pl.DataFrame({"raw_name": out_name, "duration_ns": out_dur, **out_extra},
-                        schema_overrides={"raw_name": pl.String, "duration_ns": pl.Int64})
 
 
 def _dims_ws(cell: str) -> str | None:
@@ -103,14 +86,13 @@ def _kern_sum(t: Table) -> Profile:
         blocks.append(_dims_ws(f[ci_block]) if ci_block is not None else None)
     if not names:
         raise InputError("no kernel rows", t.path)
-    df = _expand_aggregate(names, counts, totals, {"grid": grids, "block": blocks})
+    df = expand_aggregate(names, counts, totals, {"grid": grids, "block": blocks})
     fmt = "nsys-csv"
     return Profile(
         path=str(t.path), source_format=fmt, vendor="nvidia",
         kernels=kernel_frame(df, vendor="nvidia", source_format=fmt),
         metadata={"aggregate": "true", "report": "gpukernsum" if "GridXYZ" in t.header else "cuda_gpu_kern_sum"},
-        warnings=["aggregate: per-instance durations are averages (kernel summary report: no per-launch times, "
-                  "no iterations, no percentiles)"],
+        warnings=[AGGREGATE_WARNING],
     )
 
 
@@ -275,14 +257,9 @@ def _read_sqlite(con: sqlite3.Connection, path: Path, tables: set[str]) -> Profi
         ranges = con.execute(
             f'SELECT n.globalTid, n.start, n."end", {text} FROM NVTX_EVENTS n WHERE n.eventType IN (59, 60) AND n."end" IS NOT NULL'
         ).fetchall()
-        rng, it = _attribute_ranges(df.select("tid", "r_start").rows(), ranges)
+        rng, it = attribute_ranges(df.select("tid", "r_start").rows(), ranges)
         df = df.with_columns(pl.Series("range", rng, dtype=pl.String), pl.Series("iteration", it, dtype=pl.Int64))
-    iterations: list[tuple[int, int, int]] = []
-    if df["iteration"].null_count() < df.height:
-        spans = (df.filter(pl.col("iteration").is_not_null()).group_by("iteration")
-                 .agg(pl.col("start_ns").min().alias("s"), (pl.col("start_ns") + pl.col("duration_ns")).max().alias("e"))
-                 .sort("iteration"))
-        iterations = [(int(a), int(b), int(c)) for a, b, c in spans.iter_rows()]
+    iterations = iteration_windows(df)
 
     metadata: dict[str, str] = {}
     device = None
@@ -308,33 +285,3 @@ def _read_sqlite(con: sqlite3.Connection, path: Path, tables: set[str]) -> Profi
     return Profile(path=str(path), source_format=fmt, vendor="nvidia",
                    kernels=kernel_frame(df, vendor="nvidia", source_format=fmt),
                    device=device, iterations=iterations, metadata=metadata, warnings=warnings)
-
-
-def _attribute_ranges(launches: list[tuple], ranges: list[tuple]) -> tuple[list[str | None], list[int | None]]:
-    """Innermost NVTX range on the launching thread holding each launch, and the iteration number
-    of the outermost iteration-like range holding it (one sweep per thread, ranges kept on a stack)."""
-    events: list[tuple] = []
-    for tid, s, e, text in ranges:
-        if tid is not None and s is not None and e is not None:
-            m = _ITER_RE.search(text or "")
-            events.append((tid, s, 0, -e, e, text or "", int(m.group(1)) if m else None))
-    for idx, (tid, ts) in enumerate(launches):
-        if tid is not None and ts is not None:
-            events.append((tid, ts, 1, 0, idx, None, None))
-    events.sort(key=lambda x: x[:4])
-    out_r: list[str | None] = [None] * len(launches)
-    out_i: list[int | None] = [None] * len(launches)
-    stack: list[tuple[int, str, int | None]] = []
-    current = None
-    for tid, ts, kind, _, payload, text, it in events:
-        if tid != current:
-            stack.clear()
-            current = tid
-        while stack and stack[-1][0] < ts:
-            stack.pop()
-        if kind == 0:
-            stack.append((payload, text, it))
-        elif stack:
-            out_r[payload] = stack[-1][1]
-            out_i[payload] = next((x[2] for x in stack if x[2] is not None), None)
-    return out_r, out_i
