@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, prog_name="hipgauge")
     except HipgaugeError as exc:
-        err.print(f"error: {exc}", markup=False, highlight=False)
+        err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
