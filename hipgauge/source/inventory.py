@@ -82,7 +82,8 @@ def _index(mapping: Mapping) -> tuple[frozenset[bytes], re.Pattern[bytes] | None
             qualified.append(p)
         else:
             simple.append(p + (rb"[A-Z0-9]" if rule.strict else rb"."))
-    prefix_re = re.compile(rb"(?:" + rb"|".join(simple) + rb")") if simple else None
+    # matched against the file's distinct tokens joined by newlines: one C-level findall per file
+    prefix_re = re.compile(rb"^(?:" + rb"|".join(simple) + rb")\w*$", re.M) if simple else None
     qual_re = (re.compile(rb"(?<![\w:])(?:" + rb"|".join(qualified) + rb")[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*")
                if qualified else None)
     index = (names, prefix_re, qual_re)
@@ -301,11 +302,10 @@ class _Builder:
             if entry is not None:
                 hits[tok] = entry
         if prefix_re is not None:
-            for tok in tokens - names:
-                if prefix_re.match(tok):
-                    entry = mapping.lookup(tok.decode("ascii"))
-                    if entry is not None:
-                        hits[tok] = entry
+            for tok in prefix_re.findall(b"\n".join(tokens - names)):
+                entry = mapping.lookup(tok.decode("ascii"))
+                if entry is not None:
+                    hits[tok] = entry
         covered: list[tuple[int, int]] = []
         if qual_re is not None and b"::" in data:
             for m in qual_re.finditer(data):

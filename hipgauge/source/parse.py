@@ -16,6 +16,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any
 
 import tree_sitter_cuda
@@ -75,10 +76,7 @@ class ParsedFile:
         """Byte offset where each line starts (index 0 = line 1)."""
         if self._line_starts is None:
             starts = [0]
-            pos = 0
-            for length in map(len, self.data.split(b"\n")):
-                pos += length + 1
-                starts.append(pos)
+            starts.extend(accumulate(len(line) + 1 for line in self.data.split(b"\n")))
             starts.pop()
             self._line_starts = starts
         return self._line_starts
@@ -95,6 +93,9 @@ class ParsedFile:
         return self.data[start:end].decode(self.encoding, errors="replace")
 
 
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 27))
+
+
 def looks_binary(data: bytes) -> bool:
     """NUL bytes or a high share of control bytes in the first 8 KiB."""
     head = data[:8192]
@@ -102,7 +103,7 @@ def looks_binary(data: bytes) -> bool:
         return True
     if not head:
         return False
-    control = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 27))
+    control = len(head) - len(head.translate(None, _CONTROL_BYTES))
     return control / len(head) > 0.10
 
 
