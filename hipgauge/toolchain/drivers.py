@@ -100,7 +100,7 @@ def hipcc_command(compiler: Compiler, source: Path, arch: str, obj: Path, includ
                   defines: list[str] = ()) -> list[str]:
     """``hipcc -std=c++17 -x hip -c -O3 --offload-arch=ARCH -Rpass-analysis=kernel-resource-usage SRC -o OBJ``."""
     cmd = [compiler.path, "-std=c++17", "-x", "hip", "-c", "-O3", f"--offload-arch={arch}",
-           "-Rpass-analysis=kernel-resource-usage", "-fno-color-diagnostics"]
+           "-Rpass-analysis=kernel-resource-usage", "-fno-color-diagnostics", "-ferror-limit=0"]
     cmd += [f"-I{d}" for d in include_dirs] + [f"-D{d}" for d in defines]
     return cmd + [str(source), "-o", str(obj)]
 

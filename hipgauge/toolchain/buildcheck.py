@@ -1,0 +1,514 @@
+"""``build-check``: compile every translation unit for AMD (hipcc) and NVIDIA (nvcc); resources and occupancy.
+
+A CUDA tree is translated on the fly into a temporary folder (the input is only read). Each ``.cu`` TU is
+compiled with ``hipcc -c -O3 --offload-arch=X -Rpass-analysis=kernel-resource-usage`` per AMD arch and the
+original with ``nvcc -c -Xptxas -v -arch=sm_XX`` per NVIDIA arch, in a thread pool. Compile errors come back
+at the CUDA file:line (translation keeps lines) with the rule codes of the findings on that line. When the
+front end stops on errors, the functions holding them are blanked in a scratch copy and the file compiled
+again (up to ``MAX_PASSES``), so later errors (inline asm fails only in the assembler) and the resources of
+the kernels that do compile still come out.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from hipgauge.errors import InputError
+from hipgauge.model import Finding, Record
+from hipgauge.toolchain.drivers import (Compiler, CompileRun, find_hipcc, find_nvcc, hipcc_command, nvcc_command,
+                                        run_command)
+from hipgauge.toolchain.hipcc_output import parse_clang_diagnostics, parse_resource_remarks
+from hipgauge.toolchain.isolate import Blanked, blank_error_regions
+from hipgauge.toolchain.nvcc_output import parse_nvcc_diagnostics, parse_ptxas
+from hipgauge.toolchain.occupancy import (DEFAULT_BLOCK_SIZE, Occupancy, amd_occupancy, arch_limits,
+                                          nvidia_occupancy)
+from hipgauge.toolchain.resources import Diagnostic, KernelResources
+
+SCHEMA = "hipgauge.build-check/1"
+MAX_PASSES = 6
+LDS_LIMIT = 65536
+_HIP_INCLUDE = re.compile(rb"#\s*include\s*[<\"]hip/")
+
+
+@dataclass
+class MappedDiagnostic(Record):
+    file: str | None  # display path in the CUDA tree (None: the compiler itself / a system header)
+    line: int | None
+    column: int | None
+    severity: str
+    message: str
+    rule_codes: list[str] = field(default_factory=list)
+    source_line: str = ""  # the CUDA line the message points at
+    compile_pass: int = 1
+
+
+@dataclass
+class CompileResult(Record):
+    file: str
+    vendor: str
+    arch: str
+    compiler: str
+    ok: bool
+    command: str
+    seconds: float
+    errors: int = 0
+    warnings: int = 0
+    diagnostics: list[MappedDiagnostic] = field(default_factory=list)
+    error: str | None = None  # timeout / could not run
+    passes: int = 1
+    blanked: list[Blanked] = field(default_factory=list)  # regions blanked to reach the rest of the file
+    kernels: list[KernelResources] = field(default_factory=list)
+
+
+@dataclass
+class KernelRow(Record):
+    """One kernel side by side on every arch."""
+
+    kernel: str
+    file: str | None
+    line: int | None
+    block_size: int
+    block_size_source: str  # "launch site file:line" | "assumed default (no constant block size at a launch site)"
+    resources: dict[str, KernelResources] = field(default_factory=dict)  # arch → compiler figures (measured)
+    occupancy: dict[str, Occupancy] = field(default_factory=dict)  # arch → estimate
+    not_compiled: list[str] = field(default_factory=list)  # archs where the kernel did not compile
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BuildCheckResult(Record):
+    path: str
+    translated: bool
+    amd_arch: list[str]
+    nvidia_arch: list[str]
+    toolchains: dict[str, Compiler | None] = field(default_factory=dict)
+    compiles: list[CompileResult] = field(default_factory=list)
+    kernels: list[KernelRow] = field(default_factory=list)
+    translation: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d = {"schema": SCHEMA, **d}
+        d["summary"] = {
+            "translation_units": len({c.file for c in self.compiles}),
+            "amd": {a: _arch_summary(self.compiles, a) for a in self.amd_arch},
+            "nvidia": {a: _arch_summary(self.compiles, a) for a in self.nvidia_arch},
+            "kernels": len(self.kernels),
+            "flagged": sum(1 for k in self.kernels if k.flags),
+            "provenance": "resources: measured (compiler output, see evidence); occupancy: estimated "
+                          "(arch_limits.toml models); block sizes: launch site or assumed default",
+        }
+        return d
+
+
+def _arch_summary(compiles: list[CompileResult], arch: str) -> dict[str, Any]:
+    mine = [c for c in compiles if c.arch == arch]
+    return {"compiled": sum(1 for c in mine if c.ok), "failed": sum(1 for c in mine if not c.ok),
+            "errors": sum(c.errors for c in mine)}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Block sizes from launch sites
+# ---------------------------------------------------------------------------------------------------------
+
+_INT_EXPR = re.compile(r"^[\d\s()+*/\-]+$")
+
+
+def _eval_int(text: str) -> int | None:
+    text = re.sub(r"(?<=\d)[uUlL]+", "", text.strip())
+    if not text or not _INT_EXPR.match(text) or len(text) > 64:
+        return None
+    try:
+        value = eval(text.replace("/", "//"), {"__builtins__": {}}, {})  # noqa: S307 - digits and operators only
+    except Exception:  # noqa: BLE001
+        return None
+    return int(value) if isinstance(value, int) and value > 0 else None
+
+
+def block_size_of(expr: str | None, source: str, depth: int = 0) -> int | None:
+    """Threads per block of a launch's block argument when it folds to a constant (``256``, ``dim3(16, 16)``,
+    a ``dim3 block(256)`` / ``const int T = 256`` / ``#define T 256`` of the same file)."""
+    if not expr or depth > 3:
+        return None
+    expr = expr.strip()
+    v = _eval_int(expr)
+    if v is not None:
+        return v
+    m = re.fullmatch(r"(?:dim3)?\s*[({]\s*(.*?)\s*[)}]", expr, re.S)
+    if m:
+        total = 1
+        for part in [p for p in m.group(1).split(",") if p.strip()]:
+            pv = block_size_of(part, source, depth + 1)
+            if pv is None:
+                return None
+            total *= pv
+        return total
+    if re.fullmatch(r"[A-Za-z_]\w*", expr):
+        name = re.escape(expr)
+        for pat in (rf"\bdim3\s+(?:[^;]*?[,\s])?{name}\s*[({{]([^;]*?)[)}}]\s*[,;]",
+                    rf"\bdim3\s+{name}\s*=\s*(?:dim3)?\s*[({{]([^;]*?)[)}}]\s*;",
+                    rf"\b(?:const|constexpr)\s+(?:unsigned\s+|signed\s+)?(?:int|size_t|long|unsigned|uint32_t|int32_t)?\s*{name}\s*=\s*([^;,]+)[;,]",
+                    rf"^\s*#\s*define\s+{name}\s+(.+?)\s*$"):
+            mm = re.search(pat, source, re.M)
+            if mm:
+                inner = mm.group(1)
+                if pat.startswith(r"\bdim3"):
+                    return block_size_of(f"dim3({inner})", source, depth + 1)
+                return block_size_of(inner, source, depth + 1)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The check
+# ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Unit:
+    display: str
+    cuda_path: Path  # the original
+    hip_path: Path  # the translated copy (or the original for a HIP tree)
+    cuda_text: str
+    lines: list[str]
+    findings: list[Finding]
+    kernels: list[Any]  # model.Kernel
+    launches: list[Any]  # model.LaunchSite
+
+
+def _is_hip_tree(paths: list[Path]) -> bool:
+    for p in paths:
+        try:
+            if _HIP_INCLUDE.search(p.read_bytes()[:200_000]):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _load_units(entries: list[Any], hip_root: Path | None, src_root: Path, single: bool) -> tuple[list[_Unit], list[str]]:
+    from hipgauge.rules.engine import check_file
+    from hipgauge.source.inventory import inventory_file
+    from hipgauge.source.parse import load_file
+
+    units: list[_Unit] = []
+    warnings: list[str] = []
+    for e in entries:
+        if e.kind != "cuda" or not str(e.path).endswith(".cu"):
+            continue
+        display = Path(e.path).name if single else e.display
+        pf = load_file(e)
+        if not hasattr(pf, "tree"):
+            warnings.append(f"{display}: skipped ({getattr(pf, 'reason', 'unreadable')})")
+            continue
+        pf.display = display
+        inv = None
+        findings: list[Finding] = []
+        kernels: list[Any] = []
+        launches: list[Any] = []
+        try:
+            inv = inventory_file(pf)
+            kernels, launches = inv.kernels, inv.launch_sites
+        except Exception as exc:  # noqa: BLE001 - the inventory is an aid to the report, never a reason to stop
+            warnings.append(f"{display}: kernels and launch sites not read ({exc.__class__.__name__}: {exc})")
+        try:
+            findings = check_file(pf, inv)
+        except Exception as exc:  # noqa: BLE001 - rules are an aid to the report, never a reason to stop
+            warnings.append(f"{display}: rules not applied, errors carry no rule code ({exc.__class__.__name__}: {exc})")
+        hip_path = hip_root.joinpath(*display.split("/")) if hip_root is not None else Path(e.path)
+        units.append(_Unit(display, Path(e.path), hip_path, pf.text, pf.lines, findings, kernels, launches))
+    return units, warnings
+
+
+def _rule_codes(unit: _Unit, line: int | None) -> list[str]:
+    if line is None:
+        return []
+    on_line = [f for f in unit.findings if f.line == line]
+    if not on_line:
+        on_line = [f for f in unit.findings if f.line <= line <= (f.end_line or f.line)]
+    if not on_line:  # an error inside a function: the blockers found in that function explain it
+        kern = [k for k in unit.kernels if k.line <= line <= k.end_line]
+        if kern:
+            on_line = [f for f in unit.findings if f.kernel == kern[0].name and f.severity.value == "blocker"]
+    ranked = sorted(on_line, key=lambda f: (f.severity.rank, f.code))
+    codes: list[str] = []
+    for f in ranked:
+        if f.code not in codes:
+            codes.append(f.code)
+    return codes
+
+
+def _map_diag(d: Diagnostic, path_map: dict[str, _Unit], units_by_display: dict[str, _Unit],
+              display_of: dict[str, str], compile_pass: int, cwd: Path | None = None) -> MappedDiagnostic:
+    display = None
+    unit = None
+    if d.file:
+        fp = Path(d.file)
+        if not fp.is_absolute() and cwd is not None:
+            fp = cwd / fp
+        key = str(fp.resolve()) if not d.file.startswith("<") else d.file
+        unit = path_map.get(key)
+        display = unit.display if unit else display_of.get(key, d.file)
+        if unit is None and display in units_by_display:
+            unit = units_by_display[display]
+    src = ""
+    codes: list[str] = []
+    if unit is not None and d.line:
+        if 1 <= d.line <= len(unit.lines):
+            src = unit.lines[d.line - 1].strip()
+        codes = _rule_codes(unit, d.line)
+    return MappedDiagnostic(display, d.line, d.column, d.severity, d.message, codes, src, compile_pass)
+
+
+def _diagnostics(vendor: str, output: str) -> list[Diagnostic]:
+    if vendor == "amd":
+        return parse_clang_diagnostics(output)
+    # nvcc: cudafe "file(12): error: …" and the host compiler's "file:12:3: fatal error: …"
+    return parse_nvcc_diagnostics(output) + parse_clang_diagnostics(output)
+
+
+def _compile(unit: _Unit, vendor: str, arch: str, compiler: Compiler, work: Path, timeout_s: float,
+             include_dirs: list[str], defines: list[str], units_by_display: dict[str, _Unit]) -> CompileResult:
+    """Compile one TU for one arch; on front-end errors blank their functions in a scratch copy and retry."""
+    first_path = unit.hip_path if vendor == "amd" else unit.cuda_path
+    data = first_path.read_bytes()
+    current = first_path
+    diags: list[MappedDiagnostic] = []
+    seen: set[tuple[Any, ...]] = set()
+    blanked: list[Blanked] = []
+    first: CompileRun | None = None
+    last: CompileRun | None = None
+    passes = 0
+    incs = [str(first_path.parent), *include_dirs]
+    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", unit.display)
+    path_map = {str(first_path.resolve()): unit}
+    for n in range(1, MAX_PASSES + 1):
+        passes = n
+        obj = work / f"{stem}.{arch}.{n}.o"
+        if vendor == "amd":
+            run = run_command(hipcc_command(compiler, current, arch, obj, incs, defines), timeout_s, cwd=work, hip=True)
+        else:
+            run = run_command(nvcc_command(compiler, current, arch, obj, incs, defines), timeout_s, cwd=work)
+        first = first or run
+        last = run
+        local_errors: set[int] = set()
+        for d in _diagnostics(vendor, run.output):
+            if d.severity not in ("error", "fatal error") or (d.file or "").startswith("<"):
+                continue
+            md = _map_diag(d, path_map, units_by_display, {}, n, cwd=work)
+            key = (md.file, md.line, md.column, md.message)
+            if key in seen:
+                continue
+            seen.add(key)
+            diags.append(md)
+            if md.file == unit.display and md.line:
+                local_errors.add(md.line)
+        if run.ok or run.error or not local_errors:
+            break
+        data, newly = blank_error_regions(data, local_errors)
+        if not newly:
+            break
+        blanked.extend(newly)
+        scratch = work / "isolate" / f"{stem}.{arch}.{n}"
+        scratch.mkdir(parents=True, exist_ok=True)
+        current = scratch / first_path.name
+        current.write_bytes(data)
+        path_map[str(current.resolve())] = unit
+    assert first is not None and last is not None
+    if last.error is not None:
+        kernels: list[KernelResources] = []
+    elif vendor == "amd":
+        kernels = parse_resource_remarks(last.output, arch)
+    else:
+        kernels = parse_ptxas(last.output, arch)
+    blanked_names = {b.name for b in blanked if b.kind in ("body", "declaration")}
+    blanked_lines = {b.body_line for b in blanked if b.kind == "body"} | {b.line for b in blanked}
+    kept = []
+    for k in kernels:
+        k.file = unit.display
+        base = _base_name(k.name)
+        if (k.line is not None and k.line in blanked_lines) or base in blanked_names:
+            continue  # an emptied body: its figures mean nothing
+        if _calls_any(unit, base, blanked_names):
+            continue  # it calls a function that had to be emptied: its figures would mislead
+        kept.append(k)
+    errors = sum(1 for d in diags if d.severity in ("error", "fatal error"))
+    warnings = sum(1 for d in _diagnostics(vendor, first.output) if d.severity == "warning")
+    seconds = first.seconds + (last.seconds if last is not first else 0.0)
+    return CompileResult(unit.display, vendor, arch, compiler.name, first.ok, first.command_line, round(seconds, 3),
+                         errors, warnings, diags, first.error, passes, blanked, kept)
+
+
+def _calls_any(unit: _Unit, kernel: str, names: set[str]) -> bool:
+    if not names:
+        return False
+    src = next((k for k in unit.kernels if k.name == kernel), None)
+    if src is None:
+        return False
+    body = "\n".join(unit.lines[src.line - 1:src.end_line])
+    return any(re.search(rf"\b{re.escape(n.split('::')[-1])}\s*[(<]", body) for n in names if n != kernel)
+
+
+def _base_name(demangled: str) -> str:
+    name = demangled.split("(")[0]
+    name = re.sub(r"<.*>$", "", name).strip()
+    name = name.split(" ")[-1]
+    return name.split("::")[-1]
+
+
+def _kernel_rows(units: list[_Unit], compiles: list[CompileResult], amd: list[str], nv: list[str]) -> list[KernelRow]:
+    rows: dict[tuple[str, str], KernelRow] = {}
+    by_unit = {u.display: u for u in units}
+    for c in compiles:
+        unit = by_unit.get(c.file)
+        for k in c.kernels:
+            key = (c.file, k.name)
+            row = rows.get(key)
+            if row is None:
+                base = _base_name(k.name)
+                src_kernel = next((sk for sk in (unit.kernels if unit else []) if sk.name == base), None)
+                if src_kernel is None and k.line is not None and unit is not None:
+                    src_kernel = next((sk for sk in unit.kernels if sk.line <= k.line <= sk.end_line), None)
+                block, how = _block_for(base, unit)
+                row = KernelRow(kernel=k.name, file=c.file, line=src_kernel.line if src_kernel else k.line,
+                                block_size=block, block_size_source=how)
+                rows[key] = row
+            row.resources[c.arch] = k
+    for row in rows.values():
+        unit = by_unit.get(row.file or "")
+        dyn = _dynamic_smem(_base_name(row.kernel), unit)
+        for arch, k in row.resources.items():
+            src = "launch site" if not row.block_size_source.startswith("assumed") else "assumed default"
+            if k.vendor == "nvidia":
+                occ = nvidia_occupancy(arch, row.block_size, k.registers or 0, k.shared_bytes or 0, dyn, src)
+            else:
+                occ = amd_occupancy(arch, row.block_size, k.vgprs or 0, k.agprs or 0, k.sgprs or 0,
+                                    (k.shared_bytes or 0) + dyn, src)
+            if occ is not None:
+                row.occupancy[arch] = occ
+        for c in compiles:
+            if c.file == row.file and c.arch not in row.resources and (c.kernels or not c.ok):
+                row.not_compiled.append(c.arch)
+        _flag(row)
+    return sorted(rows.values(), key=lambda r: (r.file or "", r.line or 0, r.kernel))
+
+
+def _launches_of(base: str, unit: _Unit | None) -> list[Any]:
+    if unit is None:
+        return []
+    return [ls for ls in unit.launches if ls.kernel and _base_name(ls.kernel) == base]
+
+
+def _block_for(base: str, unit: _Unit | None) -> tuple[int, str]:
+    for ls in _launches_of(base, unit):
+        size = block_size_of(ls.block, unit.cuda_text) if unit else None
+        if size:
+            return size, f"launch site {ls.file}:{ls.line}"
+    return DEFAULT_BLOCK_SIZE, f"assumed default {DEFAULT_BLOCK_SIZE} (no constant block size at a launch site)"
+
+
+def _dynamic_smem(base: str, unit: _Unit | None) -> int:
+    for ls in _launches_of(base, unit):
+        if ls.shared_mem:
+            v = _eval_int(ls.shared_mem)
+            if v:
+                return v
+    return 0
+
+
+def _flag(row: KernelRow) -> None:
+    nv = [o.occupancy for a, o in row.occupancy.items() if (arch_limits(a) or {}).get("vendor") == "nvidia"]
+    amd = {a: o.occupancy for a, o in row.occupancy.items() if (arch_limits(a) or {}).get("vendor") == "amd"}
+    if nv and amd:
+        best_nv = max(nv)
+        for a, occ in sorted(amd.items()):
+            if occ + 1e-9 < best_nv:
+                row.flags.append(f"occupancy drops on {a}: {occ:.0%} vs {best_nv:.0%} on NVIDIA (estimated)")
+    for a, k in sorted(row.resources.items()):
+        if k.vendor == "amd" and (k.shared_bytes or 0) > LDS_LIMIT:
+            row.flags.append(f"LDS {k.shared_bytes} B > 64 KiB on {a}")
+        if k.vendor == "nvidia" and (k.shared_bytes or 0) > LDS_LIMIT:
+            row.flags.append(f"shared memory {k.shared_bytes} B on {a} exceeds AMD's 64 KiB LDS")
+        if k.spills:
+            row.flags.append(f"spills on {a}")
+    if row.not_compiled:
+        row.flags.append("did not compile on " + ", ".join(sorted(row.not_compiled)))
+
+
+def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch: list[str] | None = None,
+                timeout_s: float = 300.0, jobs: int = 2, include_dirs: list[str] | None = None,
+                defines: list[str] | None = None, exclude: list[str] | None = None,
+                on_progress: Callable[[int], None] | None = None) -> BuildCheckResult:
+    """Compile the tree at ``path`` for each AMD and NVIDIA arch; see the module docstring."""
+    from hipgauge.source.walk import walk_tree
+    from hipgauge.translate.rewrite import TranslateOptions
+    from hipgauge.translate.tree import translate_tree
+
+    src = Path(path)
+    if not src.exists():
+        raise InputError("not found", src)
+    amd = list(amd_arch if amd_arch is not None else ["gfx90a", "gfx940"])
+    nv = list(nvidia_arch if nvidia_arch is not None else ["sm_90", "sm_80"])
+    for a in amd + nv:
+        if arch_limits(a) is None:
+            raise InputError(f"unknown arch {a!r} (known: sm_80, sm_90, gfx90a, gfx940, gfx942)")
+    src_r = src.resolve()
+    single = src_r.is_file()
+    entries, _skipped = walk_tree([src_r], list(exclude or []), 8 * 1024 * 1024)
+    if not any(e.kind == "cuda" and str(e.path).endswith(".cu") for e in entries):
+        raise InputError("no .cu translation unit to compile", src)
+    result = BuildCheckResult(path=str(src), translated=False, amd_arch=amd, nvidia_arch=nv)
+    hipcc, nvcc = find_hipcc(), find_nvcc()
+    result.toolchains = {"hipcc": hipcc, "nvcc": nvcc}
+    if hipcc is None and amd:
+        result.warnings.append("hipcc not found (Debian: apt-get install hipcc libamdhip64-dev rocm-device-libs; "
+                               "or set HIPGAUGE_HIPCC): AMD compile checks skipped")
+    if nvcc is None and nv:
+        result.warnings.append("nvcc not found (install the CUDA toolkit or set HIPGAUGE_NVCC): NVIDIA compile "
+                               "checks skipped")
+    hip_tree = _is_hip_tree([Path(e.path) for e in entries if e.kind == "cuda"])
+    with tempfile.TemporaryDirectory(prefix="hipgauge-build-check-") as tmp:
+        work = Path(tmp)
+        hip_root: Path | None = None
+        if not hip_tree:
+            tr = translate_tree(src_r, work / "hip", TranslateOptions(amd_arch=tuple(amd), exclude=tuple(exclude or ())))
+            result.translated = True
+            result.translation = tr.totals()
+            hip_root = work / "hip"
+        elif nv:
+            result.warnings.append("the tree is already HIP: nvcc checks of the original CUDA are skipped")
+            nv_run: list[str] = []
+            nv = nv_run
+        units, warns = _load_units(entries, hip_root if not single else work / "hip", src_r, single)
+        result.warnings.extend(warns)
+        (work / "obj").mkdir()
+        units_by_display = {u.display: u for u in units}
+        tasks: list[Callable[[], CompileResult]] = []
+        for u in units:
+            if hipcc is not None:
+                for a in amd:
+                    tasks.append(lambda u=u, a=a: _compile(u, "amd", a, hipcc, work / "obj", timeout_s,
+                                                           list(include_dirs or []), list(defines or []),
+                                                           units_by_display))
+            if nvcc is not None and not hip_tree:
+                for a in nv:
+                    tasks.append(lambda u=u, a=a: _compile(u, "nvidia", a, nvcc, work / "obj", timeout_s,
+                                                           list(include_dirs or []), list(defines or []),
+                                                           units_by_display))
+        compiles: list[CompileResult] = []
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            for res in pool.map(lambda t: t(), tasks):
+                compiles.append(res)
+                if on_progress:
+                    on_progress(1)
+        result.compiles = sorted(compiles, key=lambda c: (c.file, c.vendor, c.arch))
+        result.kernels = _kernel_rows(units, result.compiles, amd, nv)
+        for c in result.compiles:
+            if c.error:
+                result.warnings.append(f"{c.file} [{c.arch}]: {c.error}")
+    return result
