@@ -11,7 +11,8 @@ what the levels before it left:
 3. ``user-map``: a ``--map`` TOML file of glob → glob rules (first rule first);
 4. ``operator``: the kernels still unmatched are aggregated per operator *instance* (the cpu_op that
    launched them, or the enclosing NVTX/roctx range when there is no operator), and instances are
-   paired by operator name and occurrence order (the i-th ``aten::addmm`` with the i-th). Instances
+   paired by operator name and occurrence order (the i-th ``aten::addmm`` of an iteration with the
+   i-th of every iteration on the other side; the i-th overall when iterations are unknown). Instances
    left without a partner fall back to their parent operator (``aten::linear`` when one side calls
    ``aten::addmm`` and the other ``aten::mm``), then to all calls of the same name together, then
    to calls whose operators fall in the same group (``aten::cudnn_convolution`` with
@@ -170,6 +171,7 @@ class _Side:
     instance: list[Any]  # operator-call identity per row
     order: list[int]  # row positions in launch order
     unit: list[int]
+    iters: list[Any] = field(default_factory=list)  # iteration per row (None when unknown)
 
 
 def _col(df: pl.DataFrame, name: str) -> list[Any]:
@@ -232,7 +234,7 @@ def _side(df: pl.DataFrame) -> _Side:
             run += 1
             prev = cur
         instance[i] = ("run", run)
-    return _Side(names, keys, raw, ops, stacks, instance, order, [-1] * n)
+    return _Side(names, keys, raw, ops, stacks, instance, order, [-1] * n, list(iters))
 
 
 class _Matcher:
@@ -328,7 +330,7 @@ class _Matcher:
             else:
                 key = (name, prev_key[1] if prev_key and prev_key[0] == name else len(calls))
             if key not in index:
-                call = {"name": name, "rows": [], "inst": set()}
+                call = {"name": name, "rows": [], "inst": set(), "iter": side.iters[i]}
                 index[key] = call
                 calls.append(call)
             index[key]["rows"].append(i)
@@ -348,17 +350,21 @@ class _Matcher:
             lc = by_name_c.get(name)
             if not lc:
                 continue
-            for x, y in zip(lb, lc):
-                ub = [i for i in x["rows"] if self.b.unit[i] < 0]
-                uc = [i for i in y["rows"] if self.c.unit[i] < 0]
-                paired_b.update(x["inst"])
-                paired_c.update(y["inst"])
+            ob, oc = _by_occurrence(lb), _by_occurrence(lc)
+            for occ in [o for o in ob if o in oc]:
+                xs, ys = ob[occ], oc[occ]
+                for x in xs:
+                    paired_b.update(x["inst"])
+                for y in ys:
+                    paired_c.update(y["inst"])
+                ub = [i for x in xs for i in x["rows"] if self.b.unit[i] < 0]
+                uc = [i for y in ys for i in y["rows"] if self.c.unit[i] < 0]
                 if not ub or not uc:
                     continue
                 sig = (MatchLevel.OPERATOR, depth, name,
                        tuple(sorted({self.b.keys[i] for i in ub})), tuple(sorted({self.c.keys[i] for i in uc})))
                 uidx = self._unit(sig, MatchLevel.OPERATOR, _op_label(name), name)
-                self.units[uidx].calls += 1
+                self.units[uidx].calls += len(xs)
                 self._assign(uidx, ub, uc)
 
     def by_operator(self) -> None:
@@ -389,13 +395,18 @@ class _Matcher:
                 self._assign(uidx, ub_by[name], uc_by[name])
         self.by_operator_group()
 
+    @staticmethod
+    def _open(side: _Side, paired: set[Any]) -> set[Any]:
+        return {side.instance[i] for i in side.order
+                if side.unit[i] < 0 and side.instance[i] is not None and side.instance[i] not in paired}
+
     def by_operator_group(self) -> None:
         """Operators that differ by vendor (``aten::cudnn_convolution`` vs ``aten::miopen_convolution``)
         with no common parent known: pair calls whose operators fall in the same kernel group, by
         occurrence order, then all remaining calls of a group together."""
 
-        def open_calls(side: _Side) -> dict[str, list[tuple[str, list[int]]]]:
-            calls: dict[Any, tuple[str, str, list[int]]] = {}
+        def open_calls(side: _Side) -> dict[str, list[dict[str, Any]]]:
+            calls: dict[Any, dict[str, Any]] = {}
             for i in side.order:
                 op = side.ops[i]
                 if side.unit[i] >= 0 or op is None or op.startswith(RANGE_PREFIX):
@@ -405,26 +416,36 @@ class _Matcher:
                     continue
                 inst = side.instance[i]
                 if inst not in calls:
-                    calls[inst] = (g, op, [])
-                calls[inst][2].append(i)
-            by_group: dict[str, list[tuple[str, list[int]]]] = defaultdict(list)
-            for g, op, rows in calls.values():
-                by_group[g].append((op, rows))
+                    calls[inst] = {"group": g, "name": op, "rows": [], "iter": side.iters[i]}
+                calls[inst]["rows"].append(i)
+            by_group: dict[str, list[dict[str, Any]]] = defaultdict(list)
+            for call in calls.values():
+                by_group[call["group"]].append(call)
             return by_group
 
         gb, gc = open_calls(self.b), open_calls(self.c)
         for g in [g for g in gb if g in gc]:
-            lb, lc = gb[g], gc[g]
-            for (bop, brows), (cop, crows) in zip(lb, lc):
+            ob, oc = _by_occurrence(gb[g]), _by_occurrence(gc[g])
+            for occ in [o for o in ob if o in oc]:
+                xs, ys = ob[occ], oc[occ]
+                bop, cop = xs[0]["name"], ys[0]["name"]
                 label = bop if bop == cop else f"{bop} ↔ {cop}"
                 uidx = self._unit((MatchLevel.OPERATOR, "group", g, bop, cop), MatchLevel.OPERATOR, label, bop)
-                self.units[uidx].calls += 1
-                self._assign(uidx, brows, crows)
+                self.units[uidx].calls += len(xs)
+                self._assign(uidx, [i for x in xs for i in x["rows"]], [i for y in ys for i in y["rows"]])
 
-    @staticmethod
-    def _open(side: _Side, paired: set[Any]) -> set[Any]:
-        return {side.instance[i] for i in side.order
-                if side.unit[i] < 0 and side.instance[i] is not None and side.instance[i] not in paired}
+
+def _by_occurrence(calls: list[dict[str, Any]]) -> dict[Any, list[dict[str, Any]]]:
+    """Calls keyed by occurrence: the n-th call within its iteration when iterations are known (so
+    profiles of different iteration counts line up), else the n-th call overall."""
+    seen: dict[Any, int] = defaultdict(int)
+    out: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+    for call in calls:
+        it = call.get("iter")
+        n = seen[it]
+        seen[it] += 1
+        out[n].append(call)
+    return out
 
 
 def _op_label(name: str) -> str:
