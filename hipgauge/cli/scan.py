@@ -129,7 +129,7 @@ def render_summary(doc: dict[str, Any], limit: int = 15) -> None:
     if doc["kernels"]:
         t = Table(title="Kernels", title_justify="left")
         for col in ("kernel", "where", "launch bounds", "static smem (B)", "launched"):
-            t.add_column(col)
+            t.add_column(col, overflow="fold")
         launched: dict[str, int] = {}
         for site in doc["launch_sites"]:
             if site["kernel"]:
@@ -146,7 +146,7 @@ def render_summary(doc: dict[str, Any], limit: int = 15) -> None:
     if doc["launch_sites"]:
         t = Table(title="Launch sites", title_justify="left")
         for col in ("kernel", "where", "via", "grid", "block", "smem", "stream"):
-            t.add_column(col)
+            t.add_column(col, overflow="fold")
         for site in doc["launch_sites"][:limit]:
             where = f"{site['file']}:{site['line']}" + (" (macro)" if site["in_macro"] else "")
             t.add_row(site["kernel"] or "?", where, site["via"], site["grid"] or "-", site["block"] or "-",
@@ -182,15 +182,15 @@ def render_summary(doc: dict[str, Any], limit: int = 15) -> None:
     if s["hottest_files"]:
         t = Table(title="Hottest files (severity-weighted findings + unmapped references)", title_justify="left")
         for col in ("file", "score", "findings", "unmapped refs", "kernels"):
-            t.add_column(col)
+            t.add_column(col, overflow="fold")
         for row in s["hottest_files"][:10]:
             t.add_row(row["file"], str(row["score"]), str(row["findings"]), str(row["unmapped_refs"]), str(row["kernels"]))
         out.print(t)
 
     if doc["skipped"]:
         t = Table(title="Skipped files", title_justify="left")
-        t.add_column("file")
-        t.add_column("why")
+        t.add_column("file", overflow="fold")
+        t.add_column("why", overflow="fold")
         for sk in doc["skipped"][:50]:
             t.add_row(sk["path"], sk["reason"])
         if len(doc["skipped"]) > 50:
