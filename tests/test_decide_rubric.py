@@ -1,0 +1,114 @@
+"""Rubric signals from small hand-made inputs: leans, evidence, sources, time weighting."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from hipgauge import config as config_mod
+from hipgauge.decide.rubric import decide
+from hipgauge.decide.shares import base_name
+from hipgauge.model import ApiCall, Confidence, Finding, Kernel, ScanResult, Severity
+
+_spec = importlib.util.spec_from_file_location("report_profiles", Path(__file__).parent / "data" / "report" / "report_profiles.py")
+report_profiles = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(report_profiles)  # type: ignore[union-attr]
+
+
+def _finding(code: str, category: str, kernel: str, line: int = 10) -> Finding:
+    return Finding(code=code, severity=Severity.WRONG_RESULTS, category=category, confidence=Confidence.HIGH,
+                   file="k.cu", line=line, message=f"{code} here", kernel=kernel, effort_hours=2.0)
+
+
+def _scan(findings: list[Finding], kernels=("hot_kernel", "cold_kernel"), api_calls=()) -> ScanResult:
+    return ScanResult(root="t", kernels=[Kernel(name=k, file="k.cu", line=i * 10 + 1, end_line=i * 10 + 9)
+                                         for i, k in enumerate(kernels)],
+                      findings=list(findings), api_calls=list(api_calls))
+
+
+def _signal(decision, sid: str):
+    return next(s for s in decision.signals if s.id == sid)
+
+
+def test_base_name_matches_source_to_profile_names():
+    assert base_name("void warp_softmax_kernel<float>(float const*, int)") == "warp_softmax_kernel"
+    assert base_name("ns::inner::tiled_sgemm_kernel(float*) [clone .kd]") == "tiled_sgemm_kernel"
+    assert base_name("saxpy_kernel") == "saxpy_kernel"
+
+
+def test_warp_shuffle_in_a_cold_kernel_matters_little_in_a_hot_one_decides():
+    # the same HG106 shuffle in the kernel taking 0.1 % → port; in the kernel taking 40 % → stay
+    profile = report_profiles.make_profile([("void hot_kernel<float>(float*)", 4.0, None),
+                                            ("cold_kernel", 0.01, None), ("lib_gemm_kernel", 5.99, None)])
+    in_cold = decide(_scan([_finding("HG106", "warp", "cold_kernel")]), baseline=profile)
+    in_hot = decide(_scan([_finding("HG106", "warp", "hot_kernel")]), baseline=profile)
+    cold, hot = _signal(in_cold, "hot_kernel_makeup"), _signal(in_hot, "hot_kernel_makeup")
+    assert cold.lean == "port" and hot.lean == "stay"
+    assert cold.details["vendor_time_share"] == pytest.approx(0.001, abs=1e-6)
+    assert hot.details["vendor_time_share"] == pytest.approx(0.4, abs=1e-6)
+    assert "profiled time" in hot.weighted_by
+    assert any(e.startswith("hot_kernel: 40.0% of time") and "HG106" in e for e in hot.evidence)
+    assert hot.source == "measured"
+
+
+def test_hot_kernel_makeup_by_counts_without_profile():
+    d = decide(_scan([_finding("HG201", "tensor-core", "hot_kernel"), _finding("HG301", "asm", "cold_kernel")]))
+    s = _signal(d, "hot_kernel_makeup")
+    assert s.lean == "stay" and s.weighted_by.startswith("counts")
+    assert any("HG201" in e for e in s.evidence)
+    clean = decide(_scan([_finding("HG401", "occupancy", "hot_kernel")], kernels=("hot_kernel", "a", "b", "c", "d", "e")))
+    assert _signal(clean, "hot_kernel_makeup").lean == "port"
+
+
+def test_objectives_and_economics_come_from_config(tmp_path):
+    cfg_file = tmp_path / "hipgauge.toml"
+    cfg_file.write_text('[objectives]\nprimary = "portability"\nfleet = "mixed"\nprocurement_pressure = "strong"\n')
+    d = decide(_scan([]), config=config_mod.load(cfg_file))
+    prim, econ = _signal(d, "primary_objective"), _signal(d, "team_economics")
+    assert (prim.lean, prim.source) == ("port", "config")
+    assert (econ.lean, econ.source) == ("port", "config")
+    cfg_file.write_text('[objectives]\nprimary = "throughput"\nfleet = "nvidia-only"\nprocurement_pressure = "none"\n')
+    d = decide(_scan([]), config=config_mod.load(cfg_file))
+    assert _signal(d, "primary_objective").lean == "stay" and _signal(d, "team_economics").lean == "stay"
+    default = decide(_scan([]))
+    assert _signal(default, "primary_objective").source == "unknown"
+    assert _signal(default, "team_economics").lean == "neutral"
+
+
+def test_library_dependence_exotic_versus_covered():
+    cublas = [ApiCall(file="a.cu", line=3, cuda_name="cublasSgemm", library="cublas", hip_name="hipblasSgemm", status="mapped")]
+    assert _signal(decide(_scan([], api_calls=cublas)), "library_dependence").lean == "port"
+    trt = [ApiCall(file="a.cu", line=4, cuda_name="createInferBuilder", library="tensorrt", hip_name=None, status="unsupported")]
+    s = _signal(decide(_scan([], api_calls=trt)), "library_dependence")
+    assert s.lean == "stay" and any("tensorrt" in e for e in s.evidence)
+
+
+def test_library_dependence_weighted_by_profiled_library_kernels():
+    profile = report_profiles.make_profile([("sm90_xmma_fprop_implicit_gemm_cudnn", 6.0, "aten::cudnn_convolution"),
+                                            ("myelin_fused_trt_kernel", 4.0, None)])
+    s = _signal(decide(_scan([]), baseline=profile), "library_dependence")
+    assert s.details["exotic_time_share"] == pytest.approx(0.4)
+    assert s.lean == "stay"
+    assert any("cudnn-conv" in e and "60.0%" in e for e in s.evidence)
+
+
+def test_precision_path_leans():
+    fp16 = [ApiCall(file="a.cu", line=1, cuda_name="__half2float", library="device", hip_name="__half2float", status="mapped")]
+    assert _signal(decide(_scan([], api_calls=fp16)), "precision_path").lean == "port"
+    fp8 = [ApiCall(file="a.cu", line=1, cuda_name="__nv_fp8_e4m3", library="device", hip_name=None, status="unsupported")]
+    assert _signal(decide(_scan([], api_calls=fp8)), "precision_path").lean == "stay"
+    assert _signal(decide(_scan([])), "precision_path").lean == "neutral"
+
+
+def test_triage_clusters_and_says_the_verdict_is_the_measurement(tmp_path):
+    cfg_file = tmp_path / "hipgauge.toml"
+    cfg_file.write_text('[objectives]\nprimary = "throughput"\nfleet = "nvidia-only"\nprocurement_pressure = "none"\n')
+    d = decide(_scan([_finding("HG201", "tensor-core", "hot_kernel"), _finding("HG202", "tensor-core", "cold_kernel")]),
+               config=config_mod.load(cfg_file))
+    assert d.triage.cluster == "stay"
+    assert "not a verdict" in d.triage.statement and "per-kernel measurement" in d.triage.statement
+    assert "no per-kernel measurement" in d.triage.measurement
+    doc = d.to_dict()
+    assert doc["schema"] == "hipgauge.decide/1" and len(doc["signals"]) == 5
