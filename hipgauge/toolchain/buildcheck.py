@@ -395,6 +395,17 @@ def _kernel_rows(units: list[_Unit], compiles: list[CompileResult], amd: list[st
             if c.file == row.file and c.arch not in row.resources and (c.kernels or not c.ok):
                 row.not_compiled.append(c.arch)
         _flag(row)
+    have = {(r.file, _base_name(r.kernel)) for r in rows.values()}
+    for unit in units:
+        ran = [c.arch for c in compiles if c.file == unit.display]
+        for sk in unit.kernels:
+            if (unit.display, sk.name) in have or not ran:
+                continue
+            block, how = _block_for(sk.name, unit)
+            row = KernelRow(kernel=sk.name, file=unit.display, line=sk.line, block_size=block, block_size_source=how,
+                            not_compiled=sorted(ran))
+            _flag(row)
+            rows[(unit.display, sk.name)] = row
     return sorted(rows.values(), key=lambda r: (r.file or "", r.line or 0, r.kernel))
 
 
