@@ -198,3 +198,16 @@ def test_odd_sources_do_not_break_the_inventory():
     assert pf.decode_note and "latin-1" in pf.decode_note
     inv = inventory_file(pf)
     assert [k.name for k in inv.kernels] == ["k"] and [(c.cuda_name, c.line) for c in inv.api_calls] == [("__shfl_sync", 2)]
+
+
+def test_qualifier_macros_defined_in_the_file():
+    src = (b"#define KERNEL __global__\n#define HD __host__ __device__\n"
+           b"KERNEL void k(float* p) { p[0] = 1; }\n"
+           b"template <int N> KERNEL void k2(float* p) { }\n"
+           b"HD inline float f(float x) { return sqrtf(x); }\n"
+           b"void host() { k<<<1, 1>>>(0); }\n")
+    inv = inventory_file(parse_bytes(src, "m.cu"))
+    assert [(k.name, k.line, k.template_params) for k in inv.kernels] == [("k", 3, []), ("k2", 4, ["int N"])]
+    assert [(d.name, d.qualifiers) for d in inv.device_functions] == [("f", ["__device__", "__host__"])]
+    assert [(c.cuda_name, c.line) for c in inv.api_calls] == [("sqrtf", 5)]
+    assert [(s.kernel, s.caller) for s in inv.launch_sites] == [("k", "host")]

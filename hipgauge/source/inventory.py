@@ -18,8 +18,8 @@ from tree_sitter import Node
 
 from hipgauge.model import ApiCall, DeviceFunction, Kernel, LaunchSite
 from hipgauge.source import macros as mac
-from hipgauge.source.parse import (ParsedFile, enclosing_function, end_line_of, function_name, line_of, node_text,
-                                   qualifiers, scope_names)
+from hipgauge.source.parse import (FUNCTION_QUALIFIERS, ParsedFile, enclosing_function, end_line_of, function_name,
+                                   line_of, node_text, qualifiers, scope_names)
 from hipgauge.translate.mapping import Mapping, MappingEntry, load_mapping
 
 IDENT_RE = re.compile(rb"\b[A-Za-z_]\w*")
@@ -119,6 +119,14 @@ class _Builder:
         inv.macros = mac.find_macros(data)
         self.macro_starts = [m.start for m in inv.macros]
         self.defined.update(m.name for m in inv.macros)
+        # object-like macros that stand for execution-space qualifiers (#define KERNEL __global__)
+        self.qual_macros: dict[str, list[str]] = {}
+        for m in inv.macros:
+            if m.params is None:
+                body = data[m.body_start:m.end]
+                quals = [q for q in FUNCTION_QUALIFIERS if q.encode() in body]
+                if "__global__" in quals or "__device__" in quals:
+                    self.qual_macros[m.name] = quals
         if b"__global__" in data or b"__device__" in data:
             self.functions()
         if b"#" in data and b"include" in data:
@@ -164,7 +172,11 @@ class _Builder:
     def functions(self) -> None:
         seen: set[int] = set()
         pf = self.pf
-        for m in QUALIFIER_RE.finditer(self.data):
+        regex = QUALIFIER_RE
+        if self.qual_macros:
+            names = rb"|".join(re.escape(n.encode()) for n in self.qual_macros)
+            regex = re.compile(rb"\b(?:__global__|__device__|" + names + rb")\b")
+        for m in regex.finditer(self.data):
             node = self.root.descendant_for_byte_range(m.start(), m.end())
             if node is None or node.type in SKIP_NODE_TYPES or node.type == "preproc_arg":
                 continue
@@ -181,6 +193,13 @@ class _Builder:
                 continue
             seen.add(fn.id)
             quals = qualifiers(fn, pf)
+            if self.qual_macros:
+                head = self.data[fn.start_byte:body.start_byte]
+                for macro_name, expansion in self.qual_macros.items():
+                    if re.search(rb"\b" + re.escape(macro_name.encode()) + rb"\b", head):
+                        quals = [q for q in FUNCTION_QUALIFIERS if q in quals or q in expansion]
+            if "__global__" not in quals and "__device__" not in quals:
+                continue
             name = function_name(fn, pf)
             self.defined.add(name)
             is_kernel = "__global__" in quals
