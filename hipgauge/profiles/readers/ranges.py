@@ -33,11 +33,15 @@ def attribute_ranges(launches: list[tuple], ranges: list[tuple]) -> tuple[list[s
         if tid != current:
             stack.clear()
             current = tid
+        if kind == 0:
+            while stack and stack[-1][0] <= ts:  # ended before (or as) this one starts: not a parent
+                stack.pop()
+            stack.append((payload, text, it))
+            continue
         while stack and stack[-1][0] < ts:
             stack.pop()
-        if kind == 0:
-            stack.append((payload, text, it))
-        elif stack:
-            out_r[payload] = stack[-1][1]
-            out_i[payload] = next((x[2] for x in stack if x[2] is not None), None)
+        live = [x for x in stack if x[0] >= ts]  # overlapping (not nested) ranges can leave stale entries
+        if live:
+            out_r[payload] = live[-1][1]
+            out_i[payload] = next((x[2] for x in live if x[2] is not None), None)
     return out_r, out_i
