@@ -62,18 +62,26 @@ class Mapping:
     prefixes: list[_Prefix] = field(default_factory=list)  # identifiers, longest first
     header_prefixes: list[_Prefix] = field(default_factory=list)
 
+    _prefix_cache: dict[str, MappingEntry | None] = field(default_factory=dict, repr=False)
+
     def lookup(self, name: str) -> MappingEntry | None:
         """The entry for an identifier (``cudaMalloc``, ``cub::BlockReduce``), exact first, then prefix rules."""
         entry = self.entries.get(name)
         if entry is not None:
             return entry
+        if name in self._prefix_cache:
+            return self._prefix_cache[name]
         if name.startswith("::"):
-            return self.lookup(name[2:])
-        for rule in self.prefixes:
-            hit = rule.apply(name)
-            if hit is not None:
-                return hit
-        return None
+            found = self.lookup(name[2:])
+        else:
+            found = None
+            for rule in self.prefixes:
+                found = rule.apply(name)
+                if found is not None:
+                    break
+        if len(self._prefix_cache) < 200_000:
+            self._prefix_cache[name] = found
+        return found
 
     def lookup_header(self, header: str) -> MappingEntry | None:
         """The entry for an ``#include`` path as written (``cublas_v2.h``, ``cub/block/block_reduce.cuh``)."""
