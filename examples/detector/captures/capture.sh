@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # capture.sh OUT_DIR — how every file in this folder was made, on one NVIDIA H200 (the device
 # machine of the development workplace). Each step runs even if an earlier one failed; the log says
-# which failed. Runs from any directory.
+# which failed. Runs from any directory. SKIP_TORCH=1 leaves out the torchvision capture.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: capture.sh OUT_DIR}
@@ -31,15 +31,15 @@ step() { echo; echo "=== $* ($(date -u +%T))"; }
   cat "$bld"/*.ptxas.txt > "$out/detector_ptxas_sm90.txt" 2>/dev/null
 
   step "correctness: every stage against the CPU reference"
-  timeout 240 "$bld/detector" --batch 8; echo "exit code $?"
+  timeout 240 "$bld/detector" --batch 16; echo "exit code $?"
 
   step "bench: 300 timed iterations after 20 warm-up"
-  timeout 120 "$bld/detector" --batch 8 --no-check --warmup 20 --bench 300 --csv "$out/detector_latency_ms.csv"; echo "exit code $?"
+  timeout 120 "$bld/detector" --batch 16 --no-check --warmup 20 --bench 300 --csv "$out/detector_latency_ms.csv"; echo "exit code $?"
 
-  step "ncu: first 200 kernel launches (1 + 8 iterations), raw page, CSV"
-  timeout 300 "$NCU" --clock-control none --launch-count 200 -f -o /tmp/detector_ncu \
+  step "ncu: first 210 kernel launches (7 iterations of 30 kernels), raw page, CSV"
+  timeout 300 "$NCU" --clock-control none --launch-count 210 -f -o /tmp/detector_ncu \
     --metrics gpu__time_duration.sum,launch__registers_per_thread,launch__shared_mem_per_block_static,launch__shared_mem_per_block_dynamic,launch__block_size,launch__grid_size,sm__warps_active.avg.pct_of_peak_sustained_active \
-    "$bld/detector" --batch 8 --no-check --warmup 0 --bench 8 --csv /tmp/ncu_latency.csv; echo "exit code $?"
+    "$bld/detector" --batch 16 --no-check --warmup 0 --bench 8 --csv /tmp/ncu_latency.csv; echo "exit code $?"
   "$NCU" --import /tmp/detector_ncu.ncu-rep --csv --page raw \
     --metrics gpu__time_duration.sum,launch__registers_per_thread,launch__shared_mem_per_block_static,launch__shared_mem_per_block_dynamic,launch__block_size,launch__grid_size,sm__warps_active.avg.pct_of_peak_sustained_active \
     | grep '^"' > "$out/detector_ncu_raw.csv"
@@ -52,7 +52,7 @@ step() { echo; echo "=== $* ($(date -u +%T))"; }
   echo "exit code $?"; tail -5 /tmp/cmake.log
 } > "$log" 2>&1
 
-{
+[ -n "${SKIP_TORCH:-}" ] || {
   step "torchvision fasterrcnn_resnet50_fpn: latency + profiler trace"
   timeout 300 python3 "$here/torch/profile_torchvision.py" "$out" --iters 200 --warmup 20 --batch 2 --size 640
   echo "exit code $?"

@@ -1,7 +1,7 @@
 // main.cu — runs the detector on random (fixed-seed) images, checks every stage against a CPU
 // reference, and with --bench N times N end-to-end iterations with CUDA events.
 //
-//   detector [--batch B] [--seed S] [--no-check] [--bench N] [--warmup W] [--csv PATH]
+//   detector [--batch B (16)] [--seed S] [--no-check] [--bench N] [--warmup W] [--csv PATH]
 //
 // Output: one "PASS|FAIL <stage> ..." line per stage; exit 1 if any stage fails.
 // --bench writes PATH (default detector_latency_ms.csv) with the header `iteration,latency_ms`.
@@ -254,7 +254,7 @@ static double percentile(std::vector<float> v, double p)
 
 int main(int argc, char** argv)
 {
-    int batch = 8, bench = 0, warmup = 20;
+    int batch = 16, bench = 0, warmup = 20;
     unsigned seed = 1234;
     bool check = true;
     std::string csv = "detector_latency_ms.csv";

@@ -31,13 +31,14 @@ __global__ void normalize_image_kernel(const unsigned char* __restrict__ img, fl
 }
 
 // In-place y = max(x + bias[c], 0) over an NCHW tensor: the epilogue of each convolution.
-__global__ void bias_relu_kernel(float* __restrict__ x, const float* __restrict__ bias, long long n, int c,
-                                 int hw)
+// blockIdx.y is the (image, channel) plane, so the channel needs no per-element division.
+__global__ void bias_relu_kernel(float* __restrict__ x, const float* __restrict__ bias, int c, int hw)
 {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)blockDim.x * gridDim.x) {
-        const int ch = (int)((i / hw) % c);
-        x[i] = fmaxf(x[i] + bias[ch], 0.0f);
+    const int plane = blockIdx.y;
+    const float b = bias[plane % c];
+    float* p = x + (size_t)plane * hw;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < hw; i += blockDim.x * gridDim.x) {
+        p[i] = fmaxf(p[i] + b, 0.0f);
     }
 }
 
@@ -82,8 +83,8 @@ void launch_normalize(const unsigned char* img_hwc, float* out_nchw, int batch, 
 
 void launch_bias_relu(float* x, const float* bias, int batch, int c, int hw, cudaStream_t s)
 {
-    const long long n = (long long)batch * c * hw;
-    bias_relu_kernel<<<grid_for(n, 256), 256, 0, s>>>(x, bias, n, c, hw);
+    dim3 grid((hw + 4 * 256 - 1) / (4 * 256), batch * c);  // 4 elements per thread
+    bias_relu_kernel<<<grid, 256, 0, s>>>(x, bias, c, hw);
     KERNEL_CHECK();
 }
 
