@@ -1,15 +1,148 @@
-"""Rule engine (placeholder: the rules issue replaces this with the real engine)."""
+"""The rule engine: runs every rule over one parsed file and returns its findings.
+
+Source files are scanned once for all rules' anchor tokens (one combined regex, in C); each anchor
+is located in the syntax tree, anchors in comments and string literals are dropped, and the rule's
+detector inspects the nearest enclosing node of the type it declares. Build files are read line by
+line with comments blanked. Suppressions: ``// hipgauge: ignore[HG101]`` or ``ignore[HG101,HG102]``
+on the finding's line (``# hipgauge: ignore[...]`` in build files); a bare ``hipgauge: ignore``
+silences every rule on that line; ``ignore`` (from config) silences codes everywhere.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Iterable
 
 from hipgauge.model import Finding
+from hipgauge.rules.buildtext import strip_comments
+from hipgauge.rules.hit import Hit, LineHit
+from hipgauge.rules.registry import anchor_index, registry
+from hipgauge.rules.spec import BUILD_KINDS, RuleSpec
+from hipgauge.rules.syntax import Context, ancestor, in_code
+
+_SUPPRESS = re.compile(r"hipgauge:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 
 
-def check_file(pf: Any, inventory: Any, ignore: set[str] | frozenset[str] = frozenset()) -> list[Finding]:
-    return []
+def all_rules() -> list[RuleSpec]:
+    """Every implemented rule, ordered by code."""
+    return list(registry())
 
 
-def all_rules() -> list[Any]:
-    return []
+def check_file(pf: Any, inventory: Any = None, ignore: set[str] | frozenset[str] = frozenset()) -> list[Finding]:
+    """Findings for one ``ParsedFile`` (sorted by line, column, code), suppressions applied."""
+    ignore = {c.upper() for c in (ignore or ())}
+    ctx = Context(pf, inventory)
+    lines: list[str] = list(getattr(pf, "lines", None) or pf.text.splitlines())
+    if ctx.kind in BUILD_KINDS or ctx.tree is None:
+        raw = _build_findings(lines, ctx, ignore) if ctx.kind in BUILD_KINDS else []
+    else:
+        raw = _source_findings(ctx, lines, ignore)
+    return _finish(raw, lines, ignore)
+
+
+def _source_findings(ctx: Context, lines: list[str], ignore: set[str]) -> list[tuple[RuleSpec, Finding]]:
+    index = anchor_index()
+    root = ctx.tree.root_node
+    seen: set[tuple[str, int]] = set()
+    out: list[tuple[RuleSpec, Finding]] = []
+    for m in index.regex.finditer(ctx.data):
+        rules = index.rules_for(m.group())
+        if not rules:
+            continue
+        token = root.descendant_for_byte_range(m.start(), m.end())
+        if token is None:
+            continue
+        code_ok: bool | None = None
+        for rule in rules:
+            if rule.code in ignore or ctx.kind not in rule.kinds:
+                continue
+            if not getattr(rule.module, "IN_STRINGS", False):
+                if code_ok is None:
+                    code_ok = in_code(token)
+                if not code_ok:
+                    continue
+            target = token if rule.node is None else ancestor(token, rule.node)
+            if target is None or (rule.code, target.id) in seen:
+                continue
+            seen.add((rule.code, target.id))
+            for hit in rule.module.check(target, ctx) or ():
+                out.append((rule, _finding(rule, hit, ctx, lines)))
+    return out
+
+
+def _finding(rule: RuleSpec, hit: Hit, ctx: Context, lines: list[str]) -> Finding:
+    line = hit.node.start_point[0] + 1
+    column = _column(lines, line, hit.node.start_point[1])
+    name, _kernel, _device = ctx.function_info(hit.node)
+    return Finding(
+        code=rule.code, severity=rule.severity, category=rule.category, confidence=hit.confidence,
+        file=getattr(ctx.pf, "display", "?"), line=line, column=column,
+        end_line=hit.node.end_point[0] + 1,
+        message=rule.message + (f" ({hit.detail})" if hit.detail else ""),
+        kernel=name, fix=rule.fix, effort_hours=rule.effort_hours,
+        snippet=lines[line - 1].strip() if 0 < line <= len(lines) else "",
+    )
+
+
+def _column(lines: list[str], line: int, byte_col: int) -> int:
+    """1-based character column from tree-sitter's byte column."""
+    if 0 < line <= len(lines):
+        s = lines[line - 1]
+        if s.isascii():
+            return byte_col + 1
+        return len(s.encode("utf-8")[:byte_col].decode("utf-8", "replace")) + 1
+    return byte_col + 1
+
+
+def _build_findings(lines: list[str], ctx: Context, ignore: set[str]) -> list[tuple[RuleSpec, Finding]]:
+    code_lines = strip_comments(lines, ctx.kind)
+    out: list[tuple[RuleSpec, Finding]] = []
+    for rule in registry():
+        if rule.code in ignore or not hasattr(rule.module, "check_build"):
+            continue
+        for hit in rule.module.check_build(code_lines, ctx) or ():
+            out.append((rule, _line_finding(rule, hit, ctx, lines)))
+    return out
+
+
+def _line_finding(rule: RuleSpec, hit: LineHit, ctx: Context, lines: list[str]) -> Finding:
+    return Finding(
+        code=rule.code, severity=rule.severity, category=rule.category, confidence=hit.confidence,
+        file=getattr(ctx.pf, "display", "?"), line=hit.line, column=hit.column, end_line=hit.line,
+        message=rule.message + (f" ({hit.detail})" if hit.detail else ""), kernel=None,
+        fix=rule.fix, effort_hours=rule.effort_hours,
+        snippet=lines[hit.line - 1].strip() if 0 < hit.line <= len(lines) else "",
+    )
+
+
+def _finish(raw: Iterable[tuple[RuleSpec, Finding]], lines: list[str], ignore: set[str]) -> list[Finding]:
+    by_key: dict[tuple[str, int], tuple[RuleSpec, Finding]] = {}
+    for rule, f in raw:
+        key = (f.code, f.line)
+        if key not in by_key or f.column < by_key[key][1].column:
+            by_key[key] = (rule, f)
+    dropped: set[tuple[str, int]] = set()
+    for (code, line), (rule, _f) in by_key.items():
+        for other in getattr(rule.module, "SUPERSEDES", ()):
+            dropped.add((other, line))
+    kept: list[Finding] = []
+    for key, (_rule, f) in by_key.items():
+        if key in dropped or f.code in ignore or _suppressed(lines, f.line, f.code):
+            continue
+        kept.append(f)
+    kept.sort(key=lambda f: (f.line, f.column, f.code))
+    return kept
+
+
+def _suppressed(lines: list[str], line: int, code: str) -> bool:
+    if not 0 < line <= len(lines):
+        return False
+    s = lines[line - 1]
+    if "hipgauge:" not in s:
+        return False
+    for m in _SUPPRESS.finditer(s):
+        if m.group(1) is None:
+            return True
+        if code in {c.strip().upper() for c in m.group(1).split(",")}:
+            return True
+    return False

@@ -1,0 +1,58 @@
+"""Building blocks the rule modules share (anchors and the simple "this name is used here" detector)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.syntax import ancestor, text
+
+USAGE_TYPES = frozenset({"identifier", "type_identifier", "namespace_identifier", "field_identifier",
+                         "preproc_include", "qualified_identifier", "template_type", "statement_identifier"})
+
+
+def words(*patterns: str) -> bytes:
+    """An anchor matching whole identifiers (each pattern a regex for the full identifier)."""
+    return rb"\b(?:" + "|".join(patterns).encode() + rb")\b"
+
+
+def include(*prefixes: str) -> bytes:
+    """An anchor matching ``#include <prefix...>`` / ``#include "prefix..."`` (the whole header name)."""
+    return rb'#[ \t]*include[ \t]*[<"](?:' + "|".join(prefixes).encode() + rb')[\w./+-]*'
+
+
+def any_of(*anchors: bytes) -> bytes:
+    return b"|".join(b"(?:" + a + b")" for a in anchors)
+
+
+def usage(node: Any, ctx: Any, confidence=HIGH, detail: str = "") -> list[Hit]:
+    """A hit on an identifier / include token that is real code (not the name a macro defines)."""
+    if node.type not in USAGE_TYPES and node.is_named:
+        return []
+    parent = node.parent
+    if parent is not None and parent.type == "preproc_def" and parent.child_by_field_name("name") == node:
+        return []
+    return [Hit(node, confidence, detail)]
+
+
+def asm_text(node: Any) -> str:
+    """The template string(s) of a ``gnu_asm_expression`` (PTX text), '' when absent."""
+    asm = ancestor(node, "gnu_asm_expression", limit=3)
+    if asm is None:
+        return ""
+    parts = [text(c) for c in asm.children if c.type in ("string_literal", "concatenated_string")]
+    return " ".join(parts)
+
+
+ASM = words("asm", "__asm__", "__asm")
+
+
+def asm_hit(node: Any, pattern: re.Pattern[str], detail_prefix: str = "") -> list[Hit]:
+    asm = ancestor(node, "gnu_asm_expression", limit=3)
+    if asm is None:
+        return []
+    m = pattern.search(asm_text(asm))
+    if not m:
+        return []
+    return [Hit(asm, HIGH, f"{detail_prefix}`{m.group(0)}`" if detail_prefix else f"`{m.group(0)}`")]

@@ -1,0 +1,76 @@
+"""HG101: lane or warp index computed with a hard-coded warp width of 32.
+
+What it does
+------------
+Flags, in device code, `x & 31`, `x % 32`, `x >> 5` and `x / 32` where `x` is a thread index
+(`threadIdx`, a `lane`/`tid`/`warp` value), and anywhere a `WARP_SIZE`-style macro or constant
+defined as 32. The same arithmetic on unrelated values (bit packing) is reported with low confidence.
+
+Why is this bad?
+----------------
+AMD CDNA GPUs (MI200, MI300) run 64-lane wavefronts. `threadIdx.x & 31` maps lanes 32-63 onto
+lanes 0-31 and `threadIdx.x >> 5` counts twice as many warps as exist: reductions and per-warp
+slots silently mix data. hipify leaves these literals untouched.
+
+Example
+-------
+```cuda
+__global__ void k(float* out) {
+    int lane = threadIdx.x & 31;
+    out[threadIdx.x] = lane;
+}
+```
+
+Use instead
+-----------
+```cuda
+__global__ void k(float* out) {
+    int lane = threadIdx.x % warpSize;
+    out[threadIdx.x] = lane;
+}
+```
+"""
+
+from __future__ import annotations
+
+import re
+
+from hipgauge.rules.checks._common import any_of, words
+from hipgauge.rules.hit import HIGH, LOW, Hit
+from hipgauge.rules.syntax import text
+
+CODE = "HG101"
+NODE = ("binary_expression", "preproc_def", "init_declarator")
+ANCHOR = any_of(rb"(?:&\s*(?:31|0x1[fF])|%\s*32|>>\s*5|/\s*32)[uU]?\b", words(r"\w*[Ww][Aa][Rr][Pp]_?[Ss][Ii][Zz][Ee]\w*"))
+
+_OPS = {"&": {31}, "%": {32}, ">>": {5}, "/": {32}}
+_THREADISH = re.compile(r"threadIdx|\blane|[Ll]ane_?[Ii]d|\btid\b|\bwarp|[Ww]arp_?[Ii]d|\bwid\b|laneid")
+_WARP_NAME = re.compile(r"(?i)warp_?size")
+
+
+def check(node, ctx):
+    if node.type == "binary_expression":
+        op = node.child_by_field_name("operator")
+        right = node.child_by_field_name("right")
+        left = node.child_by_field_name("left")
+        if op is None or right is None or left is None or right.type != "number_literal":
+            return []
+        if ctx.fold(right) not in _OPS.get(op.type, ()) or not ctx.in_device_code(node):
+            return []
+        lhs = text(left)
+        if "blockDim" in lhs:
+            return []  # warp counts from blockDim are HG107
+        if _THREADISH.search(lhs):
+            return [Hit(node, HIGH, f"`{text(node)}`")]
+        return [Hit(node, LOW, f"`{text(node)}` may be algorithmic, not a warp width")]
+    if node.type == "preproc_def":
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is not None and value is not None and _WARP_NAME.search(text(name)) and ctx.fold(text(value).strip()) == 32:
+            return [Hit(node, HIGH, f"`{text(name)}` defined as 32")]
+        return []
+    # init_declarator: constexpr int kWarpSize = 32;
+    name, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+    if name is not None and value is not None and value.type == "number_literal" \
+            and _WARP_NAME.search(text(name)) and ctx.fold(value) == 32:
+        return [Hit(node, HIGH, f"`{text(name)}` initialised to 32")]
+    return []

@@ -1,0 +1,71 @@
+"""HG103: a `*_sync` warp intrinsic called with a 32-bit mask.
+
+What it does
+------------
+Flags `__shfl*_sync`, `__ballot_sync`, `__any_sync`, `__all_sync`, `__match_*_sync`,
+`__reduce_*_sync` and `__syncwarp` whose mask argument is a 32-bit value: a literal such as
+`0xffffffff` or `~0u`, a macro that expands to one, or a variable declared 32-bit.
+
+Why is this bad?
+----------------
+HIP's `*_sync` builtins require a 64-bit mask and reject a 32-bit one at compile time
+(a `static_assert`, on by default since ROCm 7.0). hipify keeps CUDA's `0xffffffff`, so the
+translated file does not build; and a 32-bit mask would name only half of a 64-lane wavefront.
+
+Example
+-------
+```cuda
+__global__ void k(float* x) {
+    float v = x[threadIdx.x];
+    v += __shfl_xor_sync(0xffffffff, v, 1);
+    x[threadIdx.x] = v;
+}
+```
+
+Use instead
+-----------
+```cuda
+__global__ void k(float* x) {
+    float v = x[threadIdx.x];
+    v += __shfl_xor_sync(__activemask(), v, 1);
+    x[threadIdx.x] = v;
+}
+```
+"""
+
+from __future__ import annotations
+
+import re
+
+from hipgauge.rules.checks._common import words
+from hipgauge.rules.hit import HIGH, MEDIUM, Hit
+from hipgauge.rules.syntax import THIRTY_TWO_BIT_TYPES, call_args, text
+
+CODE = "HG103"
+NODE = "call_expression"
+ANCHOR = words(r"__(?:shfl(?:_up|_down|_xor)?|ballot|all|any|uni|match_any|match_all|reduce_\w+)_sync", "__syncwarp")
+
+_LITERAL32 = re.compile(r"^\(?\s*(?:~\s*0[uU]?|0[xX][0-9a-fA-F]{1,8}[uU]?|\d+[uU]?|-1)\s*\)?$")
+
+
+def is_32bit_mask_text(s: str) -> bool:
+    s = s.strip()
+    return bool(_LITERAL32.match(s)) and "ll" not in s.lower()
+
+
+def check(node, ctx):
+    args = call_args(node)
+    if not args:
+        return []
+    mask = args[0]
+    s = text(mask)
+    if is_32bit_mask_text(s):
+        return [Hit(mask, HIGH, f"mask `{s}` is 32-bit")]
+    if mask.type == "identifier":
+        value = ctx.macros.get(s)
+        if value is not None and is_32bit_mask_text(value):
+            return [Hit(mask, HIGH, f"mask `{s}` expands to 32-bit `{value}`")]
+        t = ctx.type_of(s, node)
+        if t in THIRTY_TWO_BIT_TYPES:
+            return [Hit(mask, MEDIUM, f"mask `{s}` is declared `{t}`")]
+    return []

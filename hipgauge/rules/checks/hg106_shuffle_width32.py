@@ -1,0 +1,65 @@
+"""HG106: shuffle reductions and scans sized for 32 lanes.
+
+What it does
+------------
+Flags a loop around a `__shfl*` call that starts at offset 16 and halves (`o = 16; o > 0;
+o >>= 1`) or doubles up to 32 (`o < 32; o *= 2`), and shuffles given an explicit width of 32.
+
+Why is this bad?
+----------------
+A butterfly that starts at 16 only combines lanes within each 32-lane half of a 64-lane
+wavefront: every lane ends with the sum of its half, not of the wave. The kernel computes
+plausible but wrong numbers (llama.cpp and exllamav2 shipped exactly this on MI GPUs).
+
+Example
+-------
+```cuda
+__device__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(__activemask(), v, o);
+    return v;
+}
+```
+
+Use instead
+-----------
+```cuda
+__device__ float warp_sum(float v) {
+    for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_xor_sync(__activemask(), v, o);
+    return v;
+}
+```
+"""
+
+from __future__ import annotations
+
+import re
+
+from hipgauge.rules.checks._common import words
+from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.syntax import ancestor, call_args, call_name, text
+
+CODE = "HG106"
+NODE = "call_expression"
+ANCHOR = words(r"__shfl\w*")
+_HALVING = re.compile(r"(>>=\s*1\b|/=\s*2\b|=\s*\w+\s*(?:>>\s*1|/\s*2)\b)")
+_DOUBLING = re.compile(r"(<<=\s*1\b|\*=\s*2\b)")
+
+
+def check(node, ctx):
+    name = call_name(node)
+    args = call_args(node)
+    hits = []
+    width_index = 3 if name.endswith("_sync") else 2
+    if len(args) > width_index and ctx.fold(args[width_index]) == 32:
+        hits.append(Hit(args[width_index], HIGH, f"`{name}` with width 32"))
+    loop = ancestor(node, "for_statement", limit=8)
+    if loop is not None:
+        init = loop.child_by_field_name("initializer")
+        cond = loop.child_by_field_name("condition")
+        update = loop.child_by_field_name("update")
+        init_t, cond_t, upd_t = text(init), text(cond), text(update)
+        if re.search(r"=\s*16\s*$", init_t.rstrip(";").strip()) and _HALVING.search(upd_t):
+            hits.append(Hit(loop, HIGH, "butterfly starts at offset 16"))
+        elif re.search(r"<=?\s*(?:32|31)\b", cond_t) and _DOUBLING.search(upd_t):
+            hits.append(Hit(loop, HIGH, "scan stops at 32 lanes"))
+    return hits

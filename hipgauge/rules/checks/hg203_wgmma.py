@@ -1,0 +1,47 @@
+"""HG203: Hopper warpgroup MMA (`wgmma`).
+
+What it does
+------------
+Flags `wgmma.*` in inline PTX and CUTLASS/CuTe warpgroup names (`warpgroup_arrive`, `SM90_*GMMA*`,
+`GMMA::`).
+
+Why is this bad?
+----------------
+wgmma is a Hopper-only instruction issued by a four-warp warpgroup; AMD has neither the instruction
+nor the execution model, so the kernel must be re-implemented around MFMA.
+
+Example
+-------
+```cuda
+__device__ void fence() {
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+```
+
+Use instead
+-----------
+```cuda
+__device__ void fence() {
+    __syncthreads();
+}
+```
+"""
+
+from __future__ import annotations
+
+import re
+
+from hipgauge.rules.checks._common import ASM, any_of, asm_hit, usage, words
+from hipgauge.rules.syntax import ancestor
+
+CODE = "HG203"
+NODE = None
+ANCHOR = any_of(ASM, words("warpgroup_arrive", "warpgroup_wait", "warpgroup_commit_batch", r"SM90_\w*GMMA\w*", "GMMA"))
+SUPERSEDES = ("HG301",)
+_PTX = re.compile(r"\bwgmma\.[\w.]+")
+
+
+def check(node, ctx):
+    if node.type in ("asm", "__asm__", "__asm") or ancestor(node, "gnu_asm_expression", limit=2) is not None:
+        return asm_hit(node, _PTX)
+    return usage(node, ctx)

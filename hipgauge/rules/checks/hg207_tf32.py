@@ -1,0 +1,41 @@
+"""HG207: TF32 tensor-core math.
+
+What it does
+------------
+Flags TF32 compute types and math modes (`CUBLAS_COMPUTE_32F_FAST_TF32`,
+`CUBLAS_TF32_TENSOR_OP_MATH`, `wmma::precision::tf32`, `__float_to_tf32`).
+
+Why is this bad?
+----------------
+TF32 matrix math exists on CDNA3 (MI300) but not on CDNA2 or RDNA, and its numerics and throughput
+differ: accuracy tolerances and speed-ups tuned on NVIDIA do not carry over.
+
+Example
+-------
+```cuda
+void setup(cublasHandle_t h) {
+    cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH);
+}
+```
+
+Use instead
+-----------
+```cuda
+void setup(cublasHandle_t h) {
+    cublasSetMathMode(h, CUBLAS_DEFAULT_MATH);
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+
+CODE = "HG207"
+NODE = None
+ANCHOR = words("CUBLAS_COMPUTE_32F_FAST_TF32", "CUBLAS_TF32_TENSOR_OP_MATH", "tf32", "__float_to_tf32", "CUDNN_FMA_MATH_TF32")
+
+
+def check(node, ctx):
+    return usage(node, ctx)

@@ -1,0 +1,43 @@
+"""HG304: `clock()`/`clock64()` used in device code.
+
+What it does
+------------
+Flags calls to `clock()` and `clock64()` inside device functions and kernels.
+
+Why is this bad?
+----------------
+On AMD `clock64()` counts shader cycles at a frequency that changes at run time (and misbehaves on
+RDNA3); elapsed-time or timeout logic built on it measures something different from CUDA's SM clock.
+
+Example
+-------
+```cuda
+__global__ void k(long long* t) {
+    t[0] = clock64();
+}
+```
+
+Use instead
+-----------
+```cuda
+__global__ void k(long long* t) {
+    t[0] = wall_clock64();
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import call_name
+
+CODE = "HG304"
+NODE = "call_expression"
+ANCHOR = words("clock", "clock64")
+
+
+def check(node, ctx):
+    if call_name(node) not in ("clock", "clock64") or not ctx.in_device_code(node):
+        return []
+    return [Hit(node, MEDIUM, f"`{call_name(node)}()` counts cycles, not time")]

@@ -1,0 +1,42 @@
+"""HG305: device intrinsics HIP does not provide (SIMD video ops, cache hints, trap).
+
+What it does
+------------
+Flags SIMD-in-word intrinsics (`__vadd2`, `__vsub4`, `__vcmpeq4`, `__vabsdiffu4`, ...), cache-hint
+loads/stores (`__ldcv`, `__ldlu`, `__stcs`, `__stwt`) and `__trap`/`__brkpt`/`__prof_trigger`.
+
+Why is this bad?
+----------------
+HIPIFY lists these device functions as unsupported, so the port does not compile. `__trap` has no
+exact equivalent either: HIP's `abort()` ends the whole process where CUDA aborts one dispatch.
+
+Example
+-------
+```cuda
+__global__ void k(unsigned* x) {
+    x[threadIdx.x] = __vadd4(x[threadIdx.x], 0x01010101u);
+}
+```
+
+Use instead
+-----------
+```cuda
+__global__ void k(unsigned* x) {
+    x[threadIdx.x] = x[threadIdx.x] + 0x01010101u;
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import text
+
+CODE = "HG305"
+NODE = None
+ANCHOR = words(r"__v(?:add|sub|abs|absdiff|avg|cmp\w*|max|min|neg|sad|set\w*|hadd)(?:s|u|ss|us)?[24]", "__ldcv", "__ldlu", "__stcs", "__stwt", "__trap", "__brkpt", "__prof_trigger")
+
+
+def check(node, ctx):
+    return usage(node, ctx, HIGH, f"`{text(node)}`")

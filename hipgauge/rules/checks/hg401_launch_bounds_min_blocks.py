@@ -1,0 +1,45 @@
+"""HG401: `__launch_bounds__(maxThreads, minBlocksPerSM)` second argument.
+
+What it does
+------------
+Flags `__launch_bounds__` with a second argument.
+
+Why is this bad?
+----------------
+HIP reads the second argument as a minimum number of waves per execution unit (lowered to
+`amdgpu_waves_per_eu`), not CUDA's minimum blocks per SM. The value tuned for an NVIDIA SM passes
+through unchanged and over- or under-constrains registers: spills or no effect.
+
+Example
+-------
+```cuda
+__global__ void __launch_bounds__(256, 2) k(float* x) {
+    x[threadIdx.x] = 0.f;
+}
+```
+
+Use instead
+-----------
+```cuda
+__global__ void __launch_bounds__(256) k(float* x) {
+    x[threadIdx.x] = 0.f;
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import text
+
+CODE = "HG401"
+NODE = "launch_bounds"
+ANCHOR = words("__launch_bounds__")
+
+
+def check(node, ctx):
+    args = [c for c in node.named_children if c.type != "comment"]
+    if len(args) < 2:
+        return []
+    return [Hit(node, HIGH, f"minBlocksPerSM = `{text(args[1])}`")]

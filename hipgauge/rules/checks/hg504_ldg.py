@@ -1,0 +1,40 @@
+"""HG504: read-only-cache load `__ldg`.
+
+What it does
+------------
+Flags calls to `__ldg`.
+
+Why is this bad?
+----------------
+AMD GPUs have a unified L1/texture cache and cache loads by default; `__ldg` compiles to a plain
+load. Nothing breaks, but a speed-up that came from the read-only path on NVIDIA will not reappear.
+
+Example
+-------
+```cuda
+__global__ void k(const float* x, float* y) {
+    y[threadIdx.x] = __ldg(&x[threadIdx.x]);
+}
+```
+
+Use instead
+-----------
+```cuda
+__global__ void k(const float* __restrict__ x, float* y) {
+    y[threadIdx.x] = x[threadIdx.x];
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+
+CODE = "HG504"
+NODE = "call_expression"
+ANCHOR = words("__ldg")
+
+
+def check(node, ctx):
+    return [Hit(node, HIGH)]

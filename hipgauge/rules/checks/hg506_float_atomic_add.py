@@ -1,0 +1,49 @@
+"""HG506: floating-point `atomicAdd` (float/double).
+
+What it does
+------------
+Flags `atomicAdd` whose target is a `float`/`double` (from the declared type of the pointer in the
+same function, or an explicit cast).
+
+Why is this bad?
+----------------
+HIP-Clang compiles FP atomics to safe compare-and-swap loops by default; the fast hardware atomics
+(`-munsafe-fp-atomics`, `unsafeAtomicAdd`) round differently and are wrong on fine-grained memory.
+Either way hot FP atomics cost more than on NVIDIA.
+
+Example
+-------
+```cuda
+__global__ void k(float* sum, const float* x) {
+    atomicAdd(sum, x[threadIdx.x]);
+}
+```
+
+Use instead
+-----------
+```cuda
+__global__ void k(int* count, const int* x) {
+    atomicAdd(count, x[threadIdx.x]);
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._atomics import atomic_target_type
+
+CODE = "HG506"
+NODE = "call_expression"
+ANCHOR = words("atomicAdd", "atomicAdd_block", "atomicAdd_system")
+
+
+def check(node, ctx):
+    t = atomic_target_type(node, ctx)
+    if t is None:
+        return []
+    base = t.replace("const ", "").rstrip("*").strip()
+    if base in ("float", "double"):
+        return [Hit(node, MEDIUM, f"on `{base}`")]
+    return []

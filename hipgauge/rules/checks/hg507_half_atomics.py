@@ -1,0 +1,47 @@
+"""HG507: 16-bit floating-point atomics (`__half`, `__nv_bfloat16`).
+
+What it does
+------------
+Flags `atomicAdd` on `__half`, `__half2`, `__nv_bfloat16` or `__nv_bfloat162` targets.
+
+Why is this bad?
+----------------
+Without a native 16-bit atomic the compiler emits a CAS loop; on MI200 system-scope CAS loops added
+expensive coherence traffic (a measured ResNet-50 slowdown, fixed by agent scope).
+
+Example
+-------
+```cuda
+__global__ void k(__half* acc, const __half* x) {
+    atomicAdd(acc, x[threadIdx.x]);
+}
+```
+
+Use instead
+-----------
+```cuda
+__global__ void k(float* acc, const __half* x) {
+    atomicAdd(acc, __half2float(x[threadIdx.x]));
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._atomics import atomic_target_type
+
+CODE = "HG507"
+NODE = "call_expression"
+ANCHOR = words("atomicAdd", "atomicAdd_block", "atomicAdd_system")
+
+
+def check(node, ctx):
+    t = atomic_target_type(node, ctx)
+    if t is None:
+        return []
+    base = t.replace("const ", "").rstrip("*").strip()
+    if base in ("__half", "half", "__half2", "half2", "__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162"):
+        return [Hit(node, MEDIUM, f"on `{base}`")]
+    return []

@@ -1,0 +1,42 @@
+"""HG508: system-scope atomics and fences on host or peer memory.
+
+What it does
+------------
+Flags `atomic*_system` calls and `__threadfence_system`.
+
+Why is this bad?
+----------------
+Coherence with the host or a peer GPU on AMD requires fine-grained allocations; FP hardware atomics
+on fine-grained memory can be wrong, and older HIP needed `HIP_COHERENT_HOST_ALLOC` for system
+fences.
+
+Example
+-------
+```cuda
+__global__ void k(int* host_flag) {
+    atomicExch_system(host_flag, 1);
+}
+```
+
+Use instead
+-----------
+```cuda
+__global__ void k(int* flag) {
+    atomicExch(flag, 1);
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import text
+
+CODE = "HG508"
+NODE = None
+ANCHOR = words(r"atomic\w+_system", "__threadfence_system")
+
+
+def check(node, ctx):
+    return usage(node, ctx, MEDIUM, f"`{text(node)}`")

@@ -1,0 +1,46 @@
+"""HG601: cuDNN (legacy API) calls that must be ported to MIOpen by hand.
+
+What it does
+------------
+Flags `#include <cudnn.h>` and every `cudnn*` function, type and `CUDNN_*` constant.
+
+Why is this bad?
+----------------
+MIOpen has no cuDNN-compatible layer: HIPIFY maps about a third of cuDNN's functions (85 of 280 in
+the 2024 tables) and MIOpen requires a Find step before convolutions. Each call site is hand work,
+and whether the operator reaches MIOpen's tuned path decides the performance.
+
+Example
+-------
+```cuda
+#include <cudnn.h>
+void conv(cudnnHandle_t h) {
+    cudnnConvolutionForward(h, 0, 0, 0, 0, 0, 0, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, 0, 0, 0, 0, 0);
+}
+```
+
+Use instead
+-----------
+```cuda
+#include <miopen/miopen.h>
+void conv(miopenHandle_t h) {
+    miopenConvolutionForward(h, 0, 0, 0, 0, 0, 0, miopenConvolutionFwdAlgoGEMM, 0, 0, 0, 0);
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import text
+
+CODE = "HG601"
+NODE = None
+ANCHOR = any_of(include(r"cudnn(?!_frontend)"), words(r"cudnn(?!Backend|FusedOps|MultiHeadAttn|_frontend)\w+", r"CUDNN_\w+"))
+
+
+def check(node, ctx):
+    status = ctx.api_status(text(node), node.start_point[0] + 1)
+    detail = f"`{text(node)}`" + ("; no MIOpen mapping in the HIPIFY tables" if status == "unsupported" else "")
+    return usage(node, ctx, HIGH, detail)

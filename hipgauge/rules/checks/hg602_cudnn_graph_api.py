@@ -1,0 +1,43 @@
+"""HG602: cuDNN graph/backend API, cudnn-frontend, fused ops, multi-head attention, RNN v8.
+
+What it does
+------------
+Flags `cudnnBackend*`, `cudnn_frontend::`, `cudnnFusedOps*`, `cudnnMultiHeadAttn*`,
+`cudnnRNNForward` and `cudnnSetRNNDescriptor_v8`.
+
+Why is this bad?
+----------------
+HIPIFY has no mapping for multi-head attention, fused ops, the v8 RNN API or cudnn-frontend; MIOpen
+exposes attention only through its Find 2.0 problem API. These operators need re-implementation.
+
+Example
+-------
+```cuda
+void mha(cudnnHandle_t h, cudnnAttnDescriptor_t d) {
+    cudnnMultiHeadAttnForward(h, d, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+}
+```
+
+Use instead
+-----------
+```cuda
+void mha(cudnnHandle_t h, cudnnTensorDescriptor_t x) {
+    cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, 0, x, 0, 0, x, 0);
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import text
+
+CODE = "HG602"
+NODE = None
+ANCHOR = any_of(include("cudnn_frontend"), words(r"cudnnBackend\w+", "cudnn_frontend", r"cudnnFusedOps\w*", r"cudnnMultiHeadAttn\w*", "cudnnRNNForward", "cudnnSetRNNDescriptor_v8"))
+SUPERSEDES = ('HG601',)
+
+
+def check(node, ctx):
+    return usage(node, ctx, HIGH, f"`{text(node)}`")

@@ -1,0 +1,42 @@
+"""HG607: cuRAND sequences and device generators.
+
+What it does
+------------
+Flags `curand*` host and device API names and `#include <curand*.h>`.
+
+Why is this bad?
+----------------
+hipRAND/rocRAND implement the cuRAND API, but a few generators are unmapped (`curand_Philox4x32_10`,
+`curand_mtgp32_*`) and streams are not bit-identical: tests comparing against CUDA-generated golden
+random data fail.
+
+Example
+-------
+```cuda
+__global__ void k(curandState* s, float* out) {
+    out[threadIdx.x] = curand_uniform(&s[threadIdx.x]);
+}
+```
+
+Use instead
+-----------
+```cuda
+__global__ void k(const float* noise, float* out) {
+    out[threadIdx.x] = noise[threadIdx.x];
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import text
+
+CODE = "HG607"
+NODE = None
+ANCHOR = any_of(include("curand"), words(r"curand\w*"))
+
+
+def check(node, ctx):
+    return usage(node, ctx, MEDIUM, f"`{text(node)}`")

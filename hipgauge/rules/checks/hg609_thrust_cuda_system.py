@@ -1,0 +1,42 @@
+"""HG609: Thrust code tied to the CUDA system.
+
+What it does
+------------
+Flags `thrust::cuda::` and `thrust::system::cuda::` (execution policies and CUDA-system types).
+
+Why is this bad?
+----------------
+rocThrust keeps the `thrust::` API, so most Thrust code ports by rebuilding; code that names the
+CUDA system (`thrust::cuda::par`, CUB interop) has to switch to the HIP system, and rocThrust is not
+graph-safe.
+
+Example
+-------
+```cuda
+void sort(thrust::device_vector<int>& v, cudaStream_t s) {
+    thrust::sort(thrust::cuda::par.on(s), v.begin(), v.end());
+}
+```
+
+Use instead
+-----------
+```cuda
+void sort(thrust::device_vector<int>& v) {
+    thrust::sort(thrust::device, v.begin(), v.end());
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import text
+
+CODE = "HG609"
+NODE = None
+ANCHOR = rb"\bthrust\s*::\s*(?:system\s*::\s*)?cuda\b"
+
+
+def check(node, ctx):
+    return usage(node, ctx, HIGH, "CUDA-system Thrust")

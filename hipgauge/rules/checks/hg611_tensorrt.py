@@ -1,0 +1,45 @@
+"""HG611: TensorRT inference engines.
+
+What it does
+------------
+Flags `NvInfer*.h` includes and the `nvinfer1::` / `nvonnxparser::` namespaces.
+
+Why is this bad?
+----------------
+TensorRT has no HIP equivalent and nothing translates it; AMD's graph compiler is MIGraphX (ONNX in,
+different API), so the engine-building code is a rewrite.
+
+Example
+-------
+```cuda
+#include <NvInfer.h>
+nvinfer1::IBuilder* make(nvinfer1::ILogger& log) {
+    return nvinfer1::createInferBuilder(log);
+}
+```
+
+Use instead
+-----------
+```cuda
+#include <migraphx/migraphx.hpp>
+migraphx::program make() {
+    return migraphx::parse_onnx("model.onnx");
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import text
+
+CODE = "HG611"
+NODE = None
+ANCHOR = any_of(include("NvInfer", "NvOnnxParser"), words("nvinfer1", "nvonnxparser"))
+
+
+def check(node, ctx):
+    if node.type == "identifier" and (node.parent is None or node.parent.type not in ("using_declaration", "qualified_identifier")):
+        return []
+    return usage(node, ctx, HIGH, f"`{text(node)}`")

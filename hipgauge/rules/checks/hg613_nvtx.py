@@ -1,0 +1,43 @@
+"""HG613: NVTX ranges and markers.
+
+What it does
+------------
+Flags NVTX includes and `nvtxRangePush*`, `nvtxRangePop`, `nvtxMark*`, `nvtxRangeStart*`/`End`.
+
+Why is this bad?
+----------------
+The AMD equivalent is ROCTx (`roctxRangePush`, `roctxRangePop`, `roctxMark`): a rename and a link
+change, and profiles of the port need the ranges to match kernels to operators.
+
+Example
+-------
+```cuda
+void step() {
+    nvtxRangePushA("step");
+    nvtxRangePop();
+}
+```
+
+Use instead
+-----------
+```cuda
+void step() {
+    roctxRangePush("step");
+    roctxRangePop();
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import text
+
+CODE = "HG613"
+NODE = None
+ANCHOR = any_of(include("nvToolsExt", "nvtx3"), words(r"nvtx(?:RangePush|RangePop|Mark|RangeStart|RangeEnd)\w*"))
+
+
+def check(node, ctx):
+    return usage(node, ctx, HIGH, f"`{text(node)}`")

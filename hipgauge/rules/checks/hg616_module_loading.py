@@ -1,0 +1,41 @@
+"""HG616: loading PTX/cubin/fatbin modules through the driver API.
+
+What it does
+------------
+Flags `cuModuleLoad*`, `cuLinkAdd*`, `cuLinkCreate*` and `CU_JIT_INPUT_PTX`.
+
+Why is this bad?
+----------------
+HIP modules must be AMD code objects: PTX cannot be JIT-compiled on AMD and `hipModuleLoadDataEx`
+ignores JIT options. Modules must be built per GPU architecture ahead of time (or with hipRTC).
+
+Example
+-------
+```cuda
+void load(CUmodule* m, const char* ptx) {
+    cuModuleLoadData(m, ptx);
+}
+```
+
+Use instead
+-----------
+```cuda
+void load(hipModule_t* m, const char* path) {
+    hipModuleLoad(m, path);
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import text
+
+CODE = "HG616"
+NODE = None
+ANCHOR = words(r"cuModuleLoad\w*", r"cuLinkAdd\w+", r"cuLinkCreate\w*", "CU_JIT_INPUT_PTX")
+
+
+def check(node, ctx):
+    return usage(node, ctx, HIGH, f"`{text(node)}`")

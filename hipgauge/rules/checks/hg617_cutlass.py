@@ -1,0 +1,42 @@
+"""HG617: CUTLASS / CuTe based kernels.
+
+What it does
+------------
+Flags CUTLASS/CuTe includes and the `cutlass::` / `cute::` namespaces.
+
+Why is this bad?
+----------------
+CUTLASS and CuTe are NVIDIA-architecture template libraries (SM80/SM90 atoms, TMA, wgmma) with no
+HIPIFY support; FlashAttention's ROCm backend was rewritten on Composable Kernel rather than ported.
+Budget a rewrite on CK/ck_tile, hipBLASLt or Triton.
+
+Example
+-------
+```cuda
+#include <cutlass/gemm/device/gemm.h>
+using Gemm = cutlass::gemm::device::Gemm<float, cutlass::layout::RowMajor, float, cutlass::layout::RowMajor, float, cutlass::layout::RowMajor>;
+```
+
+Use instead
+-----------
+```cuda
+#include <hipblaslt/hipblaslt.h>
+using Handle = hipblasLtHandle_t;
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import text
+
+CODE = "HG617"
+NODE = None
+ANCHOR = any_of(include("cutlass/", "cute/"), words("cutlass", "cute"))
+
+
+def check(node, ctx):
+    if node.type == "identifier" and (node.parent is None or node.parent.type not in ("using_declaration", "qualified_identifier")):
+        return []
+    return usage(node, ctx, HIGH, f"`{text(node)}`")

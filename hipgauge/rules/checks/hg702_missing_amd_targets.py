@@ -1,0 +1,49 @@
+"""HG702: a build that names CUDA architectures but no AMD target.
+
+What it does
+------------
+Flags a build file (once, at its first CUDA architecture setting) that selects NVIDIA architectures
+(`sm_NN`, `compute_NN`, `CUDA_ARCHITECTURES`, `TORCH_CUDA_ARCH_LIST`) and names no `gfx` target
+anywhere.
+
+Why is this bad?
+----------------
+HIP code objects are compiled per GPU architecture; there is no PTX-style forward JIT. A build
+without `--offload-arch=gfx90a;gfx942` (and a decision on `xnack`/`sramecc`) produces nothing that
+runs on the deployment GPUs.
+
+Example
+-------
+```make
+NVCCFLAGS += -arch=sm_90
+```
+
+Use instead
+-----------
+```make
+NVCCFLAGS += -arch=sm_90
+HIPFLAGS += --offload-arch=gfx942
+```
+"""
+
+from __future__ import annotations
+
+import re
+
+from hipgauge.rules.hit import MEDIUM, LineHit
+
+CODE = "HG702"
+_CUDA_ARCH = re.compile(r"\b(?:sm|compute)_\d+a?\b|\b(?:CMAKE_)?CUDA_ARCHITECTURES\b|\bTORCH_CUDA_ARCH_LIST\b")
+_AMD = re.compile(r"\bgfx\d{3,4}[a-z]?\b|\bHIP_ARCHITECTURES\b|--offload-arch\b|\bPYTORCH_ROCM_ARCH\b")
+
+
+def check_build(lines, ctx):
+    first = None
+    for i, line in enumerate(lines, 1):
+        if _AMD.search(line):
+            return []
+        if first is None:
+            m = _CUDA_ARCH.search(line)
+            if m:
+                first = LineHit(i, m.start() + 1, MEDIUM, f"`{m.group(0)}` and no gfx target")
+    return [first] if first else []

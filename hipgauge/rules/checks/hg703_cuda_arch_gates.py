@@ -1,0 +1,56 @@
+"""HG703: numeric `__CUDA_ARCH__` feature gates.
+
+What it does
+------------
+Flags `#if`/`#elif` conditions that compare `__CUDA_ARCH__` with a number.
+
+Why is this bad?
+----------------
+HIP-Clang does not define `__CUDA_ARCH__`: every `__CUDA_ARCH__ >= 800` gate silently takes its
+fallback branch, often a slow path or a host-only path, with no compiler message.
+
+Example
+-------
+```cuda
+__device__ float f(float x) {
+#if __CUDA_ARCH__ >= 800
+    return x * 2.f;
+#else
+    return x;
+#endif
+}
+```
+
+Use instead
+-----------
+```cuda
+__device__ float f(float x) {
+#if defined(__HIP_DEVICE_COMPILE__)
+    return x * 2.f;
+#else
+    return x;
+#endif
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import text
+from hipgauge.rules.syntax import ancestor
+
+CODE = "HG703"
+NODE = None
+ANCHOR = words("__CUDA_ARCH__")
+
+
+def check(node, ctx):
+    cmp = ancestor(node, "binary_expression", limit=3)
+    if cmp is None or ancestor(node, ("preproc_if", "preproc_elif"), limit=8) is None:
+        return []
+    op = cmp.child_by_field_name("operator")
+    if op is None or op.type not in (">=", ">", "<", "<=", "==", "!="):
+        return []
+    return [Hit(cmp, HIGH, f"`{text(cmp)}`")]

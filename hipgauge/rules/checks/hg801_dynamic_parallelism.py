@@ -1,0 +1,58 @@
+"""HG801: dynamic parallelism (kernels launched from device code).
+
+What it does
+------------
+Flags `<<<...>>>` launches inside `__global__`/`__device__` functions, `cudaLaunchDevice`,
+`cudaGetParameterBuffer` and `cudaLimitDevRuntime*` limits in source, and `-lcudadevrt` /
+`cudadevrt` in build files.
+
+Why is this bad?
+----------------
+HIP does not support dynamic parallelism: a kernel cannot launch another kernel from the device.
+The work has to be flattened into host-side launches, a persistent kernel or a graph.
+
+Example
+-------
+```cuda
+__global__ void child(float* x) { x[threadIdx.x] = 0.f; }
+__global__ void parent(float* x) {
+    if (threadIdx.x == 0) child<<<1, 64>>>(x);
+}
+```
+
+Use instead
+-----------
+```cuda
+__global__ void child(float* x) { x[threadIdx.x] = 0.f; }
+void parent(float* x) {
+    child<<<1, 64>>>(x);
+}
+```
+"""
+
+from __future__ import annotations
+
+import re
+
+from hipgauge.rules.checks._buildscan import scan
+from hipgauge.rules.checks._common import any_of, usage, words
+from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.syntax import ancestor, call_name, text
+
+CODE = "HG801"
+NODE = None
+ANCHOR = any_of(rb"<<<", words("cudaLaunchDevice", "cudaGetParameterBuffer", r"cudaLimitDevRuntime\w+"))
+_LIB = re.compile(r"-lcudadevrt\b|\bcudadevrt\b")
+
+
+def check(node, ctx):
+    if text(node) == "<<<" or node.type == "kernel_call_syntax":
+        call = ancestor(node, "call_expression", limit=3)
+        if call is not None and ctx.in_device_code(call):
+            return [Hit(call, HIGH, f"device-side launch of `{call_name(call)}`")]
+        return []
+    return usage(node, ctx, HIGH, f"`{text(node)}`")
+
+
+def check_build(lines, ctx):
+    return scan(lines, _LIB)

@@ -1,0 +1,43 @@
+"""HG803: CUDA graph conditional nodes and other unsupported graph features.
+
+What it does
+------------
+Flags `cudaGraphConditionalHandleCreate`, `cudaGraphCondType*`, `cudaGraphSetConditional`,
+`cudaGraphAddNode*` and `cudaGraphInstantiateFlagDeviceLaunch`.
+
+Why is this bad?
+----------------
+HIPIFY maps most of the graph API but not conditional handles or device-launched graphs; HIP 7.0
+also restricts some APIs during capture. Conditionals must be unrolled on the host or captured per
+branch.
+
+Example
+-------
+```cuda
+void g(cudaGraph_t graph, cudaGraphConditionalHandle* h) {
+    cudaGraphConditionalHandleCreate(h, graph, 0, 0);
+}
+```
+
+Use instead
+-----------
+```cuda
+void g(cudaGraph_t graph, cudaGraphExec_t* exec) {
+    cudaGraphInstantiate(exec, graph, 0);
+}
+```
+"""
+
+from __future__ import annotations
+
+from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.syntax import text
+
+CODE = "HG803"
+NODE = None
+ANCHOR = words(r"cudaGraphConditional\w*", r"cudaGraphCondType\w*", "cudaGraphSetConditional", r"cudaGraphAddNode\w*", "cudaGraphInstantiateFlagDeviceLaunch")
+
+
+def check(node, ctx):
+    return usage(node, ctx, HIGH, f"`{text(node)}`")

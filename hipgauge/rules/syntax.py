@@ -1,0 +1,251 @@
+"""What detectors need from the syntax tree: a per-file context and small node helpers.
+
+Detectors receive tree-sitter nodes of the CUDA grammar. These helpers answer the questions every
+detector asks (which function am I in, is it device code, what constant does this fold to, what
+type was this name declared with) without each rule walking the tree on its own.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import cached_property
+from typing import Any, Iterable, Iterator
+
+NOT_CODE = frozenset({"comment", "preproc_arg", "string_literal", "string_content", "raw_string_literal", "char_literal",
+                      "system_lib_string", "escape_sequence", "concatenated_string"})
+FUNCTION = "function_definition"
+
+TYPE_BYTES = {
+    "char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1, "uint8_t": 1,
+    "short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2, "half": 2, "__half": 2,
+    "__nv_bfloat16": 2, "nv_bfloat16": 2, "half2": 4, "__half2": 4, "__nv_bfloat162": 4,
+    "int": 4, "unsigned": 4, "unsigned int": 4, "float": 4, "int32_t": 4, "uint32_t": 4,
+    "long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8, "double": 8,
+    "int64_t": 8, "uint64_t": 8, "size_t": 8, "float2": 8, "int2": 8, "uint2": 8,
+    "float3": 12, "int3": 12, "float4": 16, "int4": 16, "uint4": 16, "double2": 16, "double4": 32,
+}
+THIRTY_TWO_BIT_TYPES = frozenset({"int", "unsigned", "unsigned int", "int32_t", "uint32_t", "signed",
+                                  "signed int", "long", "unsigned long", "short", "unsigned short"})
+# NB: "long" is 64-bit on Linux/LP64 — listed for Windows ports; detectors that care check "long long".
+THIRTY_TWO_BIT_TYPES = THIRTY_TWO_BIT_TYPES - {"long", "unsigned long"}
+
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n\\]+)$", re.M)
+_CONSTEXPR = re.compile(rb"\b(?:constexpr|const)\s+(?:static\s+)?(?:unsigned\s+)?\w+\s+([A-Za-z_]\w*)\s*=\s*([^;{}\n]+);")
+_INT_SUFFIX = re.compile(r"(?<=[0-9a-fA-F])(?:[uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)\b")
+_SIZEOF = re.compile(r"sizeof\s*\(\s*([A-Za-z_][\w ]*?)\s*\)")
+
+
+def text(node: Any) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None else ""
+
+
+def line_of(node: Any) -> int:
+    return node.start_point[0] + 1
+
+
+def ancestor(node: Any, types: str | Iterable[str], limit: int = 64) -> Any | None:
+    """The nearest ancestor-or-self of one of ``types`` (at most ``limit`` levels up)."""
+    wanted = {types} if isinstance(types, str) else set(types)
+    while node is not None and limit >= 0:
+        if node.type in wanted:
+            return node
+        node = node.parent
+        limit -= 1
+    return None
+
+
+def in_code(node: Any) -> bool:
+    """False when the node lies in a comment or a string/char literal."""
+    while node is not None:
+        if node.type in NOT_CODE:
+            return False
+        if node.type in ("expression_statement", "declaration", FUNCTION, "compound_statement"):
+            return True
+        node = node.parent
+    return True
+
+
+def descendants(node: Any, types: str | Iterable[str]) -> Iterator[Any]:
+    """Every descendant of ``node`` (itself included) whose type is in ``types`` (preorder)."""
+    wanted = {types} if isinstance(types, str) else set(types)
+    cursor = node.walk()
+    reached_root = False
+    while not reached_root:
+        n = cursor.node
+        if n.type in wanted:
+            yield n
+        if cursor.goto_first_child():
+            continue
+        if cursor.goto_next_sibling():
+            continue
+        while True:
+            if not cursor.goto_parent() or cursor.node == node:
+                reached_root = True
+                break
+            if cursor.goto_next_sibling():
+                break
+
+
+def call_name(call: Any) -> str:
+    """``foo`` for ``foo(...)``, ``ns::foo`` for ``ns::foo(...)``, ``foo`` for ``foo<T>(...)``."""
+    fn = call.child_by_field_name("function")
+    if fn is None:
+        return ""
+    if fn.type == "template_function":
+        fn = fn.child_by_field_name("name") or fn
+    return text(fn)
+
+
+def call_args(call: Any) -> list[Any]:
+    args = call.child_by_field_name("arguments")
+    if args is None:
+        return []
+    return [c for c in args.named_children if c.type != "comment"]
+
+
+def function_name(fn: Any) -> str:
+    decl = fn.child_by_field_name("declarator")
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator")
+    if decl is None:
+        return "?"
+    inner = decl.child_by_field_name("declarator")
+    return text(inner) if inner is not None else "?"
+
+
+def qualifiers(fn: Any) -> frozenset[str]:
+    return frozenset(c.type for c in fn.children if c.type in ("__global__", "__device__", "__host__"))
+
+
+def declared_type(decl: Any) -> str:
+    """The type text of a declaration / parameter_declaration / field_declaration (``unsigned int``)."""
+    t = decl.child_by_field_name("type")
+    return " ".join(text(t).split()) if t is not None else ""
+
+
+class Context:
+    """Per-file facts shared by all detectors (lazily computed, cached)."""
+
+    def __init__(self, pf: Any, inventory: Any = None):
+        self.pf = pf
+        self.data: bytes = pf.data if getattr(pf, "data", None) is not None else pf.text.encode("utf-8")
+        self.kind: str = getattr(pf, "kind", "cuda")
+        self.tree = getattr(pf, "tree", None)
+        self.inventory = inventory
+        self._fn: dict[int, Any] = {}
+
+    # ---- functions -------------------------------------------------------------------------
+    def function_of(self, node: Any) -> Any | None:
+        return ancestor(node, FUNCTION)
+
+    def function_info(self, node: Any) -> tuple[str | None, bool, bool]:
+        """``(name, is_kernel, is_device_code)`` of the function enclosing ``node``."""
+        fn = self.function_of(node)
+        if fn is None:
+            return None, False, False
+        hit = self._fn.get(fn.id)
+        if hit is None:
+            q = qualifiers(fn)
+            device = "__global__" in q or "__device__" in q
+            hit = self._fn[fn.id] = (function_name(fn), "__global__" in q, device)
+        name, kernel, device = hit
+        if not device:
+            lam = ancestor(node, "lambda_expression", limit=40)
+            if lam is not None and b"__device__" in lam.text[:200]:
+                device = True
+        return name, kernel, device
+
+    def in_device_code(self, node: Any) -> bool:
+        return self.function_info(node)[2]
+
+    # ---- constants -------------------------------------------------------------------------
+    @cached_property
+    def macros(self) -> dict[str, str]:
+        """Object-like macros and ``const``/``constexpr`` scalars defined in this file, as source text."""
+        out: dict[str, str] = {}
+        for rx in (_DEFINE, _CONSTEXPR):
+            for m in rx.finditer(self.data):
+                value = m.group(2).decode("utf-8", "replace")
+                value = re.sub(r"//.*|/\*.*?\*/", "", value).strip()
+                out.setdefault(m.group(1).decode(), value)
+        return out
+
+    def fold(self, expr: Any, depth: int = 0) -> int | None:
+        """Fold a C integer expression (a node or its text) to an int, resolving this file's macros."""
+        src = text(expr) if not isinstance(expr, str) else expr
+        if depth > 6 or len(src) > 300:
+            return None
+        src = _SIZEOF.sub(lambda m: str(TYPE_BYTES.get(" ".join(m.group(1).split()), 4)), src)
+        src = _INT_SUFFIX.sub("", src).replace("/", "//").replace("////", "//")
+        src = re.sub(r"\(\s*(?:unsigned|int|size_t|long|unsigned int|long long)\s*\)", "", src)
+        try:
+            tree = ast.parse(src.strip(), mode="eval")
+        except SyntaxError:
+            return None
+        return self._eval(tree.body, depth)
+
+    def _eval(self, n: ast.AST, depth: int) -> int | None:
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return n.value
+        if isinstance(n, ast.Name):
+            value = self.macros.get(n.id)
+            return None if value is None else self.fold(value, depth + 1)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd, ast.Invert)):
+            v = self._eval(n.operand, depth)
+            if v is None:
+                return None
+            return -v if isinstance(n.op, ast.USub) else (~v if isinstance(n.op, ast.Invert) else v)
+        if isinstance(n, ast.BinOp):
+            a, b = self._eval(n.left, depth), self._eval(n.right, depth)
+            if a is None or b is None:
+                return None
+            ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
+                   ast.FloorDiv: lambda: a // b if b else None, ast.Mod: lambda: a % b if b else None,
+                   ast.LShift: lambda: a << b if 0 <= b < 128 else None, ast.RShift: lambda: a >> b if b >= 0 else None,
+                   ast.BitAnd: lambda: a & b, ast.BitOr: lambda: a | b, ast.BitXor: lambda: a ^ b}
+            f = ops.get(type(n.op))
+            return f() if f else None
+        return None
+
+    # ---- names and types -------------------------------------------------------------------
+    def type_of(self, name: str, at: Any) -> str | None:
+        """The declared type of ``name`` as seen from ``at``: parameters and declarations of the
+        enclosing function, then the file's top level. Pointer-ness is marked by a trailing ``*``."""
+        fn = self.function_of(at)
+        scopes = [fn] if fn is not None else []
+        for scope in scopes:
+            for decl in descendants(scope, ("parameter_declaration", "declaration")):
+                t = self._declares(decl, name)
+                if t is not None:
+                    return t
+        return None
+
+    @staticmethod
+    def _declares(decl: Any, name: str) -> str | None:
+        base = declared_type(decl)
+        if any(c.type == "type_qualifier" and c.text == b"volatile" for c in decl.children):
+            base = "volatile " + base
+        for d in decl.children_by_field_name("declarator"):
+            node, stars = d, ""
+            while node is not None and node.type not in ("identifier", "field_identifier"):
+                if node.type == "pointer_declarator":
+                    stars += "*"
+                node = node.child_by_field_name("declarator")
+            if node is not None and text(node) == name:
+                return base + stars
+        return None
+
+    # ---- inventory -------------------------------------------------------------------------
+    @cached_property
+    def api_by_line(self) -> dict[int, list[Any]]:
+        out: dict[int, list[Any]] = {}
+        for call in getattr(self.inventory, "api_calls", None) or []:
+            out.setdefault(call.line, []).append(call)
+        return out
+
+    def api_status(self, name: str, line: int) -> str | None:
+        for call in self.api_by_line.get(line, []):
+            if call.cuda_name == name:
+                return call.status
+        return None
