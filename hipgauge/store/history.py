@@ -237,26 +237,68 @@ def _load(con: duckdb.DuckDBPyConnection, project: str | None, with_details: boo
     return list(records.values())
 
 
-def record_assessment(doc: dict[str, Any], store_path: Path | str | None = None, *, meta: dict[str, Any] | None = None,
-                      probe_compilers: bool = True) -> int:
-    """What ``hipgauge assess --store [DB]`` calls: store ``doc`` (a ``hipgauge.assessment/1`` dict) and return its id.
+def record_assessment(doc: dict[str, Any], store_path: Path | str | None = None, *, baseline: Any = None,
+                      candidate: Any = None, meta: dict[str, Any] | None = None, probe_compilers: bool = True) -> int:
+    """What ``hipgauge assess --store [DB]`` calls: store ``doc`` (a ``hipgauge.assessment/1`` dict); returns its id.
 
-    Adds what the document does not carry: the scanned tree's git commit (read only) and the versions of
-    the nvcc/hipcc on PATH (when the document names none). ``store_path`` None → ``default_store_path()``.
+    ``baseline``/``candidate``: the assessment's ``Profile`` objects (or their ``metadata`` dicts), whose
+    metadata gives the CUDA/HIP/driver versions, GPU names and archs. Without them, the profiles named in
+    ``doc["inputs"]`` are read again for their metadata (best effort). Also added: the scanned tree's git
+    commit (read only) and the versions of the nvcc/hipcc on PATH when the document names none.
+    ``store_path`` None → ``default_store_path()``.
     """
     from hipgauge.store.provenance import compiler_versions, git_commit
+    from hipgauge.store.record import toolchain_from_profiles
 
     meta = dict(meta or {})
     rec = record_from_document(doc, meta)
-    if rec.commit is None and rec.root:
-        rec.commit = git_commit(rec.root)
+    if baseline is None and candidate is None:
+        baseline, candidate = _profiles_named_in(doc)
+    for key, value in toolchain_from_profiles(baseline, candidate).items():
+        rec.toolchain.setdefault(key, value)
+    for key, value in (meta.get("toolchain") or {}).items():
+        if value not in (None, ""):
+            rec.toolchain[key] = str(value)
+    first_root = _first_existing_root(rec.root)
+    if rec.commit is None and first_root:
+        rec.commit = git_commit(first_root)
     if probe_compilers:
         for tool, version in compiler_versions().items():
             rec.toolchain.setdefault(tool, version)
-    if rec.root and not meta.get("project") and not doc.get("project"):
-        rec.project = _project_from_root(rec.root) or rec.project
+    if first_root and not meta.get("project") and not doc.get("project"):
+        rec.project = _project_from_root(first_root) or rec.project
     store = HistoryStore(store_path)
     return store.record(rec)
+
+
+def _first_existing_root(root: str | None) -> str | None:
+    """The scanned tree (the first one, when the document joins several with ', ')."""
+    if not root:
+        return None
+    if Path(root).exists():
+        return root
+    for part in root.split(", "):
+        if part and Path(part).exists():
+            return part
+    return None
+
+
+def _profiles_named_in(doc: dict[str, Any]) -> tuple[Any, Any]:
+    """The metadata of the profiles an assessment names in ``inputs`` (None where absent or unreadable)."""
+    inputs = doc.get("inputs") if isinstance(doc.get("inputs"), dict) else {}
+    found: list[Any] = []
+    for side in ("baseline", "candidate"):
+        path = inputs.get(side)
+        profile = None
+        if path and Path(path).is_file():
+            try:
+                from hipgauge.profiles.load import load_profile
+
+                profile = load_profile(Path(path))
+            except Exception:  # noqa: BLE001 - metadata is best effort: the assessment is stored without it
+                profile = None
+        found.append(profile)
+    return found[0], found[1]
 
 
 def _project_from_root(root: str) -> str | None:

@@ -153,6 +153,10 @@ def parity_entries(comparison: dict[str, Any] | None) -> list[ParityEntry]:
             continue
         base = _num(row.get("baseline_ns"))
         cand = _num(row.get("candidate_ns"))
+        if base is None and _num(row.get("baseline_ms")) is not None:  # the assessment document's rows are in ms
+            base = _num(row.get("baseline_ms")) * 1e6  # type: ignore[operator]
+        if cand is None and _num(row.get("candidate_ms")) is not None:
+            cand = _num(row.get("candidate_ms")) * 1e6  # type: ignore[operator]
         ratio = _num(row.get("ratio"))
         if ratio is None and base and cand is not None:
             ratio = cand / base
@@ -173,6 +177,12 @@ def _finding_counts(doc: dict[str, Any]) -> dict[str, tuple[str | None, int]]:
     scan = doc.get("scan") if isinstance(doc.get("scan"), dict) else doc
     findings = scan.get("findings") if isinstance(scan, dict) else None
     counts: dict[str, tuple[str | None, int]] = {}
+    by_code_list = scan.get("findings_by_code") if isinstance(scan, dict) else None
+    if isinstance(by_code_list, list):  # [{"code": "HG101", "count": 3, "severity": "blocker"}, …]: complete counts
+        for item in by_code_list:
+            if isinstance(item, dict) and item.get("code"):
+                counts[str(item["code"])] = (item.get("severity"), _int(item.get("count")) or 0)
+        return dict(sorted(counts.items()))
     if isinstance(findings, list):
         tally: Counter[str] = Counter()
         severity: dict[str, str | None] = {}
@@ -267,16 +277,33 @@ def toolchain_from_document(doc: dict[str, Any]) -> dict[str, str]:
         for key, value in explicit.items():
             if value not in (None, "") and not isinstance(value, (dict, list)):
                 tools[str(key)] = str(value)
-    for path in (("build_check", "compilers"), ("build_check", "toolchain")):
+    for path in (("build_check", "toolchains"), ("build_check", "compilers"), ("build_check", "toolchain")):
         compilers = _get(doc, *path)
         if isinstance(compilers, dict):
             for key, value in compilers.items():
-                component = _META_ALIASES.get(str(key).lower(), str(key).lower())
-                if isinstance(value, dict):
+                if isinstance(value, dict):  # {"name": "hipcc", "path": …, "version": "5.2.21153-0"}
+                    key = value.get("name") or key
                     value = value.get("version")
+                component = _META_ALIASES.get(str(key).lower(), str(key).lower())
                 if value not in (None, ""):
                     tools.setdefault(component, str(value))
     return tools
+
+
+def toolchain_from_profiles(baseline: Any = None, candidate: Any = None) -> dict[str, str]:
+    """Toolchain versions from two ``Profile`` objects (or their metadata dicts), as the document would carry them."""
+    sides: dict[str, Any] = {}
+    for side, profile in (("baseline", baseline), ("candidate", candidate)):
+        if profile is None:
+            continue
+        if isinstance(profile, dict):
+            sides[side] = {"metadata": profile}
+        else:
+            meta = dict(getattr(profile, "metadata", {}) or {})
+            if getattr(profile, "device", None):
+                meta.setdefault("device_name", profile.device)
+            sides[side] = {"metadata": meta}
+    return toolchain_from_document(sides) if sides else {}
 
 
 def _parse_date(value: Any) -> datetime | None:
@@ -302,13 +329,13 @@ def record_from_document(doc: dict[str, Any], meta: dict[str, Any] | None = None
     comparison = comparison_section(doc)
     projection = _first(comparison or {}, ("projection",)) or _first(doc, ("projection", "projection"), ("projection",))
     projection = projection if isinstance(projection, dict) else {}
-    root = meta.get("root") or _first(doc, ("scan", "root"), ("root",), ("path",))
+    root = meta.get("root") or _first(doc, ("scan", "root"), ("inputs", "source"), ("root",), ("path",))
     date = _parse_date(meta.get("date")) or _parse_date(_first(doc, ("created",), ("generated_at",), ("date",), ("created_at",)))
     toolchain = toolchain_from_document(doc)
     toolchain.update({k: str(v) for k, v in (meta.get("toolchain") or {}).items() if v not in (None, "")})
     triage = _first(doc, ("decision", "triage"), ("decision", "overall"), ("decision", "lean"))
     if isinstance(triage, dict):
-        triage = triage.get("lean") or triage.get("value")
+        triage = triage.get("cluster") or triage.get("lean") or triage.get("value")
     return AssessmentRecord(
         project=str(meta.get("project") or doc.get("project") or _project_name(root) or "default"),
         recorded_at=_utc_naive(date or datetime.now(timezone.utc)),

@@ -1,0 +1,62 @@
+"""record_assessment on real hipgauge.assessment/1 documents (build_assessment over a real scan and comparison)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hipgauge.store import HistoryStore, record_assessment
+
+TESTS = Path(__file__).resolve().parent
+DATA = TESTS / "data" / "store"
+
+load = pytest.importorskip("hipgauge.profiles.load")
+parity = pytest.importorskip("hipgauge.profiles.parity")
+assessment = pytest.importorskip("hipgauge.report.assessment")
+scanner = pytest.importorskip("hipgauge.source.scanner")
+
+
+def _doc(cand_name: str):
+    base = load.load_profile(DATA / "base_h100_cuda124.json")
+    cand = load.load_profile(DATA / cand_name)
+    scan = scanner.scan_tree([TESTS / "data" / "realistic"], scanner.ScanOptions())
+    comparison = parity.compare_profiles(base, cand, target_ms=20.0)
+    doc = assessment.build_assessment(scan=scan, comparison=comparison,
+                                      inputs={"source": str(TESTS / "data" / "realistic"),
+                                              "baseline": str(DATA / "base_h100_cuda124.json"),
+                                              "candidate": str(DATA / cand_name)})
+    return doc, base, cand, scan
+
+
+def test_two_real_assessments_make_a_history(tmp_path: Path) -> None:
+    db = tmp_path / "h.duckdb"
+    doc62, base, cand62, scan = _doc("cand_mi300x_rocm62.json")
+    record_assessment(doc62, db, baseline=base, candidate=cand62, probe_compilers=False,
+                      meta={"date": "2026-01-05T10:00:00", "project": "detector"})
+    doc63, _, _, _ = _doc("cand_mi300x_rocm63.json")
+    # no profiles passed: their metadata is read from the paths the document names
+    record_assessment(doc63, db, probe_compilers=False, meta={"date": "2026-02-09T10:00:00", "project": "detector"})
+
+    store = HistoryStore(db)
+    first, second = store.assessments()
+    assert first.toolchain["hip"] == "6.2.41134" and second.toolchain["hip"] == "6.3.42131"
+    assert second.toolchain["cuda"] == "12.4" and second.toolchain["gpu.candidate"] == "AMD Instinct MI300X"
+    assert second.hipgauge_version and second.document_schema == "hipgauge.assessment/1"
+    assert second.translation_share == pytest.approx(doc63["scan"]["translation_share"])
+    assert sum(n for _, n in second.findings.values()) == len(scan.findings)
+    decode = next(p for p in second.parity if p.label.startswith("decode_boxes_kernel"))
+    assert decode.candidate_ns == pytest.approx(1.6e6) and decode.ratio == pytest.approx(1600 / 1200)
+    assert second.target_ms == 20.0 and second.projected_ms is not None
+
+    (trend,) = store.trend("decode_boxes*")
+    assert trend.points[1].changes == ["HIP 6.2.41134 → 6.3.42131"]
+    assert trend.points[1].step == pytest.approx(1600 / 1250)
+
+
+def test_record_assessment_default_path_is_under_cwd(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    doc, base, cand, _ = _doc("cand_mi300x_rocm62.json")
+    record_assessment(doc, None, baseline=base, candidate=cand, probe_compilers=False)
+    assert (tmp_path / ".hipgauge" / "history.duckdb").is_file()
+    assert not (TESTS / "data" / "realistic" / ".hipgauge").exists()  # never inside the scanned tree
