@@ -169,6 +169,8 @@ def assess(
     config: Optional[Path] = typer.Option(None, "--config", help="hipgauge.toml (default: found from PATH upwards)"),
     sets: Optional[list[str]] = typer.Option(None, "--set", help="override a config key: section.key=value; repeatable"),
     json_out: bool = typer.Option(False, "--json", help="print the hipgauge.assessment/1 JSON document"),
+    store: bool = typer.Option(False, "--store", help="also record the assessment in the history store (see hipgauge history)"),
+    store_db: Optional[Path] = typer.Option(None, "--db", help="history store for --store (default: .hipgauge/history.duckdb here or above)"),
 ) -> None:
     """Everything at once: one report folder with index.html, report.md, assessment.json, findings.sarif."""
     _check(percentile, target_ms)
@@ -177,10 +179,11 @@ def assess(
                  candidate_latency_csv=candidate_latency_csv, target_ms=target_ms, percentile=percentile,
                  assume=list(assume or []), map_file=map_file, build_check=not no_build_check,
                  build_budget_s=build_budget)
-    _assess_and_write(opts, cfg, output, json_out)
+    _assess_and_write(opts, cfg, output, json_out, store=store or store_db is not None, store_db=store_db)
 
 
-def _assess_and_write(opts: Any, cfg: Any, output: Path, json_out: bool, title: str = "") -> None:
+def _assess_and_write(opts: Any, cfg: Any, output: Path, json_out: bool, title: str = "", store: bool = False,
+                      store_db: Path | None = None) -> None:
     from hipgauge.decide.pipeline import run_assessment
     from hipgauge.report.terminal import print_assessment
     from hipgauge.report.writer import check_output_dir
@@ -189,6 +192,11 @@ def _assess_and_write(opts: Any, cfg: Any, output: Path, json_out: bool, title: 
     t0 = time.perf_counter()
     run = run_assessment(opts, cfg, on_stage=_stage_printer(not json_out))
     doc, folder = write_assessment(run, cfg, output, opts.paths)
+    if store:  # history store (hipgauge/store): per-kernel parity, findings, toolchain versions
+        from hipgauge.store import HistoryStore, record_assessment
+
+        stored_id = record_assessment(doc, store_db, baseline=run.baseline, candidate=run.candidate)
+        err.print(f"stored as assessment #{stored_id} in {HistoryStore(store_db).path}", markup=False, highlight=False)
     if json_out:
         emit_json(doc)
         return
