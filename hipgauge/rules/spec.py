@@ -80,7 +80,8 @@ class RuleSpec:
     def name(self) -> str:
         """A PascalCase identifier for SARIF ``rules[].name``."""
         words = re.findall(r"[A-Za-z0-9]+", self.title)
-        return "".join(w[:1].upper() + w[1:] for w in words)[:80] or self.code
+        name = "".join(w[:1].upper() + w[1:] for w in words)[:80]
+        return name if name[:1].isalpha() else self.code + name
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -41,7 +41,7 @@ from hipgauge.rules.syntax import text
 
 CODE = "HG604"
 NODE = None
-ANCHOR = any_of(include(r"cublas(?!Lt)"), words(r"cublas(?!Lt)\w+", r"CUBLAS_(?!LT|COMPUTE_32F_FAST_TF32|TF32)\w+"))
+ANCHOR = any_of(include(r"cublas(?!Lt)"), words(r"cublas(?!Lt)[A-Z]\w*", r"CUBLAS_(?!LT|COMPUTE_32F_FAST_TF32|TF32)\w+"))
 _TUNED = re.compile(r"cublasSetMathMode|CUBLAS_GEMM_\w*(?:TENSOR_OP|ALGO)\w*|CUBLAS_\w*TENSOR_OP_MATH")
 
 
