@@ -60,3 +60,36 @@ def test_record_assessment_default_path_is_under_cwd(tmp_path: Path, monkeypatch
     record_assessment(doc, None, baseline=base, candidate=cand, probe_compilers=False)
     assert (tmp_path / ".hipgauge" / "history.duckdb").is_file()
     assert not (TESTS / "data" / "realistic" / ".hipgauge").exists()  # never inside the scanned tree
+
+
+def test_assess_store_then_history_and_gate(tmp_path: Path, capsys, monkeypatch) -> None:
+    """The issue's "must show", end to end through the CLI: two stored assessments (HIP 6.2 → 6.3), history shows
+    the regressed hot kernel, gate --against-last exits 1 naming it and 0 when the threshold allows it."""
+    from hipgauge.cli import main
+    from hipgauge.cli.app import err, out
+
+    monkeypatch.setattr(out, "_width", 240)
+    monkeypatch.setattr(err, "_width", 240)
+    monkeypatch.chdir(tmp_path)
+
+    def run(argv: list[str]) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        captured = capsys.readouterr()
+        return int(info.value.code or 0), captured.out, captured.err
+
+    db = tmp_path / "h.duckdb"
+    code, _, _ = run(["assess", str(TESTS / "data" / "realistic"), "-o", str(tmp_path / "r1"), "--no-build-check",
+                      "--baseline", str(DATA / "base_h100_cuda124.json"), "--candidate", str(DATA / "cand_mi300x_rocm62.json"),
+                      "--store", "--db", str(db), "--json"])
+    assert code == 0 and db.is_file()
+    code, _, err_text = run(["gate", str(DATA / "cand_mi300x_rocm63.json"), "--against-last", "--db", str(db)])
+    assert code == 1 and "decode_boxes_kernel" in err_text
+    code, _, _ = run(["gate", str(DATA / "cand_mi300x_rocm63.json"), "--against-last", "--db", str(db), "--max-regression", "30%"])
+    assert code == 0
+    code, _, _ = run(["assess", str(TESTS / "data" / "realistic"), "-o", str(tmp_path / "r2"), "--no-build-check",
+                      "--baseline", str(DATA / "base_h100_cuda124.json"), "--candidate", str(DATA / "cand_mi300x_rocm63.json"),
+                      "--store", "--db", str(db), "--json"])
+    assert code == 0
+    code, out_text, _ = run(["history", "--db", str(db), "--kernel", "decode*"])
+    assert code == 0 and "HIP 6.2.41134 → 6.3.42131" in out_text and "1.333×" in out_text

@@ -123,8 +123,8 @@ def gate(
             raise InputError("no stored assessment with per-kernel parity to gate against", store.path)
         cand = load_profile(profiles[0])
         rows, basis, notes = rows_against_last(last, cand)
-        notes.insert(0, f"baseline: assessment #{last.id} of {last.project} recorded {last.recorded_at:%Y-%m-%d %H:%M}"
-                        + (f" at {last.commit[:10]}" if last.commit else "") + " (its candidate side)")
+        against = (f"the candidate side of assessment #{last.id} ({last.project}, recorded {last.recorded_at:%Y-%m-%d %H:%M}"
+                   + (f", commit {last.commit[:10]}" if last.commit else "") + f") in {store.path}")
         projected, source = None, None
         if target_ms is not None:
             from hipgauge.profiles.percentiles import iteration_latency
@@ -133,7 +133,7 @@ def gate(
             projected = est.value_ms
             source = f"{est.source.value}: {est.method} of {profiles[0].name}, {est.statistic}" + (f" ({est.note})" if est.note else "")
         result = evaluate(rows, max_reg, hot, mode="against-last", projected_ms=projected, target_ms=target_ms,
-                          percentile=percentile, latency_source=source, basis=basis, notes=notes)
+                          percentile=percentile, latency_source=source, basis=basis, against=against, notes=notes)
     else:
         if len(profiles) != 2:
             raise InputError(f"gate takes BASE and CAND profiles (or CAND with --against-last), got {len(profiles)}")
@@ -159,7 +159,7 @@ def gate(
         result = evaluate(rows, max_reg, hot, mode="profiles", projected_ms=projection.get("projected_ms"),
                           target_ms=target_ms, percentile=percentile, latency_source=source,
                           basis="per iteration, measured" if per_iter else "total over each profile, measured",
-                          notes=notes)
+                          against=f"{profiles[0]} (baseline) vs {profiles[1]} (candidate)", notes=notes)
 
     if json_out:
         emit_json(result.to_dict())
@@ -175,6 +175,8 @@ def _print_gate(result) -> None:
     limit = 1 + result.max_regression
     out.print(f"gate ({result.mode}): hot = ≥{100 * result.hot_share:g}% of baseline time; "
               f"allowed ratio ≤ {limit:.3f}×; times: {result.basis}")
+    if result.against:
+        out.print(f"against: {result.against}")
     shown = [k for k in result.kernels if k.hot or k.regressed]
     table = Table(show_edge=False, pad_edge=False)
     for col, justify in (("kernel", "left"), ("match", "left"), ("share", "right"), ("baseline", "right"),

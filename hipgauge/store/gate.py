@@ -63,6 +63,7 @@ class GateResult(Record):
     target_ms: float | None = None
     latency_source: str | None = None  # how projected_ms was obtained
     basis: str = ""  # what the per-kernel times are (totals, per iteration, per launch)
+    against: str = ""  # what the baseline is (the two profiles, or the stored assessment)
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -72,10 +73,12 @@ class GateResult(Record):
 
 def evaluate(rows: list[ParityEntry], max_regression: float, hot_share: float, *, mode: str = "profiles",
              projected_ms: float | None = None, target_ms: float | None = None, percentile: float | None = None,
-             latency_source: str | None = None, basis: str = "", notes: list[str] | None = None) -> GateResult:
+             latency_source: str | None = None, basis: str = "", against: str = "",
+             notes: list[str] | None = None) -> GateResult:
     limit = 1.0 + max_regression
     result = GateResult(True, mode, max_regression, hot_share, percentile=percentile, projected_ms=projected_ms,
-                        target_ms=target_ms, latency_source=latency_source, basis=basis, notes=list(notes or []))
+                        target_ms=target_ms, latency_source=latency_source, basis=basis, against=against,
+                        notes=list(notes or []))
     for row in sorted(rows, key=lambda r: (-(r.share or 0.0), r.label)):
         hot = (row.share or 0.0) >= hot_share
         regressed = hot and row.ratio is not None and row.ratio > limit
