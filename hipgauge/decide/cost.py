@@ -94,6 +94,7 @@ class CostEstimate(Record):
     parameters: list[Parameter]
     notes: list[str] = field(default_factory=list)
     source: str = "estimated"
+    lockin_known: bool = True  # False while economics.fleet_spend_per_year is the default 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema": SCHEMA, **super().to_dict()}
@@ -271,7 +272,8 @@ def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Confi
                         one_time_low_usd=one_low, one_time_high_usd=one_high, upkeep=upkeep,
                         lockin_usd_per_year=lockin, net_usd_per_year=net, break_even_years_low=be_low,
                         break_even_years_high=be_high, break_even=sentence, cumulative=cumulative,
-                        parameters=list(params.values()), notes=notes)
+                        parameters=list(params.values()), notes=notes,
+                        lockin_known=not (params["economics.fleet_spend_per_year"].source == "default" and lockin == 0))
 
 
 def parse_set(config: Config, assignments: list[str]) -> None:

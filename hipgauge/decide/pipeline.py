@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ class AssessOptions:
     nvidia_arch: list[str] | None = None
     translate: bool = True
     workers: int | None = None
+    cache_from: Path | None = None  # a previous report folder whose build-check result may be reused
 
 
 @dataclass
@@ -94,54 +94,130 @@ def _scan(opts: AssessOptions, config: Config) -> Any:
 def _translate(opts: AssessOptions, config: Config) -> Any:
     if not opts.translate:
         raise _NotRun("disabled")
-    from hipgauge.translate import rewrite
+    from hipgauge.translate.rewrite import TranslateOptions
+    from hipgauge.translate.tree import translate_tree
 
-    if not hasattr(rewrite, "translate_tree"):
-        raise _NotRun("translate stage not available yet; translation share taken from the scan")
     if len(opts.paths) != 1 or not opts.paths[0].is_dir():
         raise _NotRun("translate statistics need one source folder; share taken from the scan")
     with tempfile.TemporaryDirectory(prefix="hipgauge-translate-") as tmp:
-        kwargs: dict[str, Any] = {}
-        if hasattr(rewrite, "TranslateOptions"):
-            kwargs["options"] = rewrite.TranslateOptions(exclude=tuple(config.get("exclude")))
-        return rewrite.translate_tree(opts.paths[0], Path(tmp) / "hip", **kwargs)
+        return translate_tree(opts.paths[0], Path(tmp) / "hip", TranslateOptions(exclude=tuple(config.get("exclude"))))
 
 
-def _build_check(opts: AssessOptions, config: Config) -> Any:
-    if not opts.build_check:
-        raise _NotRun("disabled (--no-build-check)")
-    hipcc = shutil.which("hipcc") or ("/usr/bin/hipcc" if Path("/usr/bin/hipcc").exists() else None)
-    nvcc = shutil.which("nvcc")
-    if hipcc is None and nvcc is None:
-        raise _NotRun("hipcc not found (and nvcc not found)")
-    from hipgauge.toolchain.buildcheck import build_check
+class _BuildJob:
+    """build-check running in a child process group, started early and collected at the end."""
 
-    amd = list(opts.amd_arch if opts.amd_arch is not None else config.get("build.amd_arch"))
-    nv = list(opts.nvidia_arch if opts.nvidia_arch is not None else config.get("build.nvidia_arch"))
-    if hipcc is None:
-        amd = []
-    if nvcc is None:
-        nv = []
-    timeout = min(float(config.get("build.timeout_s")), opts.build_budget_s)
-    box: dict[str, Any] = {}
+    def __init__(self, opts: AssessOptions, config: Config) -> None:
+        import json
+        import subprocess
+        import sys
 
-    def work() -> None:
+        self.t0 = time.perf_counter()
+        self.proc = None
+        self.reason = ""
+        self.cached: dict[str, Any] | None = None
+        if not opts.build_check:
+            self.reason = "disabled (--no-build-check)"
+            return
+        hipcc = shutil.which("hipcc") or ("/usr/bin/hipcc" if Path("/usr/bin/hipcc").exists() else None)
+        nvcc = shutil.which("nvcc")
+        if hipcc is None and nvcc is None:
+            self.reason = "hipcc not found (and nvcc not found)"
+            return
+        amd = list(opts.amd_arch if opts.amd_arch is not None else config.get("build.amd_arch"))
+        nv = list(opts.nvidia_arch if opts.nvidia_arch is not None else config.get("build.nvidia_arch"))
+        base = Path(config.path).parent if config.path else Path.cwd()
+        includes = [str((base / d).resolve()) for d in config.get("build.include_dirs")]
+        args = {"path": str(Path(opts.paths[0]).resolve()), "amd_arch": amd if hipcc else [],
+                "nvidia_arch": nv if nvcc else [], "timeout_s": min(float(config.get("build.timeout_s")), opts.build_budget_s),
+                "include_dirs": includes, "defines": list(config.get("build.defines")),
+                "exclude": list(config.get("exclude"))}
+        self.note = "" if hipcc else "hipcc not found: NVIDIA targets only"
+        self.key = _cache_key(opts.paths[0], args, hipcc, nvcc)
+        if opts.cache_from is not None:
+            self.cached = _cached(opts.cache_from, self.key)
+            if self.cached is not None:
+                return
+        self.tmp = tempfile.mkdtemp(prefix="hipgauge-build-job-")
+        self.out = Path(self.tmp) / "result.json"
+        self.proc = subprocess.Popen([sys.executable, "-m", "hipgauge.decide.buildcheck_job", json.dumps(args), str(self.out)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.budget = opts.build_budget_s
+
+    def kill(self) -> None:
+        import os
+        import signal
+
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.proc.wait()
+        if self.proc is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def collect(self) -> Any:
+        import json
+        import os
+        import signal
+        import subprocess
+
+        if self.cached is not None:
+            return {**self.cached, "cache": "reused from the previous report (same sources, arches and toolchains)"}
+        if self.proc is None:
+            raise _NotRun(self.reason)
         try:
-            box["result"] = build_check(opts.paths[0], amd_arch=amd, nvidia_arch=nv, timeout_s=timeout)
-        except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
-            box["error"] = exc
+            self.proc.wait(max(0.0, self.budget - (time.perf_counter() - self.t0)))
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.proc.wait()
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            raise _NotRun(f"not finished within the {self.budget:g} s budget (--build-budget-s)") from None
+        try:
+            doc = json.loads(self.out.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise RuntimeError(f"build-check exited with status {self.proc.returncode} and no result") from None
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        if doc.get("status") == "failed":
+            raise RuntimeError(doc.get("reason", "failed"))
+        doc["cache_key"] = self.key
+        if self.note:
+            doc["note"] = self.note
+        return doc
 
-    worker = threading.Thread(target=work, name="hipgauge-build-check", daemon=True)
-    worker.start()
-    worker.join(opts.build_budget_s)
-    if worker.is_alive():
-        raise _NotRun(f"not finished within the {opts.build_budget_s:g} s budget")
-    if "error" in box:
-        raise box["error"]
-    result = box.get("result")
-    if hipcc is None and result is not None:
-        return {"status": "partial", "reason": "hipcc not found: NVIDIA targets only", "result": _as_dict(result)}
-    return result
+
+def _cache_key(path: Path, args: dict[str, Any], hipcc: str | None, nvcc: str | None) -> str:
+    import hashlib
+    import json
+
+    h = hashlib.sha256(json.dumps({k: v for k, v in args.items() if k != "timeout_s"}, sort_keys=True).encode())
+    h.update(f"{hipcc}|{nvcc}".encode())
+    root = Path(path)
+    files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+    for f in files:
+        try:
+            st = f.stat()
+        except OSError:
+            continue
+        h.update(f"{f.relative_to(root) if root.is_dir() else f.name}|{st.st_size}|{st.st_mtime_ns}".encode())
+    return h.hexdigest()
+
+
+def _cached(folder: Path, key: str) -> dict[str, Any] | None:
+    import json
+
+    try:
+        doc = json.loads((Path(folder) / "assessment.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    bc = doc.get("build_check") if isinstance(doc, dict) else None
+    if isinstance(bc, dict) and bc.get("cache_key") == key:
+        return bc
+    return None
 
 
 def _as_dict(obj: Any) -> Any:
@@ -173,15 +249,25 @@ def run_assessment(opts: AssessOptions, config: Config, on_stage: Callable[[str]
     for p in [*opts.paths, opts.baseline, opts.candidate, opts.latency_csv, opts.candidate_latency_csv, opts.map_file]:
         if p is not None and not Path(p).exists():
             raise InputError("not found", p)
+    job = _BuildJob(opts, config) if "build-check" in want else None  # compiles while the rest runs
+    try:
+        _run_stages(run, opts, config, want, job, target, percentile, on_stage)
+    except BaseException:
+        if job is not None:
+            job.kill()
+        raise
+    return run
+
+
+def _run_stages(run: AssessmentRun, opts: AssessOptions, config: Config, want: set[str], job: Any,
+                target: float | None, percentile: float, on_stage: Callable[[str], None] | None) -> None:
+    from hipgauge.decide.cost import estimate_cost
+    from hipgauge.decide.rubric import decide
+
     if "scan" in want:
         run.scan = _stage(run, "scan", lambda: _scan(opts, config), on_stage)
     if "translate" in want:
         run.translate = _stage(run, "translate", lambda: _translate(opts, config), on_stage)
-    if "build-check" in want:
-        run.build_check = _stage(run, "build-check", lambda: _build_check(opts, config), on_stage)
-        if run.build_check is None:
-            last = run.stages[-1]
-            run.build_check = {"status": last["status"], "reason": last["reason"]}
     if "profiles" in want:
         _profiles(run, opts, config, target, percentile, on_stage)
     if "cost" in want:
@@ -189,7 +275,11 @@ def run_assessment(opts: AssessOptions, config: Config, on_stage: Callable[[str]
     if "decide" in want:
         run.decision = _stage(run, "decide", lambda: decide(run.scan, run.comparison, run.projection, config,
                                                            baseline=run.baseline, cost=run.cost), on_stage)
-    return run
+    if "build-check" in want:
+        run.build_check = _stage(run, "build-check", job.collect, on_stage)
+        if run.build_check is None:
+            last = run.stages[-1]
+            run.build_check = {"status": last["status"], "reason": last["reason"]}
 
 
 def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: float | None, percentile: float,

@@ -404,8 +404,8 @@ def decide(scan: ScanResult | None, comparison: Any = None, projection: Any = No
     for s in signals:
         counts[s.lean] += 1
     cluster = PORT if counts[PORT] > counts[STAY] else STAY if counts[STAY] > counts[PORT] else "split"
-    words = {PORT: "toward a HIP port", STAY: "toward staying on CUDA", "split": "split between the columns"}
-    summary = (f"the workload clusters {words[cluster]}: {counts[PORT]} signals lean port, "
+    words = {PORT: "toward a HIP port", STAY: "toward staying on CUDA", "split": "in neither column"}
+    summary = (f"the workload clusters {words[cluster]}: {counts[PORT]} of 5 signals lean port, "
                f"{counts[STAY]} stay, {counts[NEUTRAL]} neutral")
     weighting = f"profiled time ({shares.origin})" if shares else "counts (no profile given)"
     triage = Triage(cluster=cluster, counts=counts, summary=summary, statement=rubric["statement"],

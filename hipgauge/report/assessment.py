@@ -198,7 +198,7 @@ def _headline(doc: dict[str, Any]) -> dict[str, Any]:
     cost = doc.get("cost") or {}
     h_hours = {"low": cost.get("low_hours"), "high": cost.get("high_hours"), "source": "estimated" if cost else "unknown",
                "basis": "cost model (hipgauge/data/cost_model.toml) over findings, slow/unmatched kernels, unmapped operators"}
-    h_net = {"value": cost.get("net_usd_per_year"), "lockin_usd_per_year": cost.get("lockin_usd_per_year"),
+    h_net = {"value": cost.get("net_usd_per_year"), "lockin_known": cost.get("lockin_known", True), "lockin_usd_per_year": cost.get("lockin_usd_per_year"),
              "upkeep_usd_per_year": (cost.get("upkeep") or {}).get("usd_per_year"),
              "break_even": cost.get("break_even"), "source": "estimated" if cost else "unknown",
              "basis": "fleet_spend_per_year × procurement_leverage − (validation + dual-variant hours) × hourly_rate"}

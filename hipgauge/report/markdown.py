@@ -75,7 +75,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
         ["1 · translation share", _pct(h["translation_share"]["value"]), h["translation_share"]["source"]],
         ["2 · per-kernel parity", parity, md(hp["source"])],
         ["3 · hours to close the gap", hours, hh["source"]],
-        ["4 · lock-in value − upkeep", f"{_usd(hn['value'])}/year; {md(hn.get('break_even') or '')}", hn["source"]],
+        ["4 · lock-in value − upkeep", (f"{_usd(hn['value'])}" if hn.get("lockin_known", True) else
+                                         f"unknown − {_usd(hn['upkeep_usd_per_year'])} upkeep")
+         + f"/year; {md(hn.get('break_even') or '')}", hn["source"]],
     ])
     dec = doc.get("decision")
     if dec:

@@ -91,7 +91,8 @@ def print_assessment(console: Console, doc: dict[str, Any], folder: str | None =
     hh = h["hours_to_close"]
     t.add_row("3 hours to close", "—" if hh["low"] is None else f"{hh['low']:,.0f}–{hh['high']:,.0f} h", hh["source"])
     hn = h["lockin_minus_upkeep"]
-    t.add_row("4 lock-in − upkeep", Text(f"{_usd(hn['value'])}/year; {hn.get('break_even') or ''}"), hn["source"])
+    value = _usd(hn["value"]) if hn.get("lockin_known", True) else f"unknown − {_usd(hn['upkeep_usd_per_year'])} upkeep"
+    t.add_row("4 lock-in − upkeep", Text(f"{value}/year; {hn.get('break_even') or ''}"), hn["source"])
     console.print(t)
     if doc.get("decision"):
         tr = doc["decision"]["triage"]
@@ -101,4 +102,4 @@ def print_assessment(console: Console, doc: dict[str, Any], folder: str | None =
         if s["status"] != "ok":
             console.print(Text(f"{s['name']}: {s['status']}" + (f" ({s['reason']})" if s.get("reason") else ""), style="dim"))
     if folder:
-        console.print(Text(f"Report: {folder}/index.html (also report.md, assessment.json, findings.sarif)", style="bold"))
+        console.print(Text(f"Report: {folder}/index.html (also report.md, assessment.json, findings.sarif)", style="bold"), soft_wrap=True)
