@@ -25,9 +25,9 @@ find_header() {
   for r in $roots $wheel_dirs; do c+=("$r/include/$1"); done
   dirname "$(first "${c[@]}")"
 }
-find_lib() {  # $1 base name, $2 soversion
+find_lib() {  # $1 base name, $2 soversion, $3 root to try first (where the header was found)
   local c=()
-  for r in $roots $wheel_dirs; do
+  for r in ${3:-} $roots $wheel_dirs; do
     for l in lib64 lib lib/x86_64-linux-gnu targets/x86_64-linux/lib; do c+=("$r/$l/$1.so" "$r/$l/$1.so.$2"); done
   done
   first "${c[@]}"
@@ -35,9 +35,9 @@ find_lib() {  # $1 base name, $2 soversion
 
 cublas_inc=$(find_header cublas_v2.h) || { echo "cublas_v2.h not found" >&2; exit 1; }
 cudnn_inc=$(find_header cudnn.h) || { echo "cudnn.h not found" >&2; exit 1; }
-cublas_lib=$(find_lib libcublas 13) || { echo "libcublas not found" >&2; exit 1; }
-cublaslt_lib=$(find_lib libcublasLt 13) || { echo "libcublasLt not found" >&2; exit 1; }
-cudnn_lib=$(find_lib libcudnn 9) || { echo "libcudnn not found" >&2; exit 1; }
+cublas_lib=$(find_lib libcublas 13 "$(dirname "$cublas_inc")") || { echo "libcublas not found" >&2; exit 1; }
+cublaslt_lib=$(find_lib libcublasLt 13 "$(dirname "$cublas_inc")") || { echo "libcublasLt not found" >&2; exit 1; }
+cudnn_lib=$(find_lib libcudnn 9 "$(dirname "$cudnn_inc")") || { echo "libcudnn not found" >&2; exit 1; }
 echo "cuBLAS: $cublas_inc, $cublas_lib"
 echo "cuDNN:  $cudnn_inc, $cudnn_lib"
 

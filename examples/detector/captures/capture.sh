@@ -36,7 +36,7 @@ step() { echo; echo "=== $* ($(date -u +%T))"; }
   step "bench: 300 timed iterations after 20 warm-up"
   timeout 120 "$bld/detector" --batch 16 --no-check --warmup 20 --bench 300 --csv "$out/detector_latency_ms.csv"; echo "exit code $?"
 
-  step "ncu: first 210 kernel launches (7 iterations of 30 kernels), raw page, CSV"
+  step "ncu: first 210 kernel launches (29 per iteration: the first run, 6 bench iterations, 7 more), raw page, CSV"
   timeout 300 "$NCU" --clock-control none --launch-count 210 -f -o /tmp/detector_ncu \
     --metrics gpu__time_duration.sum,launch__registers_per_thread,launch__shared_mem_per_block_static,launch__shared_mem_per_block_dynamic,launch__block_size,launch__grid_size,sm__warps_active.avg.pct_of_peak_sustained_active \
     "$bld/detector" --batch 16 --no-check --warmup 0 --bench 8 --csv /tmp/ncu_latency.csv; echo "exit code $?"
