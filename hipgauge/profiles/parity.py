@@ -276,6 +276,9 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
         else:
             notes.append("no iteration markers: times are totals over each whole profile")
     for side, view in (("baseline", bview), ("candidate", cview)):
+        if view.inferred_period:
+            notes.append(f"{side}: no iteration markers; iterations inferred from the repeating launch sequence "
+                         f"({view.inferred_period} launches per iteration, {view.iterations} complete; estimated)")
         if view.excluded_count:
             notes.append(f"{side}: {view.excluded_count} kernels ({view.excluded_ns / 1e6:.3f} ms) outside every "
                          f"iteration left out")

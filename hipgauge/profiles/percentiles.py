@@ -135,6 +135,7 @@ class IterationView:
     iterations: int  # 0 when unknown
     excluded_count: int = 0  # kernels outside every iteration (warm-up, teardown)
     excluded_ns: int = 0
+    inferred_period: int | None = None  # launches per iteration, when iterations were inferred (not marked)
 
     @property
     def divisor(self) -> int:
@@ -145,17 +146,64 @@ class IterationView:
         return self.iterations > 0
 
 
+#: Period inference looks at this many launches at most (enough for any serving loop's launch pattern).
+_PERIOD_WINDOW = 20_000
+_PERIOD_MAX = 5_000
+_PERIOD_AGREEMENT = 0.97
+
+
+def infer_launch_period(keys: list[str]) -> int | None:
+    """The smallest p such that the launch sequence repeats with period p (≥ 97% of launches equal to
+    the one p places later) over at least two full cycles; None when the sequence does not repeat.
+
+    A serving loop launches the same kernels in the same order every iteration, so a profile without
+    iteration markers (Nsight Compute, aggregate-free CSVs) still shows its iterations as a period.
+    """
+    seq = keys[:_PERIOD_WINDOW]
+    n = len(seq)
+    if n < 4:
+        return None
+    codes: dict[str, int] = {}
+    arr = [codes.setdefault(k, len(codes)) for k in seq]
+    if len(codes) == 1:
+        return None  # one kernel repeated: no structure to find an iteration in
+    first = arr[0]
+    for p in range(2, min(_PERIOD_MAX, n // 2) + 1):
+        if arr[p] != first:
+            continue
+        same = sum(1 for i in range(n - p) if arr[i] == arr[i + p])
+        if same >= _PERIOD_AGREEMENT * (n - p):
+            return p
+    return None
+
+
+def _infer_iterations(df: pl.DataFrame) -> tuple[pl.DataFrame, int | None]:
+    """Number complete launch-sequence periods as iterations; the partial tail stays outside."""
+    if df.height < 4 or df["iteration"].null_count() < df.height:
+        return df, None
+    ordered = df.sort("start_ns", nulls_last=True, maintain_order=True) if df["start_ns"].null_count() == 0 else df
+    period = infer_launch_period([k or "" for k in ordered["key"].to_list()])
+    if period is None:
+        return df, None
+    full = (ordered.height // period) * period
+    iteration = [i // period if i < full else None for i in range(ordered.height)]
+    return ordered.with_columns(pl.Series("iteration", iteration, dtype=pl.Int64)), period
+
+
 def iteration_view(profile: Profile) -> IterationView:
     df = kernels_with_iterations(profile)
     if df.height == 0:
         return IterationView(df, len(profile.iterations))
+    period = None
+    if not profile.iterations:
+        df, period = _infer_iterations(df)
     inside = df.filter(pl.col("iteration").is_not_null())
     if inside.height == 0:
         return IterationView(df, 0)
     n = inside["iteration"].n_unique()
     outside = df.filter(pl.col("iteration").is_null())
     excl_ns = int(outside["duration_ns"].sum() or 0) if outside.height else 0
-    return IterationView(inside, n, outside.height, excl_ns)
+    return IterationView(inside, n, outside.height, excl_ns, inferred_period=period)
 
 
 def iteration_spans_ms(profile: Profile) -> list[float]:

@@ -122,7 +122,11 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
     df = add_groups(view.kernels)
     div = view.divisor
     notes: list[str] = []
-    if view.known:
+    if view.known and view.inferred_period:
+        notes.append(f"no iteration markers in the profile: iterations inferred from the repeating launch sequence "
+                     f"({view.inferred_period} launches per iteration, {view.iterations} complete iterations; "
+                     f"estimated); kernel times are per iteration")
+    elif view.known:
         notes.append(f"kernel times are per iteration: totals ÷ {view.iterations} iterations of the profile")
     else:
         notes.append("no iteration markers in the profile: its whole kernel time is treated as one iteration")
