@@ -1,6 +1,7 @@
 // detector.cuh — shared declarations of the detection pre/post-processing pipeline.
 //
-// Pipeline (one iteration, all on one stream):
+// Kernels and their launchers need only the CUDA runtime; the cuBLAS/cuDNN parts are declared in
+// heads.cuh. Pipeline (one iteration, all on one stream):
 //   uint8 HWC images --H2D--> normalize_image_kernel --> 3 x cuDNN conv (+ bias_relu_kernel)
 //   --> transpose_tiled_kernel (NCHW -> per-anchor rows) --> cuBLAS SGEMM head (class logits + box deltas)
 //   --> softmax_scores_kernel --> decode_boxes_kernel --> compact_scores_kernel (ballot)
@@ -11,33 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
-#include <cublas_v2.h>
-#include <cudnn.h>
 
 #define CUDA_CHECK(call)                                                                      \
     do {                                                                                      \
         cudaError_t err_ = (call);                                                            \
         if (err_ != cudaSuccess) {                                                            \
             fprintf(stderr, "CUDA error '%s' at %s:%d\n", cudaGetErrorString(err_), __FILE__,  \
-                    __LINE__);                                                                \
-            exit(1);                                                                          \
-        }                                                                                     \
-    } while (0)
-
-#define CUBLAS_CHECK(call)                                                                    \
-    do {                                                                                      \
-        cublasStatus_t st_ = (call);                                                          \
-        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                   \
-            fprintf(stderr, "cuBLAS error %d at %s:%d\n", (int)st_, __FILE__, __LINE__);     \
-            exit(1);                                                                          \
-        }                                                                                     \
-    } while (0)
-
-#define CUDNN_CHECK(call)                                                                     \
-    do {                                                                                      \
-        cudnnStatus_t st_ = (call);                                                           \
-        if (st_ != CUDNN_STATUS_SUCCESS) {                                                    \
-            fprintf(stderr, "cuDNN error '%s' at %s:%d\n", cudnnGetErrorString(st_), __FILE__, \
                     __LINE__);                                                                \
             exit(1);                                                                          \
         }                                                                                     \
@@ -107,21 +87,5 @@ void launch_nms(const float4* nms_boxes, const int* nms_cls, const float* nms_sc
                 int batch, unsigned long long* mask, float4* det_boxes, float* det_scores, int* det_cls,
                 int* det_count, cudaStream_t s);
 void launch_roi_align(const float* feat_nchw, const float4* det_boxes, int batch, float* pooled, cudaStream_t s);
-
-// heads.cu
-struct ConvLayer {
-    ConvSpec spec{};
-    cudnnTensorDescriptor_t x_desc{}, y_desc{};
-    cudnnFilterDescriptor_t w_desc{};
-    cudnnConvolutionDescriptor_t conv_desc{};
-    cudnnConvolutionFwdAlgo_t algo{};
-    size_t workspace_bytes = 0;
-};
-void conv_layer_init(cudnnHandle_t h, ConvLayer& layer, const ConvSpec& spec, int batch);
-void conv_layer_forward(cudnnHandle_t h, const ConvLayer& layer, const float* x, const float* w, float* y,
-                        void* workspace, size_t workspace_bytes);
-void conv_layer_destroy(ConvLayer& layer);
-void dense_head_gemm(cublasHandle_t h, const float* feat_rows, const float* w_head, float* head_out, int rows);
-void roi_head_gemm(cublasHandle_t h, const float* pooled, const float* w_roi, float* roi_out, int rois);
 
 }  // namespace det

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "detector.cuh"
+#include "heads.cuh"
 
 namespace det {
 

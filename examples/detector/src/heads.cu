@@ -1,6 +1,6 @@
 // heads.cu — the library-backed parts of the model: the cuDNN convolution backbone stand-in and
 // the two cuBLAS GEMM heads. On ROCm these land on MIOpen and hipBLAS/rocBLAS.
-#include "detector.cuh"
+#include "heads.cuh"
 
 namespace det {
 
