@@ -7,8 +7,11 @@ The format is detected from the content (``detect.py``); ``fmt`` overrides it. E
 from __future__ import annotations
 
 import importlib
+import sqlite3
 from pathlib import Path
 from typing import Any
+
+import polars as pl
 
 from hipgauge.errors import InputError
 from hipgauge.model import Profile
@@ -62,12 +65,19 @@ def load_profile(path: str | Path, fmt: str | None = None, latency_csv: str | Pa
     reader = reader_for(fmt)
     try:
         profile: Profile = reader(path, max_bytes=max_bytes)
-    except InputError:
+    except InputError as exc:
+        if exc.path is None:  # raised below the reader without the file name: add it
+            raise InputError(str(exc), path) from None
         raise
     except MemoryError:
         raise InputError("too large to load in memory", path) from None
-    except (ValueError, KeyError, TypeError, IndexError, OSError, UnicodeError) as exc:
-        raise InputError(f"cannot read as {fmt}: {type(exc).__name__}: {exc}", path) from None
+    except RecursionError:
+        raise InputError(f"cannot read as {fmt}: nested too deeply", path) from None
+    except (ValueError, KeyError, TypeError, IndexError, OSError, UnicodeError, ArithmeticError, AttributeError,
+            pl.exceptions.PolarsError, sqlite3.Error) as exc:
+        # the last line of defence for a malformed file: one line naming it, never a traceback
+        raise InputError(f"cannot read as {fmt}: {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}",
+                         path) from None
     if latency_csv is not None:
         from .readers.latency import read_latency
 

@@ -19,9 +19,11 @@ import orjson
 
 from hipgauge.errors import InputError
 
-from .files import LimitedReader, max_bytes_limit
+from .files import LimitedReader, check_records, max_bytes_limit
 
 CHUNK_BYTES = 16 * 1024 * 1024
+#: bytes held while looking for the next event boundary: one event (or unstructured data) larger than this is refused
+MAX_PENDING_BYTES = 256 * 1024 * 1024
 _WS = b" \t\r\n"
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 
@@ -98,10 +100,13 @@ class ChromeTrace:
                 return
             cut = self._cut(data)
             if cut is None:  # one event larger than the chunk, or a false boundary: read more
+                if len(data) > max(MAX_PENDING_BYTES, 4 * self.chunk_bytes):
+                    raise self._fail(f"no event boundary in {len(data):,} bytes: not a trace, or one event too large")
                 data, eof = self._fill(data, len(data) + self.chunk_bytes)
                 continue
             events, rest_at = cut
             self.records += len(events)
+            check_records(self.records, self.path)
             if events:
                 yield events
             data = data[rest_at:]
@@ -157,6 +162,7 @@ class ChromeTrace:
                 if events is not None:
                     self.header.update(trailer_doc)
                     self.records += len(events)
+                    check_records(self.records, self.path)
                     if events:
                         yield events
                     return

@@ -16,6 +16,12 @@ from typing import BinaryIO
 from hipgauge.errors import InputError
 
 DEFAULT_MAX_BYTES = 16 * 1024**3  # 16 GiB decompressed
+#: events / rows one profile may hold (HIPGAUGE_MAX_PROFILE_RECORDS); aggregate rows count once per instance
+DEFAULT_MAX_RECORDS = 50_000_000
+#: decompressed/compressed size above which a gzip stream is refused as a bomb (HIPGAUGE_MAX_GZIP_RATIO; 0 = off).
+#: Real profiler traces compress 10-30×; deflate cannot exceed ~1032×.
+DEFAULT_MAX_GZIP_RATIO = 250
+GZIP_RATIO_AFTER = 64 * 1024**2  # checked once this much has been decompressed
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -30,6 +36,27 @@ def max_bytes_limit(max_bytes: int | None = None) -> int:
         except ValueError:
             raise InputError(f"HIPGAUGE_MAX_PROFILE_BYTES={env!r} is not a whole number of bytes") from None
     return DEFAULT_MAX_BYTES
+
+
+def _env_limit(name: str, default: int) -> int:
+    env = os.environ.get(name)
+    if not env:
+        return default
+    try:
+        return int(env)
+    except ValueError:
+        raise InputError(f"{name}={env!r} is not a whole number") from None
+
+
+def max_records_limit() -> int:
+    return _env_limit("HIPGAUGE_MAX_PROFILE_RECORDS", DEFAULT_MAX_RECORDS)
+
+
+def check_records(count: int, path: Path | None = None) -> None:
+    """InputError when a profile holds more records than the limit."""
+    limit = max_records_limit()
+    if count > limit:
+        raise InputError(f"more than {limit:,} records ({count:,}) (limit: HIPGAUGE_MAX_PROFILE_RECORDS)", path)
 
 
 def is_gzip(path: Path) -> bool:
@@ -55,6 +82,7 @@ class LimitedReader(io.RawIOBase):
         raw.seek(0)
         self._fh: BinaryIO = gzip.GzipFile(fileobj=raw, mode="rb") if self.compressed else raw  # type: ignore[assignment]
         self._raw = raw
+        self.max_ratio = _env_limit("HIPGAUGE_MAX_GZIP_RATIO", DEFAULT_MAX_GZIP_RATIO) if self.compressed else 0
 
     def readable(self) -> bool:
         return True
@@ -73,6 +101,12 @@ class LimitedReader(io.RawIOBase):
                 "(limit: max_bytes / HIPGAUGE_MAX_PROFILE_BYTES)",
                 self.path,
             )
+        if self.max_ratio > 0 and self.count > GZIP_RATIO_AFTER:
+            packed = max(self._raw.tell(), 1)
+            if self.count > self.max_ratio * packed:
+                raise InputError(
+                    f"gzip stream expands more than {self.max_ratio}× ({packed:,} bytes → over {self.count:,}): "
+                    "a decompression bomb? (limit: HIPGAUGE_MAX_GZIP_RATIO, 0 = off)", self.path)
         return data
 
     def close(self) -> None:

@@ -220,6 +220,13 @@ def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int
                 bad += 1
                 if first_bad is None:
                     first_bad = seen
+                # an event that failed half-way left some columns one longer: drop that partial row
+                for group in ((o_thread, o_ts, o_dur, o_ext, o_name, o_kind), (r_thread, r_ts, r_corr, r_ext),
+                              (f_thread, f_ts, f_id), (g_kind, g_name, g_thread, g_dev, g_stream, g_ts, g_dur, g_ext,
+                                                       g_corr, g_grid, g_block, g_regs, g_smem)):
+                    n = min(len(c) for c in group)
+                    for c in group:
+                        del c[n:]
             finally:
                 seen += 1
 

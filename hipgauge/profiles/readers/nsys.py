@@ -185,7 +185,10 @@ def _join(f: list[str], idx: list[int | None]) -> str | None:
     vals = [f[i].strip() for i in idx]  # type: ignore[index]
     if not all(vals):
         return None
-    return ",".join(str(int(float(v))) for v in vals)
+    try:
+        return ",".join(str(int(float(v))) for v in vals)
+    except (ValueError, OverflowError):  # a non-numeric or non-finite cell: shape unknown
+        return None
 
 
 # ------------------------------------------------------------------------------------ SQLite

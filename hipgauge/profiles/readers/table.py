@@ -67,9 +67,13 @@ def number(cell: str | None, path: Path | None = None, line: int | None = None, 
     if s == "" or s.lower() in ("n/a", "nan", "-", "none", "null"):
         return None
     try:
-        return float(s)
+        value = float(s)
     except ValueError:
-        pass
+        value = None
+    if value is not None:
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InputError(f"{what} {s!r} is not a finite number", path, line)
+        return value
     if _THOUSANDS.match(s):
         return float(s.replace(",", ""))
     if _DECIMAL_COMMA.match(s):
