@@ -18,7 +18,7 @@ from hipgauge.rules.buildtext import strip_comments
 from hipgauge.rules.hit import Hit, LineHit
 from hipgauge.rules.registry import anchor_index, registry
 from hipgauge.rules.spec import BUILD_KINDS, RuleSpec
-from hipgauge.rules.syntax import Context, ancestor, in_code
+from hipgauge.rules.syntax import Context, ancestor, in_code, path_to, set_path
 
 _SUPPRESS = re.compile(r"hipgauge:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 
@@ -45,13 +45,10 @@ def _source_findings(ctx: Context, lines: list[str], ignore: set[str]) -> list[t
     root = ctx.tree.root_node
     seen: set[tuple[str, int]] = set()
     out: list[tuple[RuleSpec, Finding]] = []
-    for m in index.regex.finditer(ctx.data):
-        rules = index.rules_for(m.group())
-        if not rules:
-            continue
-        token = root.descendant_for_byte_range(m.start(), m.end())
-        if token is None:
-            continue
+    for start, end, rules in index.find(ctx.data):
+        path = path_to(root, start, end)
+        set_path(path)
+        token = path[-1]
         code_ok: bool | None = None
         for rule in rules:
             if rule.code in ignore or ctx.kind not in rule.kinds:

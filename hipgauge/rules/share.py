@@ -12,34 +12,39 @@ from the source (provenance: measured); ``translate`` later refines it with the 
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any, Iterable
 
 from hipgauge.model import FileStats, Finding, Severity
 
 _CONSTRUCT = re.compile(
-    r"__global__|__device__|__shared__|__constant__|__managed__|__launch_bounds__|<<<|\bthreadIdx\b|\bblockIdx\b"
-    r"|\bblockDim\b|\bgridDim\b|\bwarpSize\b|__syncthreads|__syncwarp|__shfl\w*|__ballot\w*|__activemask|\basm\b"
-    r"|\bcuda[A-Z]\w*|\bcu[A-Z][a-z]\w*|\bCU[A-Z_]+\b")
+    r"(?=[_<tbgwacC])(?:__global__|__device__|__shared__|__constant__|__managed__|__launch_bounds__|<<<"
+    r"|\b(?:threadIdx|blockIdx|blockDim|gridDim|warpSize|asm)\b|__syncthreads|__syncwarp|__shfl\w*|__ballot\w*"
+    r"|__activemask|\bcuda[A-Z]\w*|\bcu[A-Z][a-z]\w*|\bCU[A-Z_]+\b)")
+_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 _SEVERE = {Severity.BLOCKER, Severity.WRONG_RESULTS}
 
 
-def _code_lines(lines: list[str]) -> Iterable[tuple[int, str]]:
-    in_block = False
-    for i, line in enumerate(lines, 1):
-        s = line
-        if in_block:
-            end = s.find("*/")
-            if end < 0:
-                continue
-            s, in_block = s[end + 2:], False
-        s = re.sub(r"/\*.*?\*/", " ", s)
-        start = s.find("/*")
-        if start >= 0:
-            s, in_block = s[:start], True
-        s = s.split("//", 1)[0]
-        if s.strip():
-            yield i, s
+def _blank(m: re.Match[str]) -> str:
+    return "".join("\n" if c == "\n" else " " for c in m.group(0))
+
+
+def _construct_lines(text: str) -> set[int]:
+    """1-based lines holding a CUDA construct outside comments and string literals (whole-text passes)."""
+    code = _COMMENT_OR_STRING.sub(_blank, text)
+    starts = [m.start() for m in _CONSTRUCT.finditer(code)]
+    if not starts:
+        return set()
+    newlines = [i for i, c in enumerate(code) if c == "\n"] if len(starts) > 64 else None
+    out: set[int] = set()
+    if newlines is None:
+        for pos in starts:
+            out.add(code.count("\n", 0, pos) + 1)
+    else:
+        for pos in starts:
+            out.add(bisect.bisect_right(newlines, pos - 1) + 1)
+    return out
 
 
 def file_stats(pf: Any, api_calls: list[Any] | None, findings: list[Finding]) -> FileStats:
@@ -61,9 +66,8 @@ def file_stats(pf: Any, api_calls: list[Any] | None, findings: list[Finding]) ->
         if Severity(f.severity) in _SEVERE:
             dirty.add(f.line)
     if getattr(pf, "kind", "cuda") in ("cuda", "cpp", "header"):
-        for i, s in _code_lines(lines):
-            if _CONSTRUCT.search(s):
-                relevant.add(i)
+        text = getattr(pf, "text", None)
+        relevant |= _construct_lines(text if text is not None else "\n".join(lines))
     stats.refs_by_kind = dict(sorted(by_kind.items()))
     stats.cuda_lines = len(relevant)
     stats.clean_lines = len(relevant - dirty)

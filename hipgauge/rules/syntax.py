@@ -44,13 +44,42 @@ def line_of(node: Any) -> int:
     return node.start_point[0] + 1
 
 
+#: Parents of the nodes on the path from the root to the token being checked. tree-sitter computes
+#: ``Node.parent`` by descending from the root (linear in the root's child count), which is quadratic
+#: on large files; the engine records the path once per anchor (``set_path``) and lookups use it.
+_PARENTS: dict[int, Any] = {}
+
+
+def set_path(path: list[Any]) -> None:
+    _PARENTS.clear()
+    for up, down in zip(path, path[1:]):
+        _PARENTS[down.id] = up
+
+
+def path_to(root: Any, start: int, end: int) -> list[Any]:
+    """Nodes from ``root`` down to the smallest node covering ``[start, end)`` (one cursor descent)."""
+    cursor = root.walk()
+    path = [root]
+    while cursor.goto_first_child_for_byte(start) is not None:
+        node = cursor.node
+        if node.start_byte > start or node.end_byte < end:
+            break
+        path.append(node)
+    return path
+
+
+def parent(node: Any) -> Any | None:
+    p = _PARENTS.get(node.id)
+    return p if p is not None else node.parent
+
+
 def ancestor(node: Any, types: str | Iterable[str], limit: int = 64) -> Any | None:
     """The nearest ancestor-or-self of one of ``types`` (at most ``limit`` levels up)."""
     wanted = {types} if isinstance(types, str) else set(types)
     while node is not None and limit >= 0:
         if node.type in wanted:
             return node
-        node = node.parent
+        node = parent(node)
         limit -= 1
     return None
 
@@ -62,7 +91,7 @@ def in_code(node: Any) -> bool:
             return False
         if node.type in ("expression_statement", "declaration", FUNCTION, "compound_statement"):
             return True
-        node = node.parent
+        node = parent(node)
     return True
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hipgauge.rules.syntax import parent as parent_of
+
 import re
 from typing import Any
 
@@ -12,9 +14,19 @@ USAGE_TYPES = frozenset({"identifier", "type_identifier", "namespace_identifier"
                          "preproc_include", "qualified_identifier", "template_type", "statement_identifier"})
 
 
-def words(*patterns: str) -> bytes:
+class Words(bytes):
+    """An anchor on whole identifiers. ``inner`` is the identifier regex; the engine matches it against
+    the distinct identifiers of a file (a set lookup), not by scanning the text with it."""
+
+    inner: bytes
+
+
+def words(*patterns: str) -> Words:
     """An anchor matching whole identifiers (each pattern a regex for the full identifier)."""
-    return rb"\b(?:" + "|".join(patterns).encode() + rb")\b"
+    inner = b"(?:" + "|".join(patterns).encode() + b")"
+    w = Words(rb"\b" + inner + rb"\b")
+    w.inner = inner
+    return w
 
 
 def include(*prefixes: str) -> bytes:
@@ -22,15 +34,19 @@ def include(*prefixes: str) -> bytes:
     return rb'#[ \t]*include[ \t]*[<"](?:' + "|".join(prefixes).encode() + rb')[\w./+-]*'
 
 
-def any_of(*anchors: bytes) -> bytes:
-    return b"|".join(b"(?:" + a + b")" for a in anchors)
+def any_of(*anchors: bytes | tuple) -> tuple:
+    """Several anchors (word anchors and text anchors) for one rule."""
+    out: list = []
+    for a in anchors:
+        out.extend(a if isinstance(a, tuple) else (a,))
+    return tuple(out)
 
 
 def usage(node: Any, ctx: Any, confidence=HIGH, detail: str = "") -> list[Hit]:
     """A hit on an identifier / include token that is real code (not the name a macro defines)."""
     if node.type not in USAGE_TYPES and node.is_named:
         return []
-    parent = node.parent
+    parent = parent_of(node)
     if parent is not None and parent.type == "preproc_def" and parent.child_by_field_name("name") == node:
         return []
     return [Hit(node, confidence, detail)]

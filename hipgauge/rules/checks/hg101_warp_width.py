@@ -41,7 +41,7 @@ from hipgauge.rules.syntax import text
 
 CODE = "HG101"
 NODE = ("binary_expression", "preproc_def", "init_declarator")
-ANCHOR = any_of(rb"(?:&\s*(?:31|0x1[fF])|%\s*32|>>\s*5|/\s*32)[uU]?\b", words(r"\w*[Ww][Aa][Rr][Pp]_?[Ss][Ii][Zz][Ee]\w*"))
+ANCHOR = any_of(rb"(?:&\s*(?:31|0x1[fF])|%\s*32|>>\s*5|/\s*32)[uU]?\b", words(r"[A-Za-z]{0,3}_?[Ww][Aa][Rr][Pp]_?[Ss][Ii][Zz][Ee]\w*"))
 
 _OPS = {"&": {31}, "%": {32}, ">>": {5}, "/": {32}}
 _THREADISH = re.compile(r"threadIdx|\blane|[Ll]ane_?[Ii]d|\btid\b|\bwarp|[Ww]arp_?[Ii]d|\bwid\b|laneid")

@@ -32,6 +32,8 @@ __global__ void k(const float* x, int* out) {
 
 from __future__ import annotations
 
+from hipgauge.rules.syntax import parent as parent_of
+
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import HIGH, MEDIUM, Hit
 from hipgauge.rules.syntax import THIRTY_TWO_BIT_TYPES, call_name, declared_type, text
@@ -57,7 +59,7 @@ def _mask_call(value) -> tuple[bool, str]:
 def check(node, ctx):
     if node.type == "init_declarator":
         is_mask, cast = _mask_call(node.child_by_field_name("value"))
-        decl = node.parent
+        decl = parent_of(node)
         if not is_mask or decl is None:
             return []
         t = cast or declared_type(decl)

@@ -34,7 +34,7 @@ from hipgauge.rules.syntax import call_args, text
 
 CODE = "HG104"
 NODE = ("call_expression", "preproc_def", "init_declarator")
-ANCHOR = any_of(words(r"\w*(?:FULL|ALL|[Ff]ull|[Aa]ll)_?(?:MASK|[Mm]ask)\w*"),
+ANCHOR = any_of(words(r"[A-Za-z]{0,12}_?(?:FULL|ALL|[Ff]ull|[Aa]ll)_?(?:MASK|[Mm]ask)\w*"),
                 words(r"__(?:shfl(?:_up|_down|_xor)?|ballot|all|any|match_any|match_all|reduce_\w+)_sync", "__syncwarp"))
 _NAME = re.compile(r"(?i)(full|all)_?mask")
 _HALF = re.compile(r"^\(?\s*0[xX]0*[fF]{8}(?:[uU]?[lL][lL]|[lL][lL][uU]?)\s*\)?$")

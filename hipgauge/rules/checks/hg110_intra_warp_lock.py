@@ -31,6 +31,8 @@ __device__ void add(int* lock, float* v) {
 
 from __future__ import annotations
 
+from hipgauge.rules.syntax import parent as parent_of
+
 from hipgauge.rules.checks._common import any_of, include, usage, words
 from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import call_name
@@ -45,7 +47,7 @@ def check(node, ctx):
         return []
     cur, up = node, 0
     while cur is not None and up < 6:
-        parent = cur.parent
+        parent = parent_of(cur)
         if parent is not None and parent.type in ("while_statement", "do_statement", "for_statement") \
                 and parent.child_by_field_name("condition") is not None \
                 and parent.child_by_field_name("condition").id == cur.id:

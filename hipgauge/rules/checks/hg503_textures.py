@@ -29,6 +29,8 @@ __global__ void k(const float* img, int pitch, float* out) {
 
 from __future__ import annotations
 
+from hipgauge.rules.syntax import parent as parent_of
+
 from hipgauge.rules.checks._common import any_of, include, usage, words
 from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import text
@@ -40,6 +42,6 @@ ANCHOR = words("texture", "surface", r"tex[123]D\w*", "tex1Dfetch", r"surf[123]D
 
 def check(node, ctx):
     s = text(node)
-    if s in ("texture", "surface") and (node.parent is None or node.parent.type != "template_type"):
+    if s in ("texture", "surface") and (parent_of(node) is None or parent_of(node).type != "template_type"):
         return []
     return usage(node, ctx, HIGH, f"`{s}`")

@@ -27,6 +27,8 @@ using Handle = hipblasLtHandle_t;
 
 from __future__ import annotations
 
+from hipgauge.rules.syntax import parent as parent_of
+
 from hipgauge.rules.checks._common import any_of, include, usage, words
 from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import text
@@ -37,6 +39,6 @@ ANCHOR = any_of(include("cutlass/", "cute/"), words("cutlass", "cute"))
 
 
 def check(node, ctx):
-    if node.type == "identifier" and (node.parent is None or node.parent.type not in ("using_declaration", "qualified_identifier")):
+    if node.type == "identifier" and (parent_of(node) is None or parent_of(node).type not in ("using_declaration", "qualified_identifier")):
         return []
     return usage(node, ctx, HIGH, f"`{text(node)}`")

@@ -34,6 +34,8 @@ __global__ void k(int* x) {
 
 from __future__ import annotations
 
+from hipgauge.rules.syntax import parent as parent_of
+
 from hipgauge.rules.checks._common import any_of, include, usage, words
 from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import text
@@ -49,7 +51,7 @@ def check(node, ctx):
     name = text(node)
     if name in ("this_multi_grid", "multi_grid_group"):
         return usage(node, ctx, HIGH, f"`{name}`")
-    parent = node.parent
+    parent = parent_of(node)
     if parent is not None and parent.type == "qualified_identifier":
         scope = parent.child_by_field_name("scope")
         if scope is not None and text(scope) in ("cg", "cooperative_groups"):

@@ -30,6 +30,8 @@ bool on_device(const void* p) {
 
 from __future__ import annotations
 
+from hipgauge.rules.syntax import parent as parent_of
+
 from hipgauge.rules.checks._common import any_of, include, usage, words
 from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import text
@@ -43,7 +45,7 @@ def check(node, ctx):
     name = text(node)
     if name == "cudaPointerGetAttributes":
         return usage(node, ctx, LOW, "check how the result is compared")
-    parent = node.parent
+    parent = parent_of(node)
     if parent is not None and (parent.type == "case_statement" or
             (parent.type == "binary_expression" and parent.child_by_field_name("operator") is not None
              and parent.child_by_field_name("operator").type in ("==", "!="))):

@@ -29,6 +29,8 @@ bool has_feature(const cudaDeviceProp& prop) {
 
 from __future__ import annotations
 
+from hipgauge.rules.syntax import parent as parent_of
+
 from hipgauge.rules.checks._common import any_of, include, usage, words
 from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import text
@@ -45,7 +47,7 @@ def check(node, ctx):
     fe = ancestor(node, "field_expression", limit=2)
     if fe is None:
         return []
-    parent = fe.parent
+    parent = parent_of(fe)
     if parent is None or parent.type != "binary_expression":
         return []
     op = parent.child_by_field_name("operator")
