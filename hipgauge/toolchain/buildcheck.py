@@ -451,6 +451,37 @@ def _flag(row: KernelRow) -> None:
         row.flags.append("did not compile on " + ", ".join(sorted(row.not_compiled)))
 
 
+def _include_dirs(src_root: Path, hip_root: Path | None, given: list[str],
+                  entries: list[Any]) -> tuple[list[str], list[str]]:
+    """Include folders for the CUDA compile and for the HIP compile.
+
+    Relative folders (from config or flags) are relative to the scanned tree, not to the compiler's
+    working folder. Every folder of the tree that holds headers is added after them, as a build
+    system's include list usually does; folders inside the tree point into the translated copy for hipcc.
+    """
+    base = src_root if src_root.is_dir() else src_root.parent
+    folders: list[Path] = []
+    for d in given:
+        p = Path(d)
+        folders.append(p if p.is_absolute() else (base / p))
+    for e in entries:
+        if e.kind == "header":
+            parent = Path(e.path).parent
+            if parent not in folders:
+                folders.append(parent)
+    nv: list[str] = []
+    amd: list[str] = []
+    for f in folders:
+        nv.append(str(f))
+        try:
+            rel = f.resolve().relative_to(base)
+        except ValueError:
+            amd.append(str(f))
+            continue
+        amd.append(str((hip_root / rel) if hip_root is not None else f))
+    return nv, amd
+
+
 def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch: list[str] | None = None,
                 timeout_s: float = 300.0, jobs: int = 2, include_dirs: list[str] | None = None,
                 defines: list[str] | None = None, exclude: list[str] | None = None,
@@ -499,17 +530,18 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
         result.warnings.extend(warns)
         (work / "obj").mkdir()
         units_by_display = {u.display: u for u in units}
+        nv_incs, amd_incs = _include_dirs(src_r, hip_root, list(include_dirs or []), entries)
         tasks: list[Callable[[], CompileResult]] = []
         for u in units:
             if hipcc is not None:
                 for a in amd:
                     tasks.append(lambda u=u, a=a: _compile(u, "amd", a, hipcc, work / "obj", timeout_s,
-                                                           list(include_dirs or []), list(defines or []),
+                                                           amd_incs, list(defines or []),
                                                            units_by_display))
             if nvcc is not None and not hip_tree:
                 for a in nv:
                     tasks.append(lambda u=u, a=a: _compile(u, "nvidia", a, nvcc, work / "obj", timeout_s,
-                                                           list(include_dirs or []), list(defines or []),
+                                                           nv_incs, list(defines or []),
                                                            units_by_display))
         compiles: list[CompileResult] = []
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
