@@ -186,3 +186,9 @@ def test_rules_listing():
     warp = json.loads(_cli("rules", "--category", "warp", "--json").output)["rules"]
     assert warp and all(r["category"] == "warp" for r in warp)
     assert re.search(r"HG101", _cli("rules").output)
+
+
+def test_finding_points_at_anchor_inside_swallowing_node():
+    code = "#if HAS_FP8\nMACRO_WITHOUT_SEMICOLON\n#  include <cuda_fp8.h>\n#endif\n"
+    lines = [f.line for f in scan(code, "header") if f.code == "HG208"]
+    assert lines == [3]

@@ -32,7 +32,7 @@ def check_file(pf: Any, inventory: Any = None, ignore: set[str] | frozenset[str]
     """Findings for one ``ParsedFile`` (sorted by line, column, code), suppressions applied."""
     ignore = {c.upper() for c in (ignore or ())}
     ctx = Context(pf, inventory)
-    lines: list[str] = list(getattr(pf, "lines", None) or pf.text.splitlines())
+    lines: list[str] = list(getattr(pf, "lines", None) or pf.text.split("\n"))
     if ctx.kind in BUILD_KINDS or ctx.tree is None:
         raw = _build_findings(lines, ctx, ignore) if ctx.kind in BUILD_KINDS else []
     else:
@@ -63,13 +63,20 @@ def _source_findings(ctx: Context, lines: list[str], ignore: set[str]) -> list[t
                 continue
             seen.add((rule.code, target.id))
             for hit in rule.module.check(target, ctx) or ():
-                out.append((rule, _finding(rule, hit, ctx, lines)))
+                at = start if hit.node.id == token.id and token.end_byte - token.start_byte > end - start else None
+                out.append((rule, _finding(rule, hit, ctx, lines, at)))
     return out
 
 
-def _finding(rule: RuleSpec, hit: Hit, ctx: Context, lines: list[str]) -> Finding:
-    line = hit.node.start_point[0] + 1
-    column = _column(lines, line, hit.node.start_point[1])
+def _finding(rule: RuleSpec, hit: Hit, ctx: Context, lines: list[str], at: int | None = None) -> Finding:
+    """``at``: the anchor's byte offset, used when the hit node is a larger node around the anchor
+    (e.g. an ERROR node that swallowed an #include) so the finding points at the anchor itself."""
+    if at is None:
+        line, byte_col = hit.node.start_point[0] + 1, hit.node.start_point[1]
+    else:
+        line_start = ctx.data.rfind(b"\n", 0, at) + 1
+        line, byte_col = ctx.data.count(b"\n", 0, at) + 1, at - line_start
+    column = _column(lines, line, byte_col)
     name, _kernel, _device = ctx.function_info(hit.node)
     return Finding(
         code=rule.code, severity=rule.severity, category=rule.category, confidence=hit.confidence,

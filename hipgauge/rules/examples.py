@@ -49,4 +49,4 @@ def parse_bytes(data: bytes) -> Any:
 def snippet_file(code: str, kind: str = "cuda", display: str | None = None) -> SnippetFile:
     data = code.encode("utf-8")
     tree = None if kind in BUILD_KINDS else parse_bytes(data)
-    return SnippetFile(display or DISPLAY.get(kind, "example"), kind, data, code, code.splitlines(), tree)
+    return SnippetFile(display or DISPLAY.get(kind, "example"), kind, data, code, code.split("\n"), tree)
