@@ -58,7 +58,7 @@ def test_launch_table_matches_the_source() -> None:
     (83, "__popc(m & ((1u << lane) - 1))"), (14, "#include <mma.h>"), (97, "nvcuda::wmma::fragment"),
     (104, "mma_sync"), (115, 'asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));'),
     (129, "__launch_bounds__(256, 2)"), (133, "__shared__ float As[16][16], Bs[16][16]"),
-    (15, "#include <cublas_v2.h>"), (170, "cublasSgemm(handle"), (156, "y[i] = a * x[i] + y[i]"),
+    (15, "#include <cublas_v2.h>"), (170, "cublasSgemm(handle"), (157, "y[i] = a * x[i] + y[i]"),
     (181, "cudaStreamCreate"), (188, "cudaMalloc"), (200, "cudaMemcpy"), (219, "cudaFree"),
 ])
 def test_risk_lines_are_where_expected_says(ln: int, needle: str) -> None:
