@@ -14,6 +14,7 @@ from hipgauge.cli import translate as _translate  # noqa: F401,E402
 from hipgauge.cli import compare as _compare  # noqa: F401,E402
 from hipgauge.cli import assess as _assess  # noqa: F401,E402
 from hipgauge.cli import history as _history  # noqa: F401,E402
+from hipgauge.cli import version as _version  # noqa: F401,E402
 
 
 def main(argv: list[str] | None = None) -> None:

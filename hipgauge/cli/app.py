@@ -74,14 +74,3 @@ def debug_enabled() -> bool:
 @app.callback()
 def _root() -> None:
     """hipgauge: evidence for a CUDA → HIP port decision (scan, translate, build-check, compare, project, assess)."""
-
-
-@app.command()
-def version(json_out: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
-    """Print the hipgauge version."""
-    from hipgauge import __version__
-
-    if json_out:
-        emit_json({"schema": "hipgauge.version/1", "version": __version__})
-    else:
-        out.print(f"hipgauge {__version__}")
