@@ -177,7 +177,8 @@ def find_config(start: Path) -> Path | None:
                 data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 continue
-            if "hipgauge" in data.get("tool", {}):
+            tool = data.get("tool", {})
+            if isinstance(tool, dict) and "hipgauge" in tool:
                 return pyproject
     return None
 
@@ -201,7 +202,8 @@ def load(path: Path | str | None = None, start: Path | str | None = None) -> Con
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"not valid TOML: {exc}", path) from None
     if path.name == "pyproject.toml":
-        data = data.get("tool", {}).get("hipgauge", {})
+        tool = data.get("tool", {})
+        data = tool.get("hipgauge", {}) if isinstance(tool, dict) else {}
     if not isinstance(data, dict):
         raise InputError("[tool.hipgauge] must be a table", path)
     cfg.path = str(path)

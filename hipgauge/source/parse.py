@@ -132,7 +132,44 @@ def load_file(entry: SourceEntry) -> ParsedFile | SkippedFile:
         return SkippedFile(entry.display, reason)
     if looks_binary(data):
         return SkippedFile(entry.display, "binary")
-    return parse_bytes(data, entry.display, entry.kind, path=str(entry.path))
+    pf = parse_bytes(data, entry.display, entry.kind, path=str(entry.path))
+    limit = max_tree_depth()
+    if pf.tree is not None and len(data) > limit and tree_depth(pf.tree, limit) > limit:
+        # tree-sitter queries lose nodes and slow down quadratically past 65535 levels: do not analyse
+        return SkippedFile(entry.display, f"too deeply nested to analyse (syntax tree deeper than {limit} levels; "
+                                          "limit: HIPGAUGE_MAX_TREE_DEPTH)")
+    return pf
+
+
+#: deepest syntax tree analysed (generated code nested deeper than this is skipped); HIPGAUGE_MAX_TREE_DEPTH
+DEFAULT_MAX_TREE_DEPTH = 10_000
+
+
+def max_tree_depth() -> int:
+    import os
+
+    try:
+        return int(os.environ.get("HIPGAUGE_MAX_TREE_DEPTH", DEFAULT_MAX_TREE_DEPTH))
+    except ValueError:
+        return DEFAULT_MAX_TREE_DEPTH
+
+
+def tree_depth(tree: Tree, limit: int) -> int:
+    """Depth of the syntax tree, counting stops once past ``limit`` (a cursor walk, no recursion)."""
+    cursor = tree.walk()
+    depth = deepest = 0
+    while True:
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    return deepest
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return deepest
+            depth -= 1
 
 
 def parse_bytes(data: bytes, display: str = "<memory>", kind: str = "cuda", path: str = "") -> ParsedFile:
