@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from hipgauge.model import ApiCall, FileStats, Record
+from hipgauge.translate.candidates import Candidates, find_candidates, occurrences
 from hipgauge.translate.edits import EditList
 from hipgauge.translate.mapping import Mapping, MappingEntry, load_mapping
 from hipgauge.translate.safe_rewrites import (ALL_SAFE_REWRITES, SYNCWARP, WARP_MASK, SafeRewrite,
@@ -31,6 +32,8 @@ class TranslateOptions:
     exclude: tuple[str, ...] = ()
     max_file_bytes: int = 8 * 1024 * 1024
     known_local_names: frozenset[str] = frozenset()  # macros/functions the tree defines (not CUDA APIs)
+    rules_share: bool = True  # also run scan's inventory + rules per file for the scan-defined translation share
+    workers: int | None = None  # local process pool size for a tree; None = all cores (serial under 8 files)
 
 
 @dataclass
@@ -139,7 +142,87 @@ class _FileRewriter:
         return self.edits.replace(start, end, new, self.data)
 
     # -- passes --------------------------------------------------------------------------------------------
-    def run(self) -> None:
+    def run(self, cands: Candidates | None = None) -> None:
+        """Visit the tree. With the pre-check's candidates, only their occurrences are resolved to nodes
+        (``_run_candidates``); the result is the same as visiting every identifier (``_run_full``)."""
+        if cands is None:
+            cands = find_candidates(self.data, self.mapping)
+        if cands.exact_only:
+            self._run_candidates(cands)
+        else:
+            self._run_full()
+
+    def _run_candidates(self, cands: Candidates) -> None:
+        from hipgauge.source.parse import captures
+
+        root = self.pf.tree.root_node
+        data = self.data
+        unknown = any((e := self.lookup(t.decode())) is not None and e.status == "unknown" for t in cands.ids)
+        patterns = ["(preproc_include) @include"]
+        if cands.warp or unknown:
+            patterns += ["(preproc_def) @def", "(preproc_function_def) @def", "(function_declarator) @fdecl"]
+        if cands.warp:
+            patterns.append("(init_declarator) @init")
+        if cands.launch:
+            patterns.append("(kernel_call_syntax) @launch")
+        if cands.asm:
+            patterns.append("(gnu_asm_expression) @asm")
+        found = captures(root, "\n".join(patterns))
+        calls: dict[int, Any] = {}
+        quals: dict[tuple[int, int], Any] = {}
+        ids: dict[int, Any] = {}
+        macros: dict[int, Any] = {}
+        for tok in sorted(cands.ids | cands.quals | cands.warp):
+            is_id, is_qual, is_warp = tok in cands.ids, tok in cands.quals, tok in cands.warp
+            n = len(tok)
+            for start in occurrences(data, tok):
+                node = root.descendant_for_byte_range(start, start + n)
+                if node is None:
+                    continue
+                ntype = node.type
+                if ntype == "preproc_arg":
+                    macros[node.start_byte] = node
+                    continue
+                if node.start_byte != start or node.end_byte != start + n:
+                    continue
+                if is_warp and ntype == "identifier":
+                    parent = node.parent
+                    if parent is not None and parent.type == "call_expression" and \
+                            parent.child_by_field_name("function") == node:
+                        calls[start] = parent
+                if is_qual:
+                    q = _outermost_qualified(node)
+                    if q is not None:
+                        quals[(q.start_byte, q.end_byte)] = q
+                if is_id and ntype in ("identifier", "type_identifier"):
+                    ids[start] = node
+        for node in found.get("def", []):
+            self._collect_definition(node)
+        for node in found.get("fdecl", []):
+            decl = node.child_by_field_name("declarator")
+            if decl is not None and decl.type == "identifier":
+                self.local_names.add(self.text(decl))
+        for node in found.get("init", []):
+            self._collect_constant(node)
+        for node in found.get("include", []):
+            self._include(node)
+        for key in sorted(calls):
+            self._call(calls[key])
+        for node in found.get("launch", []):
+            self._launch(node)
+        for node in found.get("asm", []):
+            line = node.start_point[0] + 1
+            self.record("asm", None, line, node.start_point[1], False, kind="asm", status="unsupported",
+                        library="device")
+        for key in sorted(quals):
+            self._qualified(quals[key])
+        for key in sorted(ids):
+            if key not in self.consumed:
+                self._identifier(ids[key])
+        for key in sorted(macros):
+            self._macro_body(macros[key])
+
+    def _run_full(self) -> None:
         from hipgauge.source.parse import captures
 
         root = self.pf.tree.root_node
@@ -452,6 +535,21 @@ class _FileRewriter:
         return _finish(self.pf, text, out, self.refs, self.converted_flags, self.rewrites)
 
 
+def _outermost_qualified(node: Any) -> Any:
+    """The outermost ``qualified_identifier`` a name token belongs to (through ``template_type``), or None."""
+    cur, found = node, None
+    while True:
+        parent = cur.parent
+        if parent is None:
+            return found
+        ptype = parent.type
+        if ptype == "qualified_identifier":
+            found = parent
+        elif ptype != "template_type" or found is not None:
+            return found
+        cur = parent
+
+
 def _split_args(text: str, open_index: int) -> tuple[list[tuple[int, int]], int] | None:
     """Argument spans of a call whose "(" is at ``open_index``: ([(start, end)…], index of ")")."""
     depth = 0
@@ -523,7 +621,8 @@ def _finish(pf: Any, text: str, out: bytes, refs: list[ApiCall], flags: list[boo
                           changed=out != pf.data)
 
 
-def translate_file(pf: Any, mapping: Mapping | None = None, options: TranslateOptions | None = None) -> TranslatedFile:
+def translate_file(pf: Any, mapping: Mapping | None = None, options: TranslateOptions | None = None,
+                   candidates: Candidates | None = None) -> TranslatedFile:
     """Translate one ``ParsedFile`` (source or build file); never raises on odd input."""
     mapping = mapping or load_mapping()
     options = options or TranslateOptions()
@@ -532,8 +631,14 @@ def translate_file(pf: Any, mapping: Mapping | None = None, options: TranslateOp
 
         return translate_build_file(pf, options)
     rw = _FileRewriter(pf, mapping, options)
-    rw.run()
+    rw.run(candidates)
     return rw.result()
+
+
+def untouched_file(pf: Any) -> TranslatedFile:
+    """The result for a source file the pre-check found nothing in: copied as is, no CUDA lines.
+    (What ``translate_file`` returns for it too, without parsing.)"""
+    return _finish(pf, pf.text, pf.data, [], [], [])
 
 
 def translate_tree(src: Any, out: Any, options: TranslateOptions | None = None, **kwargs: Any) -> Any:

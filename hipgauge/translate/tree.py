@@ -11,18 +11,21 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from dataclasses import dataclass, field
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
 from hipgauge.errors import InputError
 from hipgauge.model import ApiCall, FileStats, Record, SkippedFile
 from hipgauge.translate.mapping import load_mapping
-from hipgauge.translate.rewrite import TranslatedFile, TranslateOptions, translate_file
+from hipgauge.translate.rewrite import (BUILD_KINDS as _BUILD_KINDS, TranslatedFile, TranslateOptions, translate_file,
+                                        untouched_file)
 from hipgauge.translate.safe_rewrites import SafeRewrite
 
 SCHEMA = "hipgauge.translate/1"
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "node_modules", ".tox", ".mypy_cache", ".pytest_cache"}
+SERIAL_BELOW = 8  # files: fewer than this are translated in-process
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 
 
@@ -36,34 +39,55 @@ class TranslateResult(Record):
     copied: list[str] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    stats: list[FileStats] = field(default_factory=list)
+    stats: list[FileStats] = field(default_factory=list)  # the share's statistics (scan's definition if computed)
     options: dict[str, Any] = field(default_factory=dict)
+    rewrite_stats: list[FileStats] = field(default_factory=list)  # translate's own count after rewriting
+    share_stats: list[FileStats] | None = None  # rules.share per file (None: not computed)
 
     def totals(self) -> dict[str, Any]:
+        rw = self.rewrite_stats or self.stats
         by_kind: dict[str, int] = {}
-        for s in self.stats:
+        for s in rw:
             for k, v in s.refs_by_kind.items():
                 by_kind[k] = by_kind.get(k, 0) + v
-        cuda = sum(s.cuda_lines for s in self.stats)
-        clean = sum(s.clean_lines for s in self.stats)
+        rw_cuda = sum(s.cuda_lines for s in rw)
+        rw_clean = sum(s.clean_lines for s in rw)
+        converted = sum(s.refs_mapped for s in rw)
+        unconverted = sum(s.refs_unmapped for s in rw)
         rewrites: dict[str, int] = {}
         for r in self.safe_rewrites:
             rewrites[r.rule] = rewrites.get(r.rule, 0) + 1
+        rewrite_share = round(1.0 if rw_cuda == 0 else rw_clean / rw_cuda, 4)
+        if self.share_stats is not None:
+            cuda = sum(s.cuda_lines for s in self.share_stats)
+            clean = sum(s.clean_lines for s in self.share_stats)
+            share = round(1.0 if cuda == 0 else clean / cuda, 4)
+            basis = ("measured, as hipgauge scan defines it (rules.share): CUDA-relevant lines with no unmapped "
+                     "reference and no blocker/wrong-results finding / CUDA-relevant lines of the source")
+        else:
+            cuda, clean, share = rw_cuda, rw_clean, rewrite_share
+            basis = ("measured, translate's own count (scan's rules share not computed): CUDA lines with no "
+                     "unconverted reference after rewriting / CUDA lines")
         return {
-            "files": len(self.stats),
+            "files": len(rw),
             "files_changed": sum(1 for f in self.files if f["changed"]),
             "files_copied": len(self.copied),
-            "lines": sum(s.lines for s in self.stats),
+            "lines": sum(s.lines for s in rw),
             "cuda_lines": cuda,
             "clean_lines": clean,
-            "lines_changed": sum(s.lines_changed for s in self.stats),
-            "converted": sum(s.refs_mapped for s in self.stats),
-            "unconverted": sum(s.refs_unmapped for s in self.stats),
+            "lines_changed": sum(s.lines_changed for s in rw),
+            "converted": converted,
+            "unconverted": unconverted,
             "converted_by_kind": dict(sorted(by_kind.items())),
+            "references_converted_share": round(1.0 if converted + unconverted == 0
+                                                else converted / (converted + unconverted), 4),
+            "references_converted_basis": "measured: CUDA references the rewrite converted / all it found",
             "safe_rewrites": dict(sorted(rewrites.items())),
-            "translation_share": round(1.0 if cuda == 0 else clean / cuda, 4),
-            "translation_share_basis": "measured: CUDA lines needing no hand edit / CUDA lines "
-                                       "(lines holding a CUDA reference or construct)",
+            "rewrite_cuda_lines": rw_cuda,
+            "rewrite_clean_lines": rw_clean,
+            "rewrite_share": rewrite_share,
+            "translation_share": share,
+            "translation_share_basis": basis,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -178,10 +202,160 @@ def _other_files(src_r: Path, known: set[str], max_bytes: int) -> list[tuple[Pat
     return found
 
 
+@dataclass
+class _Item:
+    index: int
+    entry: Any  # SourceEntry
+    display: str
+    target: Path | None
+
+
+@dataclass
+class _Done:
+    index: int
+    translated: TranslatedFile | None = None  # text dropped
+    skipped: SkippedFile | None = None
+    warnings: list[str] = field(default_factory=list)
+    share_stats: FileStats | None = None  # scan's definition (rules.share), when asked for
+
+
+def _load(entry: Any, display: str) -> tuple[Any, Any]:
+    """(ParsedFile without a tree yet, candidates or None for build files) or (SkippedFile, None)."""
+    from hipgauge.source.parse import ParsedFile, decode, looks_binary, split_lines
+    from hipgauge.translate.candidates import find_candidates
+
+    try:
+        with open(entry.path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        reason = "symlink loop" if exc.errno == 40 else f"unreadable: {exc.strerror or exc.__class__.__name__}"
+        return SkippedFile(display, reason), None
+    if looks_binary(data):
+        return SkippedFile(display, "binary"), None
+    text, encoding, note = decode(data)
+    pf = ParsedFile(display, entry.kind, data, text, split_lines(text), None, note, encoding, str(entry.path))
+    return pf, (None if entry.kind in _BUILD_KINDS else find_candidates(data))
+
+
+def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: bool) -> _Done:
+    """Read, translate and write one file (runs in a pool worker for a large tree). Never raises for one file."""
+    from hipgauge.source.parse import parse_source
+
+    done = _Done(item.index)
+    pf, cands = _load(item.entry, item.display)
+    if isinstance(pf, SkippedFile):
+        done.skipped = pf
+        return done
+    try:
+        if cands is not None and (cands.needs_tree or opts.rules_share):
+            pf.tree = parse_source(pf.data)
+        if cands is not None and not cands.needs_tree:
+            tf: TranslatedFile | None = untouched_file(pf)
+        else:
+            tf = translate_file(pf, load_mapping(), opts, cands)
+    except Exception as exc:  # noqa: BLE001 - one odd file never stops the tree
+        done.warnings.append(f"{item.display}: not translated ({exc.__class__.__name__}: {exc}); copied as is")
+        tf = None
+    data = pf.data if tf is None or not tf.changed else tf.text.encode(pf.encoding, errors="replace")
+    if write and item.target is not None:
+        write_atomic(item.target, data, out_r)
+    if opts.rules_share and pf.kind not in _BUILD_KINDS and pf.tree is not None:
+        done.share_stats, note = _share_stats(pf)
+        if note:
+            done.warnings.append(note)
+    if tf is not None:
+        tf.text = ""  # written already; keep the result small for the trip back from a worker
+    done.translated = tf
+    return done
+
+
+def _share_stats(pf: Any) -> tuple[FileStats | None, str | None]:
+    """The file's statistics as ``hipgauge scan`` computes them (inventory → rules → ``rules.share``)."""
+    from hipgauge.rules.engine import check_file
+    from hipgauge.rules.share import file_stats
+    from hipgauge.source.inventory import inventory_file
+
+    try:
+        inv = inventory_file(pf, load_mapping())
+        try:
+            findings = list(check_file(pf, inv, set()))
+        except Exception as exc:  # noqa: BLE001 - as scan does: the file keeps its references
+            findings = []
+            note = f"{pf.display}: rules not applied ({exc.__class__.__name__}: {exc})"[:300]
+            return file_stats(pf, inv.api_calls, findings), note
+        return file_stats(pf, inv.api_calls, findings), None
+    except Exception as exc:  # noqa: BLE001
+        return None, f"{pf.display}: scan statistics not computed ({exc.__class__.__name__}: {exc})"[:300]
+
+
+def _translate_chunk(args: tuple[list[_Item], TranslateOptions, Path, bool]) -> list[_Done]:
+    items, opts, out_r, write = args
+    return [_translate_item(it, opts, out_r, write) for it in items]
+
+
+def _chunks(items: list[_Item], workers: int) -> list[list[_Item]]:
+    """Chunks of similar byte size, about 8 per worker, largest files first."""
+    total = sum(max(it.entry.size, 1) for it in items)
+    target = max(total // max(workers * 8, 1), 64 * 1024)
+    chunks: list[list[_Item]] = []
+    cur: list[_Item] = []
+    size = 0
+    for it in sorted(items, key=lambda it: -it.entry.size):
+        cur.append(it)
+        size += max(it.entry.size, 1)
+        if size >= target:
+            chunks.append(cur)
+            cur, size = [], 0
+    if cur:
+        chunks.append(cur)
+    return chunks
+
+
+def _init_worker() -> None:
+    from hipgauge.translate.candidates import mapping_index
+
+    mapping_index(load_mapping())
+
+
+def _run_items(items: list[_Item], opts: TranslateOptions, out_r: Path, write: bool,
+               on_progress: Callable[[int], None] | None) -> list[_Done]:
+    """Every item, serially for a handful of files, else in a local process pool; in input order."""
+    workers = opts.workers or os.cpu_count() or 1
+    results: list[_Done] = []
+    if len(items) < SERIAL_BELOW or workers <= 1:
+        for it in items:
+            results.append(_translate_item(it, opts, out_r, write))
+            if on_progress:
+                on_progress(1)
+        return results
+    from hipgauge.translate.candidates import mapping_index
+
+    mapping_index(load_mapping())  # built before the fork, so every worker inherits it
+    if opts.rules_share:
+        import hipgauge.rules.engine  # noqa: F401 - imported before the fork too
+        import hipgauge.source.inventory  # noqa: F401
+    chunks = _chunks(items, workers)
+    with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), initializer=_init_worker) as pool:
+        pending = {pool.submit(_translate_chunk, (c, opts, out_r, write)) for c in chunks}
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                part = fut.result()
+                results.extend(part)
+                if on_progress:
+                    on_progress(len(part))
+    results.sort(key=lambda d: d.index)
+    return results
+
+
 def translate_tree(src: Path | str, out: Path | str, options: TranslateOptions | None = None,
                    on_progress: Callable[[int], None] | None = None, write: bool = True) -> TranslateResult:
-    """Translate ``src`` (a folder or one file) into the new folder ``out``. ``src`` is never modified."""
-    from hipgauge.source.parse import load_file
+    """Translate ``src`` (a folder or one file) into the new folder ``out``. ``src`` is never modified.
+
+    Files run in a local process pool (``options.workers``; serial below 8 files); the result is the same
+    either way. A file the lexical pre-check finds no CUDA name in is copied byte for byte without parsing,
+    unless ``options.rules_share`` asks for scan's statistics, which need its syntax tree.
+    """
     from hipgauge.source.walk import walk_tree
 
     options = options or TranslateOptions()
@@ -191,19 +365,21 @@ def translate_tree(src: Path | str, out: Path | str, options: TranslateOptions |
     single = not src_r.is_dir()
     result = TranslateResult(source=str(src_p), output=str(out_p), skipped=list(skipped),
                              options={"safe_rewrites": sorted(options.safe_rewrites),
-                                      "launch_style": options.launch_style, "amd_arch": list(options.amd_arch)})
-    mapping = load_mapping()
+                                      "launch_style": options.launch_style, "amd_arch": list(options.amd_arch),
+                                      "rules_share": options.rules_share})
+    load_mapping()
     local = _local_names(entries)
-    opts = TranslateOptions(options.safe_rewrites, options.launch_style, options.amd_arch, options.exclude,
-                            options.max_file_bytes, frozenset(options.known_local_names) | local)
+    opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
     if write:
         out_r.mkdir(parents=True, exist_ok=True)
     known: set[str] = set()
+    items: list[_Item] = []
+    root = src_r if not single else src_r.parent
     for entry in entries:
         display = Path(entry.path).name if single else entry.display
         known.add(display)
-        real = Path(entry.path).resolve()
-        if not _inside(real, src_r if not single else src_r.parent):
+        real = Path(os.path.realpath(entry.path))
+        if not _inside(real, root):
             result.warnings.append(f"{display}: symbolic link pointing outside the input tree; not translated")
             result.skipped.append(SkippedFile(display, "symlink outside the input tree"))
             continue
@@ -212,25 +388,18 @@ def translate_tree(src: Path | str, out: Path | str, options: TranslateOptions |
             result.warnings.append(f"{display}: path would leave the output folder; not written")
             result.skipped.append(SkippedFile(display, "unsafe path"))
             continue
-        pf = load_file(entry)
-        if isinstance(pf, SkippedFile):
-            result.skipped.append(pf)
+        items.append(_Item(len(items), entry, display, target))
+    share_stats: list[FileStats] = []
+    for done in _run_items(items, opts, out_r, write, on_progress):
+        if done.skipped is not None:
+            result.skipped.append(done.skipped)
             continue
-        pf.display = display
-        try:
-            tf = translate_file(pf, mapping, opts)
-        except Exception as exc:  # noqa: BLE001 - one odd file never stops the tree
-            result.warnings.append(f"{display}: not translated ({exc.__class__.__name__}: {exc}); copied as is")
-            tf = None
-        data = tf.text.encode(pf.encoding, errors="replace") if tf is not None else pf.data
-        if tf is not None and not tf.changed:
-            data = pf.data  # byte-identical copy when nothing changed
-        if write:
-            write_atomic(target, data, out_r)
-        if tf is not None:
-            _add(result, tf)
-        if on_progress:
-            on_progress(1)
+        result.warnings.extend(done.warnings)
+        if done.translated is not None:
+            _add(result, done.translated, done.share_stats)
+            if done.share_stats is not None:
+                share_stats.append(done.share_stats)
+    result.share_stats = share_stats if opts.rules_share else None
     if not single and write:
         for path, rel in _other_files(src_r, known, options.max_file_bytes):
             target = _safe_target(out_r, rel)
@@ -246,9 +415,17 @@ def translate_tree(src: Path | str, out: Path | str, options: TranslateOptions |
     return result
 
 
-def _add(result: TranslateResult, tf: TranslatedFile) -> None:
-    result.files.append(tf.summary())
-    result.stats.append(tf.stats)
+def _add(result: TranslateResult, tf: TranslatedFile, share: FileStats | None = None) -> None:
+    row = tf.summary()
+    row["rewrite_share"] = row["translation_share"]
+    if share is not None:
+        row["translation_share"] = round(share.translation_share, 4)
+        row["scan_cuda_lines"], row["scan_clean_lines"] = share.cuda_lines, share.clean_lines
+    result.files.append(row)
+    result.rewrite_stats.append(tf.stats)
+    if share is not None:
+        share.lines_changed = tf.stats.lines_changed
+    result.stats.append(share if share is not None else tf.stats)
     result.unconverted.extend(tf.unconverted)
     result.safe_rewrites.extend(tf.safe_rewrites)
     result.warnings.extend(tf.notes)
