@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         result = run_one(script, args.timeout, [])
         print(f"  {status_of(result)}, {result['wall_s']:.1f} s, peak RSS {result['peak_rss_mib']:.0f} MiB", file=sys.stderr)
         results.append(result)
-    args.out.write_text(markdown(results) + "\n", encoding="utf-8")
+        args.out.write_text(markdown(results) + "\n", encoding="utf-8")  # after each one: a later kill keeps these
     print(f"wrote {args.out}", file=sys.stderr)
     if args.json:
         print(json.dumps({"schema": "hipgauge.benchmarks/1", "results": results}, indent=2))

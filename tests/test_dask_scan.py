@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from functools import partial
 from operator import mul
 from pathlib import Path

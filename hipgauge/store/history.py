@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import time
 from contextlib import contextmanager
-from datetime import datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
