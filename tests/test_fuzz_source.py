@@ -62,7 +62,11 @@ def check_translate(data: bytes, kind: str = "cuda") -> None:
     if isinstance(pf, SkippedFile):
         assert not pf.reason.startswith("internal error"), pf.reason
         return
-    tf = translate_file(pf, load_mapping(), TranslateOptions())
+    try:
+        tf = translate_file(pf, load_mapping(), TranslateOptions())
+    except RecursionError as exc:  # the documented depth limit (translate_tree copies such a file as is)
+        assert "HIPGAUGE_MAX_TREE_DEPTH" in str(exc), exc
+        return
     assert isinstance(tf.text, str)
     tf.text.encode(pf.encoding, errors="replace")  # what translate_tree writes
 

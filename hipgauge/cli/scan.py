@@ -52,7 +52,10 @@ def write_atomic_sarif(findings: list[Any], target: Path, scanned: set[Path]) ->
     folder = resolved.parent
     if not folder.is_dir():
         raise InputError("the folder for the SARIF file does not exist", target)
-    fd, tmp = tempfile.mkstemp(prefix=".hipgauge-", suffix=".sarif.tmp", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".hipgauge-", suffix=".sarif.tmp", dir=folder)
+    except OSError as exc:
+        raise InputError(f"cannot write SARIF: {exc.strerror or exc}", target) from None
     os.close(fd)
     try:
         write_sarif(findings, tmp)

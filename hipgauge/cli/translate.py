@@ -54,7 +54,10 @@ def translate(
         max_file_bytes=int(cfg.get("max_file_bytes")),
     )
     with progress("translating", total=None, enabled=not no_progress and not json_out) as advance:
-        result = translate_tree(path, output, options, on_progress=advance)
+        try:
+            result = translate_tree(path, output, options, on_progress=advance)
+        except OSError as exc:  # read-only OUT, disk full…: one line naming what could not be written
+            raise InputError(f"cannot write the HIP tree: {exc.strerror or exc}", exc.filename or output) from None
     doc = result.to_dict()
     if json_out:
         emit_json(doc)

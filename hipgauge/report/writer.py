@@ -66,6 +66,13 @@ def _is_report(folder: Path) -> bool:
 
 def write_report(out: Path, renderers: Renderers, sources: Iterable[Path] = ()) -> Path:
     """Render every file into a temporary folder beside ``out``, then swap it into place."""
+    try:
+        return _write_report(out, renderers, sources)
+    except OSError as exc:  # read-only folder, disk full…: one line naming the folder (the old report is kept)
+        raise InputError(f"cannot write the report: {exc.strerror or exc}", out) from None
+
+
+def _write_report(out: Path, renderers: Renderers, sources: Iterable[Path] = ()) -> Path:
     target = check_output_dir(out, sources)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
