@@ -78,7 +78,7 @@ class Candidates:
     warp: frozenset[bytes] = frozenset()  # warp-sync names present
     asm: bool = False
     launch: bool = False
-    headers: bool = False  # a known header name appears somewhere
+    headers: bool = False  # a known header name appears somewhere (checked only when nothing else needs the tree)
     exact_only: bool = True  # False: tokens cannot describe the identifiers exactly; visit the whole tree
     tokens: frozenset[bytes] = field(default_factory=frozenset)
 
@@ -102,10 +102,11 @@ def find_candidates(data: bytes, mapping: Mapping | None = None) -> Candidates:
             quals.update(idx.qual_re.findall(joined))
     exact_only = data.isascii() and b"$" not in data and (b"\\u" not in data and b"\\U" not in data
                                                          or _UCN.search(data) is None)
-    return Candidates(
-        ids=frozenset(ids), quals=frozenset(quals), warp=tokens & idx.warp, asm=bool(tokens & ASM_TOKENS),
-        launch=b"<<<" in data, headers=any(n in data for n in idx.header_needles), exact_only=exact_only,
-        tokens=tokens)
+    cands = Candidates(ids=frozenset(ids), quals=frozenset(quals), warp=tokens & idx.warp,
+                       asm=bool(tokens & ASM_TOKENS), launch=b"<<<" in data, exact_only=exact_only, tokens=tokens)
+    if not cands.needs_tree:  # only then does it matter whether a known header is named
+        cands.headers = any(n in data for n in idx.header_needles)
+    return cands
 
 
 def occurrences(data: bytes, token: bytes) -> list[int]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -135,28 +134,55 @@ def check_output_folder(src: Path, out: Path) -> tuple[Path, Path]:
     return src_r, out_r
 
 
-def _safe_target(out_r: Path, display: str) -> Path | None:
+def _safe_target(out_r: Path, display: str, checked: set[str] | None = None) -> Path | None:
+    """Where ``display`` goes under OUT, or None when that path could leave OUT. ``checked``: folders under OUT
+    already found free of links (a cache for one tree)."""
     rel = PurePosixPath(display)
     if rel.is_absolute() or any(part in ("..", "") for part in rel.parts) or not rel.parts:
         return None
     target = out_r.joinpath(*rel.parts)
-    parent = target.parent
     # every existing component under OUT must be a real folder we made, never a link
-    cur = out_r
+    cur = str(out_r)
     for part in rel.parts[:-1]:
-        cur = cur / part
-        if cur.is_symlink():
+        cur = os.path.join(cur, part)
+        if checked is not None and cur in checked:
+            continue
+        if os.path.islink(cur):
             return None
-    if not _inside(parent.resolve() if parent.exists() else parent, out_r):
+        if not os.path.exists(cur):
+            break  # nothing below exists yet; write_atomic makes and checks it
+        if checked is not None:
+            checked.add(cur)
+    parent = os.path.dirname(target)
+    if os.path.exists(parent) and not _inside(Path(os.path.realpath(parent)), out_r):
         return None
     return target
 
 
+_VERIFIED_DIRS: set[tuple[str, str]] = set()  # (OUT, folder) pairs this process made and checked
+_TMP_COUNTER = [0]
+
+
 def write_atomic(target: Path, data: bytes, out_r: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not _inside(target.parent.resolve(), out_r) or target.is_symlink():
+    """Write ``data`` to ``target`` (inside ``out_r``) through a temporary file in the same folder."""
+    parent = os.path.dirname(target)
+    key = (str(out_r), parent)
+    if key not in _VERIFIED_DIRS:
+        os.makedirs(parent, exist_ok=True)
+        if not _inside(Path(os.path.realpath(parent)), out_r):
+            raise InputError("refusing to write outside the output folder", target)
+        _VERIFIED_DIRS.add(key)
+    if os.path.islink(target):
         raise InputError("refusing to write outside the output folder", target)
-    fd, tmp = tempfile.mkstemp(prefix=".hipgauge-", suffix=".tmp", dir=str(target.parent))
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        _TMP_COUNTER[0] += 1
+        tmp = os.path.join(parent, f".hipgauge-{os.getpid()}-{_TMP_COUNTER[0]}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o600)
+            break
+        except FileExistsError:
+            continue
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -202,6 +228,17 @@ def _other_files(src_r: Path, known: set[str], max_bytes: int) -> list[tuple[Pat
     return found
 
 
+def _real_inside(path: str, root: Path, cache: dict[str, bool]) -> bool:
+    """Whether ``path`` really (links resolved) lies inside ``root``; folders are resolved once each."""
+    if os.path.islink(path):
+        return _inside(Path(os.path.realpath(path)), root)
+    folder = os.path.dirname(path)
+    ok = cache.get(folder)
+    if ok is None:
+        ok = cache[folder] = _inside(Path(os.path.realpath(folder)), root)
+    return ok
+
+
 @dataclass
 class _Item:
     index: int
@@ -219,36 +256,21 @@ class _Done:
     share_stats: FileStats | None = None  # scan's definition (rules.share), when asked for
 
 
-def _load(entry: Any, display: str) -> tuple[Any, Any]:
-    """(ParsedFile without a tree yet, candidates or None for build files) or (SkippedFile, None)."""
-    from hipgauge.source.parse import ParsedFile, decode, looks_binary, split_lines
+def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: bool) -> _Done:
+    """Read, translate and write one file (runs in a pool worker for a large tree). Never raises for one file.
+    The syntax tree is only built (``pf.tree``) when the pre-check found something or scan's share is wanted."""
+    from hipgauge.source.parse import load_file
     from hipgauge.translate.candidates import find_candidates
 
-    try:
-        with open(entry.path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        reason = "symlink loop" if exc.errno == 40 else f"unreadable: {exc.strerror or exc.__class__.__name__}"
-        return SkippedFile(display, reason), None
-    if looks_binary(data):
-        return SkippedFile(display, "binary"), None
-    text, encoding, note = decode(data)
-    pf = ParsedFile(display, entry.kind, data, text, split_lines(text), None, note, encoding, str(entry.path))
-    return pf, (None if entry.kind in _BUILD_KINDS else find_candidates(data))
-
-
-def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: bool) -> _Done:
-    """Read, translate and write one file (runs in a pool worker for a large tree). Never raises for one file."""
-    from hipgauge.source.parse import parse_source
-
     done = _Done(item.index)
-    pf, cands = _load(item.entry, item.display)
+    pf = load_file(item.entry)
     if isinstance(pf, SkippedFile):
-        done.skipped = pf
+        done.skipped = SkippedFile(item.display, pf.reason)
         return done
+    pf.display = item.display
+    source = pf.kind not in _BUILD_KINDS
     try:
-        if cands is not None and (cands.needs_tree or opts.rules_share):
-            pf.tree = parse_source(pf.data)
+        cands = find_candidates(pf.data) if source else None
         if cands is not None and not cands.needs_tree:
             tf: TranslatedFile | None = untouched_file(pf)
         else:
@@ -259,7 +281,7 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
     data = pf.data if tf is None or not tf.changed else tf.text.encode(pf.encoding, errors="replace")
     if write and item.target is not None:
         write_atomic(item.target, data, out_r)
-    if opts.rules_share and pf.kind not in _BUILD_KINDS and pf.tree is not None:
+    if opts.rules_share:
         done.share_stats, note = _share_stats(pf)
         if note:
             done.warnings.append(note)
@@ -375,15 +397,16 @@ def translate_tree(src: Path | str, out: Path | str, options: TranslateOptions |
     known: set[str] = set()
     items: list[_Item] = []
     root = src_r if not single else src_r.parent
+    real_dirs: dict[str, bool] = {}
+    checked: set[str] = set()
     for entry in entries:
         display = Path(entry.path).name if single else entry.display
         known.add(display)
-        real = Path(os.path.realpath(entry.path))
-        if not _inside(real, root):
+        if not _real_inside(str(entry.path), root, real_dirs):
             result.warnings.append(f"{display}: symbolic link pointing outside the input tree; not translated")
             result.skipped.append(SkippedFile(display, "symlink outside the input tree"))
             continue
-        target = _safe_target(out_r, display)
+        target = _safe_target(out_r, display, checked)
         if target is None:
             result.warnings.append(f"{display}: path would leave the output folder; not written")
             result.skipped.append(SkippedFile(display, "unsafe path"))
