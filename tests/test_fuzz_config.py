@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from hipgauge import config as config_mod
-from test_fuzz_support import REPO, Scratch, mutate_bytes, mutate_lines, run_checked, toml_document, weird_values
+from test_fuzz_support import fuzz_settings, REPO, Scratch, mutate_bytes, mutate_lines, run_checked, toml_document, weird_values
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+FAST = fuzz_settings(150)
 REAL_CONFIG = REPO / "examples" / "detector" / "hipgauge.toml"
 _SCRATCH = Scratch()
 

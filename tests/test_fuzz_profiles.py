@@ -11,13 +11,13 @@ import random
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from test_fuzz_support import (Scratch, json_text, mutate_bytes, mutate_json, mutate_lines, profile_outcome,
+from test_fuzz_support import (Scratch, fuzz_settings, json_text, mutate_bytes, mutate_json, mutate_lines, profile_outcome,
                                profile_seeds, seed_bytes, weird_values, write_sqlite_seed)
 
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+FAST = fuzz_settings(60)
 SEEDS = profile_seeds()
 JSON_SEEDS = [(p, f) for p, f in SEEDS if f in ("kineto", "rocprof-v1-json", "rocprofv3-json")]
 TEXT_SEEDS = [(p, f) for p, f in SEEDS if f not in ("kineto", "rocprof-v1-json", "rocprofv3-json")]

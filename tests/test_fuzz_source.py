@@ -12,7 +12,7 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from hipgauge.model import SkippedFile
@@ -21,9 +21,9 @@ from hipgauge.source.scanner import ScanOptions, scan_file, scan_tree
 from hipgauge.source.walk import SourceEntry
 from hipgauge.translate.mapping import load_mapping
 from hipgauge.translate.rewrite import TranslateOptions, translate_file
-from test_fuzz_support import Scratch, cuda_seeds, mutate_bytes, mutate_lines
+from test_fuzz_support import fuzz_settings, Scratch, cuda_seeds, mutate_bytes, mutate_lines
 
-FAST = settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+FAST = fuzz_settings(80)
 SEEDS = cuda_seeds()
 OPTIONS = ScanOptions(workers=1)
 _SCRATCH = Scratch()
@@ -90,7 +90,7 @@ def test_scan_and_translate_mutated_cuda(seed):
     """Real CUDA (the bundled example, our seed) with byte and line damage."""
     data = seed.read_bytes()
 
-    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @fuzz_settings(25)
     @given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.booleans())
     def run(rnd_seed, n_ops, lines):
         rnd = random.Random(rnd_seed)
@@ -101,7 +101,7 @@ def test_scan_and_translate_mutated_cuda(seed):
     run()
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@fuzz_settings(15)
 @given(st.sampled_from(["{", "(", "[", "{ if (x) ", "f(", "a[", "<", "template <class T> struct S { ", "#if X\n", "/*",
                         "x+", "-", "*p"]),
        st.one_of(st.integers(1, 2000), st.integers(60000, 120000)))

@@ -371,3 +371,13 @@ def env_int(name: str, default: int) -> int:
 
 
 _ = io  # (io kept for scripts that import it from here)
+
+
+def fuzz_settings(examples: int):
+    """Bounded settings for the CI suite; ``scripts/fuzz.py`` scales them (HIPGAUGE_FUZZ_SCALE) and turns
+    on random seeds (HIPGAUGE_FUZZ_RANDOM=1) for the long runs."""
+    from hypothesis import HealthCheck, settings
+
+    scale = max(1, env_int("HIPGAUGE_FUZZ_SCALE", 1))
+    return settings(max_examples=examples * scale, deadline=None, suppress_health_check=list(HealthCheck),
+                    derandomize=os.environ.get("HIPGAUGE_FUZZ_RANDOM", "") in ("", "0"), database=None)
