@@ -19,6 +19,7 @@ from hipgauge.rules.hit import Hit, LineHit
 from hipgauge.rules.registry import anchor_index, registry
 from hipgauge.rules.spec import BUILD_KINDS, RuleSpec
 from hipgauge.rules.syntax import Context, ancestor, in_code, path_to, set_path
+from hipgauge.source.tokens import file_tokens
 
 _SUPPRESS = re.compile(r"hipgauge:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 
@@ -32,20 +33,28 @@ def check_file(pf: Any, inventory: Any = None, ignore: set[str] | frozenset[str]
     """Findings for one ``ParsedFile`` (sorted by line, column, code), suppressions applied."""
     ignore = {c.upper() for c in (ignore or ())}
     ctx = Context(pf, inventory)
-    lines: list[str] = list(getattr(pf, "lines", None) or pf.text.split("\n"))
-    if ctx.kind in BUILD_KINDS or ctx.tree is None:
-        raw = _build_findings(lines, ctx, ignore) if ctx.kind in BUILD_KINDS else []
+    if ctx.kind in BUILD_KINDS:
+        lines = _lines(pf)
+        raw = _build_findings(lines, ctx, ignore)
     else:
-        raw = _source_findings(ctx, lines, ignore)
-    return _finish(raw, lines, ignore)
+        anchors = anchor_index().find(ctx.data, file_tokens(pf))
+        if not anchors or ctx.tree is None:  # nothing to look at: the file is not even parsed
+            return []
+        lines = _lines(pf)
+        raw = _source_findings(ctx, anchors, lines, ignore)
+    return _finish(raw, lines, ignore) if raw else []
 
 
-def _source_findings(ctx: Context, lines: list[str], ignore: set[str]) -> list[tuple[RuleSpec, Finding]]:
-    index = anchor_index()
+def _lines(pf: Any) -> list[str]:
+    return getattr(pf, "lines", None) or pf.text.split("\n")
+
+
+def _source_findings(ctx: Context, anchors: list[tuple[int, int, tuple[RuleSpec, ...]]], lines: list[str],
+                     ignore: set[str]) -> list[tuple[RuleSpec, Finding]]:
     root = ctx.tree.root_node
     seen: set[tuple[str, int]] = set()
     out: list[tuple[RuleSpec, Finding]] = []
-    for start, end, rules in index.find(ctx.data):
+    for start, end, rules in anchors:
         path = path_to(root, start, end)
         set_path(path)
         token = path[-1]

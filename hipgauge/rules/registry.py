@@ -62,18 +62,21 @@ def by_code() -> dict[str, RuleSpec]:
     return {r.code: r for r in registry()}
 
 
-_IDENT = re.compile(rb"[A-Za-z_]\w*")
 _INCLUDE_PREFIX = rb"#[ \t]*include"
 _INCLUDE_ANY = rb'#[ \t]*include[ \t]*[<"][\w./+-]*'
+#: a text anchor led by whole words and ``::`` (``\bcub\s*::\s*Warp…``): tried only where one of the words occurs
+_WORD_LED = re.compile(rb"\\b(?:\(\?:([A-Za-z_][\w|]*)\)|([A-Za-z_]\w*))\\s\*::")
 
 
 class AnchorIndex:
-    """Finds every rule anchor in a file in two cheap passes.
+    """Finds every rule anchor in a file without a regex pass of its own over the text.
 
-    Word anchors (identifier regexes) are matched against the file's *distinct* identifiers (one
-    C-level ``findall``, then a per-process cache identifier -> rules); their positions come from one
-    regex of the few identifiers that matched. Text anchors (operators such as ``& 31``, ``<<<``,
-    ``#include <...>``, ``cub::Warp...``) are one combined regex; a token is dispatched to the rules
+    Word anchors (identifier regexes) are matched against the file's *distinct* identifiers (shared with
+    the inventory: ``hipgauge.source.tokens``), with a per-process memo identifier -> rules; their
+    positions come from C-speed substring search. Text anchors (operators such as ``& 31``, ``<<<``,
+    ``#include <...>``) are one regex whose alternatives all start with a literal byte, so the regex
+    engine skips in C to the bytes that can start one; text anchors led by a word and ``::``
+    (``cub::WarpReduce``) are tried only at that word's occurrences. A token is dispatched to the rules
     whose own pattern matches it in full.
     """
 
@@ -95,12 +98,23 @@ class AnchorIndex:
         # every #include anchor is found by one generic pattern and dispatched by the rule's own
         if any(t.startswith(_INCLUDE_PREFIX) for t in texts):
             texts = {t for t in texts if not t.startswith(_INCLUDE_PREFIX)} | {_INCLUDE_ANY}
-        # The lookahead lets the regex engine skip positions that cannot start any text anchor (3x
-        # faster). Text anchors must start with one of these characters; every rule's Example test
-        # fails if a new anchor does not.
-        self.text_regex = re.compile(rb"(?=[&%/>#<.1ct])(?:" + b"|".join(
-            b"(?:" + a + b")" for a in sorted(texts, key=len, reverse=True)) + b")")
+        ordered = sorted(texts, key=len, reverse=True)  # the order a combined alternation would try them in
+        self.word_led: dict[bytes, list[re.Pattern[bytes]]] = {}
+        flat: list[bytes] = []
+        for t in ordered:
+            m = _WORD_LED.match(t)
+            if m is None:
+                flat.append(t)
+                continue
+            rx = re.compile(t)
+            for word in (m.group(1) or m.group(2)).split(b"|"):
+                self.word_led.setdefault(word, []).append(rx)
+        self.word_led_names = frozenset(self.word_led)
+        # Text anchors must start with a literal byte (not \b, a class or a group): then the engine derives
+        # the set of first bytes and skips in C to them. Every rule's Example test fails if one does not.
+        self.text_regex = re.compile(b"|".join(flat)) if flat else None
         self._words: dict[bytes, tuple[RuleSpec, ...]] = {}
+        self._no_rules: set[bytes] = set()  # identifiers no word anchor matches
         self._texts: dict[bytes, tuple[RuleSpec, ...]] = {}
 
     def word_rules(self, ident: bytes) -> tuple[RuleSpec, ...]:
@@ -127,18 +141,48 @@ class AnchorIndex:
                 self._texts[token] = hit
         return hit
 
-    def find(self, data: bytes) -> list[tuple[int, int, tuple[RuleSpec, ...]]]:
-        """``(start, end, rules)`` of every anchor in ``data``, in file order."""
-        out: list[tuple[int, int, tuple[RuleSpec, ...]]] = []
-        relevant = {i: rs for i in set(_IDENT.findall(data)) if (rs := self.word_rules(i))}
-        if relevant:
-            rx = re.compile(rb"\b(?:" + b"|".join(re.escape(i) for i in sorted(relevant, key=len, reverse=True)) + rb")\b")
-            for m in rx.finditer(data):
-                out.append((m.start(), m.end(), relevant[m.group()]))
-        for m in self.text_regex.finditer(data):
-            rs = self.text_rules(m.group())
+    def relevant(self, idents: frozenset[bytes]) -> dict[bytes, tuple[RuleSpec, ...]]:
+        """The identifiers among ``idents`` that some word anchor matches, with their rules."""
+        new = idents - self._no_rules
+        out: dict[bytes, tuple[RuleSpec, ...]] = {}
+        for ident in new:
+            rs = self.word_rules(ident)
             if rs:
-                out.append((m.start(), m.end(), rs))
+                out[ident] = rs
+            elif len(self._no_rules) < 500_000:
+                self._no_rules.add(ident)
+        return out
+
+    def find(self, data: bytes, tokens: Any = None) -> list[tuple[int, int, tuple[RuleSpec, ...]]]:
+        """``(start, end, rules)`` of every anchor in ``data``, in file order."""
+        from hipgauge.source.tokens import FileTokens
+
+        if tokens is None:
+            tokens = FileTokens(data)
+        out: list[tuple[int, int, tuple[RuleSpec, ...]]] = []
+        relevant = self.relevant(tokens.idents)
+        for start, ident in tokens.occurrences(relevant):
+            out.append((start, start + len(ident), relevant[ident]))
+        texts: list[tuple[int, int, bytes]] = []
+        if self.text_regex is not None:
+            texts.extend((m.start(), m.end(), m.group()) for m in self.text_regex.finditer(data))
+        led = tokens.idents & self.word_led_names
+        if led:
+            for start, word in tokens.occurrences(led):
+                for rx in self.word_led[word]:
+                    m = rx.match(data, start)
+                    if m is not None:
+                        texts.append((start, m.end(), m.group()))
+                        break
+            texts.sort()
+        last_end = -1
+        for start, end, token in texts:  # leftmost, non-overlapping: what one combined regex would find
+            if start < last_end:
+                continue
+            last_end = end
+            rs = self.text_rules(token)
+            if rs:
+                out.append((start, end, rs))
         out.sort(key=lambda t: t[0])
         return out
 

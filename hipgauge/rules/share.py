@@ -12,7 +12,6 @@ from the source (provenance: measured); ``translate`` later refines it with the 
 
 from __future__ import annotations
 
-import bisect
 import re
 from typing import Any, Iterable
 
@@ -26,30 +25,82 @@ _COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 _SEVERE = {Severity.BLOCKER, Severity.WRONG_RESULTS}
 
 
+_CONSTRUCT_WORD = re.compile(_CONSTRUCT.pattern.replace("|<<<", "").encode())
+_COMMENT_OR_STRING_BYTES = re.compile(_COMMENT_OR_STRING.pattern.encode(), re.S)
+_NOT_NEWLINE = re.compile(r"[^\n]")
+#: identifiers that hold / do not hold a construct (memo per process: the files of one tree share most identifiers)
+_CONSTRUCT_WORDS: set[bytes] = set()
+_OTHER_WORDS: set[bytes] = set()
+
 def _blank(m: re.Match[str]) -> str:
-    return "".join("\n" if c == "\n" else " " for c in m.group(0))
+    return _NOT_NEWLINE.sub(" ", m.group(0))
 
 
-def _construct_lines(text: str) -> set[int]:
-    """1-based lines holding a CUDA construct outside comments and string literals (whole-text passes)."""
-    code = _COMMENT_OR_STRING.sub(_blank, text)
-    starts = [m.start() for m in _CONSTRUCT.finditer(code)]
-    if not starts:
+def _construct_lines(text: str, data: bytes | None = None, tokens: Any = None) -> set[int]:
+    """1-based lines holding a CUDA construct outside comments and string literals.
+
+    ASCII files (nearly all): every construct but ``<<<`` lies within one identifier, so the file's
+    identifiers (tokenized once, shared with the inventory and the rules) are classified, their
+    occurrences located, and those inside comments/strings dropped; no regex pass over the text. Other
+    files: the text with comments/strings blanked is searched (Unicode word boundaries as in ``str``).
+    """
+    if data is None:
+        data = text.encode("utf-8")
+    if not data.isascii():
+        return _construct_lines_unicode(text)
+    if tokens is None:
+        from hipgauge.source.tokens import FileTokens
+
+        tokens = FileTokens(data)
+    if len(_OTHER_WORDS) > 500_000:
+        _OTHER_WORDS.clear()
+    for tok in tokens.idents - _CONSTRUCT_WORDS - _OTHER_WORDS:
+        (_CONSTRUCT_WORDS if _CONSTRUCT_WORD.search(tok) else _OTHER_WORDS).add(tok)
+    words = tokens.idents & _CONSTRUCT_WORDS
+    cands = [p for p, _w in tokens.occurrences(words)] if words else []
+    pos = data.find(b"<<<")
+    if pos >= 0:
+        while pos >= 0:
+            cands.append(pos)
+            pos = data.find(b"<<<", pos + 3)
+        cands.sort()
+    if not cands:
         return set()
-    newlines = [i for i, c in enumerate(code) if c == "\n"] if len(starts) > 64 else None
     out: set[int] = set()
-    if newlines is None:
-        for pos in starts:
-            out.add(code.count("\n", 0, pos) + 1)
-    else:
-        for pos in starts:
-            out.add(bisect.bisect_right(newlines, pos - 1) + 1)
+    spans = _COMMENT_OR_STRING_BYTES.finditer(data)
+    span_start, span_end = -1, -1
+    line, prev = 1, 0
+    for pos in cands:
+        while span_end <= pos:
+            m = next(spans, None)
+            if m is None:
+                span_start = span_end = len(data) + 1
+                break
+            span_start, span_end = m.span()
+        if span_start <= pos < span_end:
+            continue  # in a comment or a string literal
+        line += data.count(b"\n", prev, pos)
+        prev = pos
+        out.add(line)
+    return out
+
+
+def _construct_lines_unicode(text: str) -> set[int]:
+    code = _COMMENT_OR_STRING.sub(_blank, text)
+    out: set[int] = set()
+    line, prev = 1, 0
+    for m in _CONSTRUCT.finditer(code):
+        pos = m.start()
+        line += code.count("\n", prev, pos)
+        prev = pos
+        out.add(line)
     return out
 
 
 def file_stats(pf: Any, api_calls: list[Any] | None, findings: list[Finding]) -> FileStats:
-    lines: list[str] = list(getattr(pf, "lines", None) or [])
-    stats = FileStats(file=getattr(pf, "display", "?"), lines=len(lines))
+    count = getattr(pf, "line_count", None)
+    stats = FileStats(file=getattr(pf, "display", "?"),
+                      lines=count if isinstance(count, int) else len(getattr(pf, "lines", None) or []))
     relevant: set[int] = set()
     dirty: set[int] = set()
     by_kind: dict[str, int] = {}
@@ -67,7 +118,15 @@ def file_stats(pf: Any, api_calls: list[Any] | None, findings: list[Finding]) ->
             dirty.add(f.line)
     if getattr(pf, "kind", "cuda") in ("cuda", "cpp", "header"):
         text = getattr(pf, "text", None)
-        relevant |= _construct_lines(text if text is not None else "\n".join(lines))
+        if text is None:
+            text = "\n".join(getattr(pf, "lines", None) or [])
+        data = getattr(pf, "data", None)
+        tokens = None
+        if data is not None:
+            from hipgauge.source.tokens import file_tokens
+
+            tokens = file_tokens(pf)
+        relevant |= _construct_lines(text, data, tokens)
     stats.refs_by_kind = dict(sorted(by_kind.items()))
     stats.cuda_lines = len(relevant)
     stats.clean_lines = len(relevant - dirty)

@@ -160,9 +160,13 @@ class Context:
         self.pf = pf
         self.data: bytes = pf.data if getattr(pf, "data", None) is not None else pf.text.encode("utf-8")
         self.kind: str = getattr(pf, "kind", "cuda")
-        self.tree = getattr(pf, "tree", None)
         self.inventory = inventory
         self._fn: dict[int, Any] = {}
+
+    @cached_property
+    def tree(self) -> Any:
+        """The file's syntax tree (a ``ParsedFile`` parses on first use)."""
+        return getattr(self.pf, "tree", None)
 
     # ---- functions -------------------------------------------------------------------------
     def function_of(self, node: Any) -> Any | None:

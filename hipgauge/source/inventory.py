@@ -18,11 +18,11 @@ from tree_sitter import Node
 
 from hipgauge.model import ApiCall, DeviceFunction, Kernel, LaunchSite
 from hipgauge.source import macros as mac
+from hipgauge.source.tokens import file_tokens
 from hipgauge.source.parse import (FUNCTION_QUALIFIERS, ParsedFile, enclosing_function, end_line_of, function_name,
                                    line_of, node_text, qualifiers, scope_names)
 from hipgauge.translate.mapping import Mapping, MappingEntry, load_mapping
 
-IDENT_RE = re.compile(rb"\b[A-Za-z_]\w*")
 QUALIFIER_RE = re.compile(rb"\b__(?:global|device)__\b")
 SHARED_RE = re.compile(rb"\b__shared__\b")
 CUMODULE_RE = re.compile(rb"cuModuleGetFunction\s*\(\s*&\s*([A-Za-z_]\w*)\s*,[^,]*,\s*\"([^\"]+)\"")
@@ -68,27 +68,48 @@ class FileInventory:
         return best
 
 
-def _index(mapping: Mapping) -> tuple[frozenset[bytes], re.Pattern[bytes] | None, re.Pattern[bytes] | None]:
-    """Per-mapping lookup aids (built once, kept on the mapping): every exact name as bytes, a regex for the
-    prefix rules, one for namespace-qualified names (``cub::``, ``nvcuda::wmma::``)."""
+class _ScanIndex:
+    """Per-mapping lookup aids (built once, kept on the mapping): every exact name as bytes, the classification of
+    identifiers by the prefix rules (memoised per process: files of one tree share most identifiers), and a regex
+    for namespace-qualified names (``cub::``, ``nvcuda::wmma::``) tried only where its first word occurs."""
+
+    def __init__(self, mapping: Mapping):
+        self.mapping = mapping
+        self.names = frozenset(n.encode() for n in mapping.entries if "::" not in n)
+        self.prefixed: dict[bytes, MappingEntry] = {}  # identifiers a prefix rule classifies
+        self.prefixed_names: set[bytes] = set()  # its keys, as a set (set operations on dict views iterate the dict)
+        self.unprefixed: set[bytes] = set()  # identifiers no rule classifies
+        qualified = [rule.prefix for rule in mapping.prefixes if rule.prefix.endswith("::")]
+        self.qual_firsts = frozenset(q.split("::", 1)[0].encode() for q in qualified)
+        self.qual_re = (re.compile(rb"(?<![\w:])(?:" + rb"|".join(re.escape(q.encode()) for q in qualified)
+                                   + rb")[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*") if qualified else None)
+
+    def exact_and_prefixed(self, tokens: frozenset[bytes]) -> dict[bytes, MappingEntry]:
+        """Identifiers of a file the mapping classifies: exact names, then prefix rules."""
+        entries = self.mapping.entries
+        hits = {tok: entries[tok.decode("ascii")] for tok in tokens & self.names}
+        rest = tokens - self.names
+        if len(self.unprefixed) > 1_000_000:
+            self.unprefixed.clear()
+        new = rest - self.unprefixed - self.prefixed_names
+        for tok in new:
+            entry = self.mapping.lookup(tok.decode("ascii"))
+            if entry is None:
+                self.unprefixed.add(tok)
+            else:
+                self.prefixed[tok] = entry
+                self.prefixed_names.add(tok)
+        for tok in rest & self.prefixed_names:
+            hits[tok] = self.prefixed[tok]
+        return hits
+
+
+def _index(mapping: Mapping) -> _ScanIndex:
     cached = getattr(mapping, "_scan_index", None)
-    if cached is not None:
-        return cached
-    names = frozenset(n.encode() for n in mapping.entries if "::" not in n)
-    simple, qualified = [], []
-    for rule in mapping.prefixes:
-        p = re.escape(rule.prefix.encode())
-        if rule.prefix.endswith("::"):
-            qualified.append(p)
-        else:
-            simple.append(p + (rb"[A-Z0-9]" if rule.strict else rb"."))
-    # matched against the file's distinct tokens joined by newlines: one C-level findall per file
-    prefix_re = re.compile(rb"^(?:" + rb"|".join(simple) + rb")\w*$", re.M) if simple else None
-    qual_re = (re.compile(rb"(?<![\w:])(?:" + rb"|".join(qualified) + rb")[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*")
-               if qualified else None)
-    index = (names, prefix_re, qual_re)
-    mapping._scan_index = index  # type: ignore[attr-defined]
-    return index
+    if cached is None:
+        cached = _ScanIndex(mapping)
+        mapping._scan_index = cached  # type: ignore[attr-defined]
+    return cached
 
 
 def inventory_file(pf: ParsedFile, mapping: Mapping | None = None) -> "FileInventory":
@@ -106,7 +127,6 @@ class _Builder:
     def __init__(self, pf: ParsedFile, mapping: Mapping, inv: FileInventory):
         self.pf = pf
         self.data = pf.data
-        self.root = pf.tree.root_node  # type: ignore[union-attr]
         self.mapping = mapping
         self.inv = inv
         self.defined: set[str] = set()  # names this file defines (never reported as API uses)
@@ -140,6 +160,14 @@ class _Builder:
         inv.api_calls.sort(key=lambda a: (a.line, a.column, a.cuda_name))
 
     # -- helpers ---------------------------------------------------------------------------------
+    @property
+    def root(self) -> Node:
+        """The syntax tree's root (the file is parsed on first use)."""
+        root = self.__dict__.get("_root")
+        if root is None:
+            root = self._root = self.pf.tree.root_node  # type: ignore[union-attr]
+        return root
+
     def macro_at(self, offset: int) -> mac.Macro | None:
         i = bisect_right(self.macro_starts, offset) - 1
         if i >= 0 and offset < self.inv.macros[i].end:
@@ -172,12 +200,10 @@ class _Builder:
     def functions(self) -> None:
         seen: set[int] = set()
         pf = self.pf
-        regex = QUALIFIER_RE
-        if self.qual_macros:
-            names = rb"|".join(re.escape(n.encode()) for n in self.qual_macros)
-            regex = re.compile(rb"\b(?:__global__|__device__|" + names + rb")\b")
-        for m in regex.finditer(self.data):
-            node = self.root.descendant_for_byte_range(m.start(), m.end())
+        words = {b"__global__", b"__device__", *(n.encode() for n in self.qual_macros)}
+        for start, word in file_tokens(pf).occurrences(words):
+            end = start + len(word)
+            node = self.root.descendant_for_byte_range(start, end)
             if node is None or node.type in SKIP_NODE_TYPES or node.type == "preproc_arg":
                 continue
             fn = node
@@ -189,7 +215,7 @@ class _Builder:
             if fn is None or fn.type != "function_definition" or fn.id in seen:
                 continue
             body = fn.child_by_field_name("body")
-            if body is None or m.start() >= body.start_byte:
+            if body is None or start >= body.start_byte:
                 continue
             seen.add(fn.id)
             quals = qualifiers(fn, pf)
@@ -240,8 +266,11 @@ class _Builder:
             return 0
         total = 0
         seen: set[int] = set()
-        for m in SHARED_RE.finditer(self.data, body.start_byte, body.end_byte):
-            node = self.root.descendant_for_byte_range(m.start(), m.end())
+        lo, hi = body.start_byte, body.end_byte
+        for start in file_tokens(self.pf).positions(b"__shared__"):
+            if start < lo or start + 10 > hi:
+                continue
+            node = self.root.descendant_for_byte_range(start, start + 10)
             decl = node
             while decl is not None and decl.type not in ("declaration", "compound_statement"):
                 decl = decl.parent
@@ -298,7 +327,7 @@ class _Builder:
     # -- headers ---------------------------------------------------------------------------------
     def headers(self) -> None:
         pf = self.pf
-        for m in mac.INCLUDE_RE.finditer(self.data):
+        for m in mac.find_includes(self.data):
             header = m.group(2).decode("latin-1").strip()
             line = pf.line_at(m.start())
             self.inv.includes.append((line, header))
@@ -313,21 +342,17 @@ class _Builder:
     def api_references(self) -> None:
         data = self.data
         mapping = self.mapping
-        names, prefix_re, qual_re = _index(mapping)
-        tokens = set(IDENT_RE.findall(data))
-        hits: dict[bytes, MappingEntry] = {}
-        for tok in tokens & names:
-            entry = mapping.entries.get(tok.decode("ascii"))
-            if entry is not None:
-                hits[tok] = entry
-        if prefix_re is not None:
-            for tok in prefix_re.findall(b"\n".join(tokens - names)):
-                entry = mapping.lookup(tok.decode("ascii"))
-                if entry is not None:
-                    hits[tok] = entry
+        index = _index(mapping)
+        tokens = file_tokens(self.pf)
+        hits = index.exact_and_prefixed(tokens.idents)
         covered: list[tuple[int, int]] = []
-        if qual_re is not None and b"::" in data:
-            for m in qual_re.finditer(data):
+        qual_re = index.qual_re
+        firsts = tokens.idents & index.qual_firsts
+        if qual_re is not None and firsts and b"::" in data:
+            for start, _first in tokens.occurrences(firsts):
+                m = qual_re.match(data, start)
+                if m is None:
+                    continue
                 name = m.group(0).decode("ascii")
                 entry = mapping.lookup(name)
                 if entry is None:
@@ -339,11 +364,9 @@ class _Builder:
                 del hits[tok]
         if not hits:
             return
-        pattern = re.compile(rb"(?<!\w)(?:" + rb"|".join(re.escape(t) for t in sorted(hits, key=len, reverse=True))
-                             + rb")(?!\w)")
         cov_starts = [c[0] for c in covered]
-        for m in pattern.finditer(data):
-            start, end = m.start(), m.end()
+        for start, tok in tokens.occurrences(hits):
+            end = start + len(tok)
             if covered:
                 i = bisect_right(cov_starts, start) - 1
                 if i >= 0 and start < covered[i][1]:
@@ -352,7 +375,6 @@ class _Builder:
                 continue  # qualified by some other namespace (std::min, my::cudaThing)
             if (start >= 1 and data[start - 1] == 46) or data[start - 2:start] == b"->":
                 continue  # a member (obj.name, ptr->name)
-            tok = m.group(0)
             self.reference(tok.decode("ascii"), hits[tok], start, end)
 
     def reference(self, name: str, entry: MappingEntry, start: int, end: int) -> bool:

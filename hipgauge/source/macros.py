@@ -15,6 +15,7 @@ MACRO_RE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)\n]*\))?(
 COMMENT_OR_STRING_RE = re.compile(
     rb"//(?:[^\n\\]|\\.)*|/\*.*?(?:\*/|\Z)|\"(?:\\.|[^\"\\\n])*\"?|'(?:\\.|[^'\\\n]){1,8}'", re.S)
 INCLUDE_RE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*([<\"])([^>\"\n]+)[>\"]", re.M)
+_INCLUDE_AT_HASH = re.compile(rb"#[ \t]*include[ \t]*([<\"])([^>\"\n]+)[>\"]")  # literal first byte: fast search
 CONST_RE = re.compile(
     rb"\b(?:constexpr|const)[ \t]+(?:static[ \t]+)?(?:(?:unsigned|signed|long|short|int|size_t|std::size_t|"
     rb"u?int(?:8|16|32|64)_t|auto)[ \t]+)+([A-Za-z_]\w*)[ \t]*=[ \t]*([^;{}\n]+);")
@@ -50,6 +51,20 @@ def find_macros(data: bytes) -> list[Macro]:
         return []
     return [Macro(m.group(1).decode("ascii"), m.group(2).decode("latin-1") if m.group(2) else None,
                   m.start(), m.end(), m.start(3)) for m in MACRO_RE.finditer(data)]
+
+
+def find_includes(data: bytes) -> list[re.Match[bytes]]:
+    """The matches of ``INCLUDE_RE`` (an ``#include`` with only blanks before it on its line), found from the
+    ``#`` bytes (groups 1 and 2 are the same; ``start()`` is the ``#``, not the line start)."""
+    if b"include" not in data:
+        return []
+    out = []
+    for m in _INCLUDE_AT_HASH.finditer(data):
+        start = m.start()
+        line_start = data.rfind(b"\n", 0, start) + 1
+        if line_start == start or not data[line_start:start].strip(b" \t"):
+            out.append(m)
+    return out
 
 
 def blank_comments_and_strings(data: bytes) -> bytes:

@@ -54,18 +54,55 @@ def captures(node: Node, query: str | Query) -> dict[str, list[Node]]:
     return found
 
 
+_UNPARSED: Any = object()
+
+
 @dataclass
 class ParsedFile:
+    """One read file. The syntax tree is built on first use (``tree``): a file whose bytes hold nothing any
+    stage looks for is never parsed. ``lines`` is split on first use too (``line_count`` needs no split)."""
+
     display: str
     kind: str
     data: bytes
     text: str
-    lines: list[str]
-    tree: Tree | None
+    _lines: list[str] | None
+    _tree: Tree | None
     decode_note: str | None = None
     encoding: str = "utf-8"
     path: str = ""
     _line_starts: list[int] | None = field(default=None, repr=False)
+    _tokens: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def tree(self) -> Tree | None:
+        if self._tree is _UNPARSED:
+            tree = parse_source(self.data)
+            limit = max_tree_depth()
+            if len(self.data) > limit and tree_depth(tree, limit) > limit:
+                # tree-sitter queries lose nodes and slow down quadratically past 65535 levels: do not analyse
+                raise RecursionError(f"syntax tree deeper than {limit} levels (limit: HIPGAUGE_MAX_TREE_DEPTH)")
+            self._tree = tree
+        return self._tree
+
+    @property
+    def parsed(self) -> bool:
+        """True once the tree exists (or the file has none, being a build file)."""
+        return self._tree is not _UNPARSED
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = split_lines(self.text)
+        return self._lines
+
+    @property
+    def line_count(self) -> int:
+        """``len(lines)`` without splitting."""
+        if self._lines is not None:
+            return len(self._lines)
+        text = self.text
+        return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
 
     @property
     def root(self) -> Node | None:
@@ -75,8 +112,7 @@ class ParsedFile:
     def line_starts(self) -> list[int]:
         """Byte offset where each line starts (index 0 = line 1)."""
         if self._line_starts is None:
-            starts = [0]
-            starts.extend(accumulate(len(line) + 1 for line in self.data.split(b"\n")))
+            starts = list(accumulate(map((1).__add__, map(len, self.data.split(b"\n"))), initial=0))
             starts.pop()
             self._line_starts = starts
         return self._line_starts
@@ -119,6 +155,8 @@ def split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    if "\r" not in text:
+        return lines
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
@@ -132,13 +170,7 @@ def load_file(entry: SourceEntry) -> ParsedFile | SkippedFile:
         return SkippedFile(entry.display, reason)
     if looks_binary(data):
         return SkippedFile(entry.display, "binary")
-    pf = parse_bytes(data, entry.display, entry.kind, path=str(entry.path))
-    limit = max_tree_depth()
-    if pf.tree is not None and len(data) > limit and tree_depth(pf.tree, limit) > limit:
-        # tree-sitter queries lose nodes and slow down quadratically past 65535 levels: do not analyse
-        return SkippedFile(entry.display, f"too deeply nested to analyse (syntax tree deeper than {limit} levels; "
-                                          "limit: HIPGAUGE_MAX_TREE_DEPTH)")
-    return pf
+    return parse_bytes(data, entry.display, entry.kind, path=str(entry.path))
 
 
 #: deepest syntax tree analysed (generated code nested deeper than this is skipped); HIPGAUGE_MAX_TREE_DEPTH
@@ -155,11 +187,17 @@ def max_tree_depth() -> int:
 
 
 def tree_depth(tree: Tree, limit: int) -> int:
-    """Depth of the syntax tree, counting stops once past ``limit`` (a cursor walk, no recursion)."""
+    """Depth of the syntax tree, counting stops once past ``limit`` (a cursor walk, no recursion).
+
+    Only subtrees that could reach past ``limit`` are entered: each level of nesting takes at least a
+    byte of its own, give or take a short chain of same-span nodes, so a subtree spanning ``s`` bytes at
+    depth ``d`` cannot go below ``d + 4*s + 64``. Ordinary files are decided after a few dozen nodes; the
+    result is exact whenever it exceeds ``limit``."""
     cursor = tree.walk()
     depth = deepest = 0
     while True:
-        if cursor.goto_first_child():
+        node = cursor.node
+        if depth + 4 * (node.end_byte - node.start_byte) + 64 > limit and cursor.goto_first_child():
             depth += 1
             if depth > deepest:
                 deepest = depth
@@ -175,8 +213,8 @@ def tree_depth(tree: Tree, limit: int) -> int:
 def parse_bytes(data: bytes, display: str = "<memory>", kind: str = "cuda", path: str = "") -> ParsedFile:
     """A ``ParsedFile`` from bytes (used by load_file and by tests)."""
     text, encoding, note = decode(data)
-    tree = None if kind in BUILD_KINDS else parse_source(data)
-    return ParsedFile(display, kind, data, text, split_lines(text), tree, note, encoding, path)
+    tree = None if kind in BUILD_KINDS else _UNPARSED
+    return ParsedFile(display, kind, data, text, None, tree, note, encoding, path)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -59,7 +59,7 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
         pf = load_file(entry)
         if isinstance(pf, SkippedFile):
             return FileResult(entry.display, skipped=pf)
-        result = FileResult(entry.display, lines=len(pf.lines))
+        result = FileResult(entry.display, lines=pf.line_count)
         if pf.decode_note:
             result.warnings.append(f"{entry.display}: {pf.decode_note}")
         inv = inventory_file(pf, load_mapping())

@@ -41,7 +41,8 @@ from hipgauge.rules.syntax import text
 
 CODE = "HG101"
 NODE = ("binary_expression", "preproc_def", "init_declarator")
-ANCHOR = any_of(rb"(?:&\s*(?:31|0x1[fF])|%\s*32|>>\s*5|/\s*32)[uU]?\b", words(r"[A-Za-z]{0,3}_?[Ww][Aa][Rr][Pp]_?[Ss][Ii][Zz][Ee]\w*"))
+# text anchors start with a literal byte (the engine finds them with one fast-skipping regex)
+ANCHOR = any_of(rb"&\s*(?:31|0x1[fF])[uU]?\b", rb"%\s*32[uU]?\b", rb">>\s*5[uU]?\b", rb"/\s*32[uU]?\b", words(r"[A-Za-z]{0,3}_?[Ww][Aa][Rr][Pp]_?[Ss][Ii][Zz][Ee]\w*"))
 
 _OPS = {"&": {31}, "%": {32}, ">>": {5}, "/": {32}}
 _THREADISH = re.compile(r"threadIdx|\blane|[Ll]ane_?[Ii]d|\btid\b|\bwarp|[Ww]arp_?[Ii]d|\bwid\b|laneid")

@@ -40,7 +40,7 @@ from hipgauge.rules.syntax import call_args, call_name, descendants, text
 
 CODE = "HG105"
 NODE = ("call_expression", "binary_expression")
-ANCHOR = any_of(words("__popc", "__ffs", "__clz", "__brev", "__fns"), rb"\b1[uU]?\s*<<")
+ANCHOR = any_of(words("__popc", "__ffs", "__clz", "__brev", "__fns"), rb"1(?<!\w1)[uU]?\s*<<")  # `\b1`, written to start with a literal byte
 _MASK_CALL = re.compile(r"__(?:ballot|activemask|match_any|match_all|lanemask)")
 _LANE = re.compile(r"(?i)lane|threadIdx\.x\s*[%&]")
 

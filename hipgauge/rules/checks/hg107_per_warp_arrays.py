@@ -46,7 +46,7 @@ from hipgauge.rules.syntax import descendants, text
 
 CODE = "HG107"
 NODE = ("declaration", "binary_expression")
-ANCHOR = any_of(words("__shared__"), rb"(?:/\s*32|>>\s*5)[uU]?\b")
+ANCHOR = any_of(words("__shared__"), rb"/\s*32[uU]?\b", rb">>\s*5[uU]?\b")
 
 
 def _array_dims(decl):
