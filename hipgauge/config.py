@@ -154,6 +154,11 @@ def _type_name(t: type | tuple[type, ...]) -> str:
     return {str: "a string", int: "an integer", list: "a list", bool: "true/false", dict: "a table"}.get(t, t.__name__)
 
 
+def _shown(key: str) -> str:
+    """A key as written, quoted when it holds a newline or another unprintable character (one-line errors)."""
+    return key if key.isprintable() else repr(key)
+
+
 def defaults() -> Config:
     cfg = Config()
     for section, keys in SCHEMA.items():
@@ -216,14 +221,14 @@ def load(path: Path | str | None = None, start: Path | str | None = None) -> Con
                 spec = SCHEMA[name].get(key)
                 if spec is None:
                     known = ", ".join(sorted(SCHEMA[name]))
-                    raise InputError(f"{dotted}: unknown key (known in [{name}]: {known})", path)
+                    raise InputError(f"{_shown(dotted)}: unknown key (known in [{name}]: {known})", path)
                 cfg.values[dotted] = _validate(spec, item, dotted, str(path))
                 cfg.sources[dotted] = "config"
         else:
             spec = SCHEMA[""].get(name)
             if spec is None:
                 known = ", ".join(sorted([*SCHEMA[""], *[s for s in SCHEMA if s]]))
-                raise InputError(f"{name}: unknown key (known: {known})", path)
+                raise InputError(f"{_shown(name)}: unknown key (known: {known})", path)
             cfg.values[name] = _validate(spec, value, name, str(path))
             cfg.sources[name] = "config"
     return cfg

@@ -118,3 +118,12 @@ def test_translate_very_deep_expression_is_refused_fast(tmp_path):
     with pytest.raises(RecursionError, match="HIPGAUGE_MAX_TREE_DEPTH"):
         translate_file(pf)
     assert time.monotonic() - t0 < 20
+
+
+def test_config_key_with_newline_keeps_error_on_one_line(tmp_path):
+    """``[tool.hipgauge] "\\n" = …`` (found by scripts/fuzz.py): the unknown-key error spanned two lines."""
+    f = tmp_path / "pyproject.toml"
+    f.write_text('[tool.hipgauge]\n"a\\nb" = 1\n')
+    with pytest.raises(InputError) as exc:
+        config_mod.load(f)
+    assert "\n" not in str(exc.value) and "'a\\nb'" in str(exc.value)
