@@ -21,7 +21,7 @@ from hipgauge.errors import InputError
 
 from .files import LimitedReader, check_records, max_bytes_limit
 
-CHUNK_BYTES = 16 * 1024 * 1024
+CHUNK_BYTES = 4 * 1024 * 1024
 #: bytes held while looking for the next event boundary: one event (or unstructured data) larger than this is refused
 MAX_PENDING_BYTES = 256 * 1024 * 1024
 _WS = b" \t\r\n"

@@ -25,6 +25,7 @@ The file is streamed (see ``chrome_json``): memory stays bounded by the compact 
 
 from __future__ import annotations
 
+import gc
 from array import array
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,15 @@ def _nonneg(col: str) -> pl.Expr:
     return pl.when(pl.col(col) >= 0).then(pl.col(col)).otherwise(None).alias(col)
 
 
+#: timestamps/durations (µs) at or beyond this cannot be int64 ns (epoch µs today are ~1.8e15)
+_MAX_US = 9e15
+
+
+def _sane(*cols: str) -> pl.Expr:
+    """Rows whose µs columns are finite and within ±_MAX_US (an overflowing value cannot become int ns)."""
+    return pl.all_horizontal([pl.col(c).is_finite() & (pl.col(c).abs() < _MAX_US) for c in cols])
+
+
 def _step_number(name: str) -> int | None:
     try:
         return int(name[len(_STEP_PREFIX) :])
@@ -129,22 +139,34 @@ def _innermost_ops(ops: pl.DataFrame, launches: pl.DataFrame) -> pl.DataFrame:
 
 
 def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int | None = None) -> Profile:
-    path = Path(path)
+    # The cyclic GC would rescan the millions of short-lived event dicts orjson builds (3-4x slower);
+    # nothing here creates reference cycles, so it is paused while reading.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _read(Path(path), max_bytes, chunk_bytes)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile:
     trace = ChromeTrace(path, max_bytes=max_bytes, **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}))
     names = _Interner()
     threads = _Interner()
     shapes = _Interner()
+    name_ix, thread_ix, shape_ix = names.index, threads.index, shapes.index
 
     # CPU ranges: cpu_op / user_annotation / ProfilerStep
-    o_thread, o_ts, o_dur, o_ext, o_name, o_kind = array("q"), array("d"), array("d"), array("q"), array("q"), array("b")
+    o_thread, o_ts, o_dur, o_ext, o_name, o_kind = array("i"), array("d"), array("d"), array("q"), array("i"), array("b")
     # runtime / driver calls
-    r_thread, r_ts, r_corr, r_ext = array("q"), array("d"), array("q"), array("q")
+    r_thread, r_ts, r_corr, r_ext = array("i"), array("d"), array("q"), array("q")
     # GPU activities: kernels, memcpy, memset
-    g_kind, g_name, g_thread, g_dev, g_stream = array("b"), array("q"), array("q"), array("q"), array("q")
+    g_kind, g_name, g_thread, g_dev, g_stream = array("b"), array("i"), array("i"), array("q"), array("q")
     g_ts, g_dur, g_ext, g_corr = array("d"), array("d"), array("q"), array("q")
     g_grid, g_block, g_regs, g_smem = array("q"), array("q"), array("q"), array("q")
     # flows (fallback kernel ↔ runtime link) and GPU-side step annotations
-    f_thread, f_ts, f_id = array("q"), array("d"), array("q")
+    f_thread, f_ts, f_id = array("i"), array("d"), array("q")
     gpu_steps: list[tuple[int, float, float]] = []
     runtime_names: set[str] = set()
     bad = 0
@@ -167,9 +189,9 @@ def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int
                         kind = _KIND_STEP
                     o_ts.append(e["ts"])
                     o_dur.append(e.get("dur", 0))
-                    o_thread.append(threads((e.get("pid"), e.get("tid"))))
+                    o_thread.append(thread_ix.setdefault((e.get("pid"), e.get("tid")), len(thread_ix)))
                     o_ext.append(args.get("External id", -1))
-                    o_name.append(names(name))
+                    o_name.append(name_ix.setdefault(name, len(name_ix)))
                     o_kind.append(kind)
                 elif cat in _RUNTIME_CATS:
                     args = e.get("args") or {}
@@ -177,14 +199,16 @@ def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int
                     if corr is None or corr < 0:
                         continue
                     r_ts.append(e["ts"])
-                    r_thread.append(threads((e.get("pid"), e.get("tid"))))
+                    r_thread.append(thread_ix.setdefault((e.get("pid"), e.get("tid")), len(thread_ix)))
                     r_corr.append(corr)
                     r_ext.append(args.get("External id", -1))
                     if len(runtime_names) < 64:
                         runtime_names.add(e.get("name", ""))
                 elif cat in _FLOW_CATS:
+                    if e.get("ph") != "f":  # the kernel-side end of the flow is all the fallback needs
+                        continue
                     f_ts.append(e["ts"])
-                    f_thread.append(threads((e.get("pid"), e.get("tid"))))
+                    f_thread.append(thread_ix.setdefault((e.get("pid"), e.get("tid")), len(thread_ix)))
                     f_id.append(e.get("id", -1))
                 elif cat in _KERNEL_CATS or cat in _MEMCPY_CATS or cat in _MEMSET_CATS:
                     if e.get("ph", "X") != "X":
@@ -193,9 +217,9 @@ def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int
                     g_kind.append(_G_KERNEL if cat in _KERNEL_CATS else _G_MEMCPY if cat in _MEMCPY_CATS else _G_MEMSET)
                     g_ts.append(e["ts"])
                     g_dur.append(e["dur"])
-                    g_name.append(names(e.get("name", "")))
+                    g_name.append(name_ix.setdefault(e.get("name", ""), len(name_ix)))
                     pid, tid = e.get("pid"), e.get("tid")
-                    g_thread.append(threads((pid, tid)))
+                    g_thread.append(thread_ix.setdefault((pid, tid), len(thread_ix)))
                     dev = args.get("device", pid)
                     g_dev.append(dev if isinstance(dev, int) else -1)
                     stream = args.get("stream", tid)
@@ -203,9 +227,9 @@ def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int
                     g_ext.append(args.get("External id", -1))
                     g_corr.append(args.get("correlation", -1))
                     grid = args.get("grid")
-                    g_grid.append(-1 if grid is None else shapes(dims(grid)))
+                    g_grid.append(-1 if grid is None else shape_ix.setdefault(tuple(grid) if isinstance(grid, list) else grid, len(shape_ix)))
                     block = args.get("block")
-                    g_block.append(-1 if block is None else shapes(dims(block)))
+                    g_block.append(-1 if block is None else shape_ix.setdefault(tuple(block) if isinstance(block, list) else block, len(shape_ix)))
                     regs = args.get("registers per thread", -1)
                     g_regs.append(regs if isinstance(regs, int) else -1)
                     smem = args.get("shared memory", -1)
@@ -230,11 +254,14 @@ def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int
             finally:
                 seen += 1
 
+    names.values = list(name_ix)
+    threads.values = list(thread_ix)
+    shapes.values = [dims(list(k) if isinstance(k, tuple) else k) for k in shape_ix]
     header = trace.header
     warnings: list[str] = []
     if bad:
         warnings.append(f"{bad} trace event(s) with missing or malformed fields were skipped (first: event #{first_bad})")
-    n_kernels = sum(1 for k in g_kind if k == _G_KERNEL) if len(g_kind) < 10_000_000 else g_kind.count(_G_KERNEL)
+    n_kernels = g_kind.count(_G_KERNEL)
     if n_kernels == 0:
         if not header and seen == 0:
             raise InputError("no trace events: not a PyTorch profiler trace", path)
@@ -284,17 +311,32 @@ def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int
         metadata["devices"] = ", ".join(f"{i}: {n}" for i, n in sorted(dev_names.items()))
 
     # ---------------- frames ----------------
+    # Attribution works on narrow frames (ids and times only) and joins the results back once, so
+    # the 5M-row op table and the wide GPU table are never copied through a chain of joins.
     name_values = pl.Series("v", names.values, dtype=pl.String)
     ops = pl.DataFrame({"thread": o_thread, "ts": o_ts, "dur": o_dur, "ext": o_ext, "name_id": o_name, "kind": o_kind})
-    ops = ops.with_columns(_to_ns("ts"), (pl.col("dur") * 1000).round(0).cast(pl.Int64).alias("dur"))
-    ops = ops.with_columns((pl.col("ts") + pl.col("dur")).alias("end"))
-    runtime = pl.DataFrame({"r_thread": r_thread, "r_ts": r_ts, "corr": r_corr, "r_ext": r_ext})
+    del o_thread, o_ts, o_dur, o_ext, o_name, o_kind
+    ops = (
+        ops.lazy()
+        .filter(_sane("ts", "dur"))
+        .with_columns(_to_ns("ts"), (pl.col("dur") * 1000).round(0).cast(pl.Int64).alias("dur"))
+        .select("thread", "ts", (pl.col("ts") + pl.col("dur")).alias("end"), "ext", "name_id", "kind")
+        .collect()
+    )
+    runtime = pl.DataFrame({"r_thread": r_thread, "r_ts": r_ts, "corr": r_corr, "r_ext": r_ext}).filter(_sane("r_ts"))
+    del r_thread, r_ts, r_corr, r_ext
     runtime = runtime.with_columns(_to_ns("r_ts"), _nonneg("r_ext")).unique("corr", keep="first", maintain_order=False)
     g = pl.DataFrame({
         "gkind": g_kind, "name_id": g_name, "g_thread": g_thread, "dev": g_dev, "stream": g_stream, "start_ns": g_ts,
         "duration_ns": g_dur, "ext": g_ext, "corr": g_corr, "grid_id": g_grid, "block_id": g_block,
         "registers": g_regs, "shared_mem_bytes": g_smem,
     })
+    del g_kind, g_name, g_thread, g_dev, g_stream, g_ts, g_dur, g_ext, g_corr, g_grid, g_block, g_regs, g_smem
+    insane = g.height - (g := g.filter(_sane("start_ns", "duration_ns"))).height
+    if insane:
+        warnings.append(f"{insane} GPU event(s) with a non-finite or overflowing ts/dur were dropped")
+        if not g.filter(pl.col("gkind") == _G_KERNEL).height:
+            raise InputError("no GPU kernel event with a usable ts/dur", path)
     g = g.with_columns(
         _to_ns("start_ns"), (pl.col("duration_ns") * 1000).round(0).cast(pl.Int64).alias("duration_ns"),
         _nonneg("ext"), _nonneg("corr"), _nonneg("registers"), _nonneg("shared_mem_bytes"), _nonneg("stream"), _nonneg("dev"),
@@ -304,63 +346,79 @@ def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int
         warnings.append(f"{neg} GPU event(s) with a negative duration were dropped")
         g = g.filter(pl.col("duration_ns") >= 0)
 
+    link = g.select("row", "g_thread", "start_ns", "ext", "corr")
     # kernel ↔ flow fallback, for GPU events without a correlation argument
-    if g.get_column("corr").null_count() and len(f_id):
-        flows = pl.DataFrame({"g_thread": f_thread, "start_ns": f_ts, "fid": f_id}).with_columns(_to_ns("start_ns"))
+    if link.get_column("corr").null_count() and len(f_id):
+        flows = pl.DataFrame({"g_thread": f_thread, "start_ns": f_ts, "fid": f_id}).filter(_sane("start_ns"))
+        flows = flows.with_columns(_to_ns("start_ns"))
         flows = flows.unique(["g_thread", "start_ns"], keep="first")
-        g = g.join(flows, on=["g_thread", "start_ns"], how="left").with_columns(
+        link = link.join(flows, on=["g_thread", "start_ns"], how="left").with_columns(
             pl.coalesce("corr", _nonneg("fid")).alias("corr")).drop("fid")
+    del f_thread, f_ts, f_id
+    link = link.drop("g_thread")
 
     # kernel → runtime call (launch point, External id)
-    g = g.join(runtime, on="corr", how="left")
-    g = g.with_columns(pl.coalesce("ext", "r_ext").alias("ext"))
-    # External id → innermost op (cpu_op preferred over a user annotation)
+    link = link.join(runtime, on="corr", how="left")
+    del runtime
+    link = link.with_columns(pl.coalesce("ext", "r_ext").alias("ext")).drop("r_ext")
+    # External id → innermost op (cpu_op preferred over a user annotation), among the ids kernels carry
+    wanted = link.get_column("ext").drop_nulls().unique()
     ext_ops = (
-        ops.filter((pl.col("kind") != _KIND_STEP) & (pl.col("ext") >= 0))
+        ops.lazy()
+        .filter((pl.col("kind") != _KIND_STEP) & pl.col("ext").is_in(wanted.implode()))
         .sort("kind")
         .unique("ext", keep="first", maintain_order=False)
         .select("ext", pl.col("name_id").alias("op_id"), pl.col("thread").alias("op_thread"), pl.col("ts").alias("op_ts"))
+        .collect()
     )
-    g = g.join(ext_ops, on="ext", how="left")
+    link = link.join(ext_ops, on="ext", how="left")
+    del ext_ops, wanted
     # the External id must name an op that encloses the runtime call (2022 traces reuse the
     # correlation as External id): otherwise find the innermost enclosing op by time
     bad_link = pl.col("r_ts").is_not_null() & (
         pl.col("op_id").is_null() | (pl.col("op_thread") != pl.col("r_thread")) | (pl.col("op_ts") > pl.col("r_ts"))
     )
-    if g.select(bad_link.any()).item():
-        fixed = _innermost_ops(ops, g.filter(bad_link).select("row", "r_thread", "r_ts"))
-        g = g.join(fixed, on="row", how="left").with_columns(
+    if link.select(bad_link.any()).item():
+        fixed = _innermost_ops(ops, link.filter(bad_link).select("row", "r_thread", "r_ts"))
+        link = link.join(fixed, on="row", how="left").with_columns(
             pl.when(bad_link).then(pl.col("in_id")).otherwise(pl.col("op_id")).alias("op_id"),
             pl.when(bad_link).then(pl.col("r_thread")).otherwise(pl.col("op_thread")).alias("op_thread"),
             pl.when(bad_link).then(pl.col("r_ts")).otherwise(pl.col("op_ts")).alias("op_ts"),
         ).drop("in_id")
-    g = g.with_columns(
+    link = link.select(
+        "row", "start_ns", "corr", "op_id",
         pl.coalesce("r_thread", "op_thread").alias("l_thread"),
         pl.coalesce("r_ts", "op_ts").alias("l_ts"),
     )
 
     # outermost enclosing CPU range on the launching thread
     tops = (
-        ops.filter(pl.col("kind") != _KIND_STEP)
-        .sort(["thread", "ts", "dur"], descending=[False, False, True])
+        ops.lazy()
+        .filter(pl.col("kind") != _KIND_STEP)
+        .select("thread", "ts", "end", "name_id")
+        .sort(["thread", "ts", "end"], descending=[False, False, True])
         .with_columns(pl.col("end").cum_max().shift(1).over("thread").alias("prev_end"))
         .filter(pl.col("prev_end").is_null() | (pl.col("ts") >= pl.col("prev_end")))
         .select(pl.col("thread").alias("l_thread"), pl.col("ts").alias("l_ts"), pl.col("end").alias("top_end"),
                 pl.col("name_id").alias("top_id"))
         .sort("l_ts")
+        .collect()
     )
-    launched = g.filter(pl.col("l_ts").is_not_null()).sort("l_ts")
-    unlaunched = g.filter(pl.col("l_ts").is_null())
+    step_rows = ops.filter(pl.col("kind") == _KIND_STEP).select("ts", "end", "name_id")
+    del ops
+    launched = link.filter(pl.col("l_ts").is_not_null()).sort("l_ts")
+    unlaunched = link.filter(pl.col("l_ts").is_null())
+    del link
     if tops.height and launched.height:
         launched = launched.join_asof(tops, on="l_ts", by="l_thread", strategy="backward", check_sortedness=False)
         launched = launched.with_columns(
             pl.when(pl.col("l_ts") <= pl.col("top_end")).then(pl.col("top_id")).otherwise(None).alias("top_id")
         ).drop("top_end")
     else:
-        launched = launched.with_columns(pl.lit(None, dtype=pl.Int64).alias("top_id"))
+        launched = launched.with_columns(pl.lit(None, dtype=pl.Int32).alias("top_id"))
+    del tops
 
     # iteration: the CPU ProfilerStep#N span holding the launch
-    step_rows = ops.filter(pl.col("kind") == _KIND_STEP).select("ts", "end", "name_id")
     cpu_steps = sorted(
         (n, ts, end) for ts, end, nid in step_rows.iter_rows() if (n := _step_number(names.values[nid])) is not None
     )
@@ -374,8 +432,9 @@ def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int
         ).drop("step_end")
     else:
         launched = launched.with_columns(pl.lit(None, dtype=pl.Int64).alias("iteration"))
-    unlaunched = unlaunched.with_columns(pl.lit(None, dtype=pl.Int64).alias("top_id"), pl.lit(None, dtype=pl.Int64).alias("iteration"))
-    g = pl.concat([launched, unlaunched], how="diagonal_relaxed")
+    unlaunched = unlaunched.with_columns(pl.lit(None, dtype=pl.Int32).alias("top_id"), pl.lit(None, dtype=pl.Int64).alias("iteration"))
+    link = pl.concat([launched, unlaunched], how="diagonal_relaxed").select("row", "start_ns", "corr", "op_id", "top_id", "iteration")
+    del launched, unlaunched
 
     # GPU-side step windows, and the fallback iteration for events without a CPU launch
     gsteps = sorted({n: (round(ts * 1000), round((ts + dur) * 1000)) for n, ts, dur in gpu_steps}.items())
@@ -384,9 +443,11 @@ def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int
             {"start_ns": [s[1][0] for s in gsteps], "gs_end": [s[1][1] for s in gsteps], "g_iter": [s[0] for s in gsteps]},
             schema={"start_ns": pl.Int64, "gs_end": pl.Int64, "g_iter": pl.Int64},
         ).sort("start_ns")
-        g = g.sort("start_ns").join_asof(gs, on="start_ns", strategy="backward").with_columns(
+        link = link.sort("start_ns").join_asof(gs, on="start_ns", strategy="backward").with_columns(
             pl.coalesce("iteration", pl.when(pl.col("start_ns") <= pl.col("gs_end")).then(pl.col("g_iter"))).alias("iteration")
         ).drop("gs_end", "g_iter")
+    g = g.drop("corr", "ext", "g_thread").join(link.drop("start_ns"), on="row", how="left")
+    del link
 
     iterations: list[tuple[int, int, int]]
     if gsteps:

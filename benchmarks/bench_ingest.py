@@ -1,0 +1,179 @@
+"""Ingest benchmark: hipgauge's Kineto reader vs HolisticTraceAnalysis on the same big trace.
+
+Generates a PyTorch-profiler Chrome trace of at least ``--kernels`` kernel events (default
+1,000,000) by replicating every event of a real trace (default: the H200 resnet50 capture in the
+shared fixtures) with shifted timestamps, ids and ProfilerStep numbers, then loads it with each
+tool in its own subprocess and prints wall time and peak RSS (``wait4`` rusage) for both, and the
+ratio. Not part of the test suite; numbers are measured on the machine it runs on.
+
+    python benchmarks/bench_ingest.py                       # 1M kernels (~10M events, ~3 GB JSON)
+    python benchmarks/bench_ingest.py --kernels 100000      # quicker
+    python benchmarks/bench_ingest.py --hta-path /tmp/hta   # HTA installed with pip --target
+
+HolisticTraceAnalysis is not a hipgauge dependency: install it apart, e.g.
+``pip install --target /tmp/hta HolisticTraceAnalysis``. HTA runs under ``--hta-mem-gb`` of
+address space and ``--hta-timeout`` seconds; if it runs out of either, the run reports that (the
+ratio is then a lower bound).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_SOURCE = REPO.parent / "shared" / "fixtures" / "h200" / "resnet50_bs8_fp16_nhwc_trace.json.gz"
+
+
+def generate(source: Path, out: Path, min_kernels: int) -> tuple[int, int]:
+    """Write a trace of ≥ ``min_kernels`` kernels by replicating ``source``; return (kernels, events)."""
+    doc = json.loads(gzip.open(source).read() if source.suffix == ".gz" else source.read_bytes())
+    events = [e for e in doc["traceEvents"] if e.get("ph") != "M" and e.get("cat") != "Trace"]
+    meta = [e for e in doc["traceEvents"] if e.get("ph") == "M"]
+    per_copy = sum(1 for e in events if e.get("cat") == "kernel")
+    copies = -(-min_kernels // per_copy)
+    ts = [float(e["ts"]) for e in events if "ts" in e]
+    span = max(float(e["ts"]) + float(e.get("dur", 0)) for e in events if "ts" in e) - min(ts) + 1000.0
+    ids = [e.get("args", {}).get(k) for e in events for k in ("External id", "correlation")] + [e.get("id") for e in events]
+    id_step = max(int(i) for i in ids if isinstance(i, int)) + 1
+    steps = [int(e["name"].split("#")[1]) for e in events if str(e.get("name", "")).startswith("ProfilerStep#")]
+    step_step = (max(steps) + 1) if steps else 0
+    header = {k: v for k, v in doc.items() if k != "traceEvents"}
+    header.setdefault("distributedInfo", {"rank": 0})
+    n_events = 0
+    with open(out, "wb") as fh:
+        fh.write(orjson.dumps(header)[:-1] + b', "traceEvents": [\n')
+        fh.write(b",\n".join(orjson.dumps(e) for e in meta))
+        for c in range(copies):
+            dt, di, ds = c * span, c * id_step, c * step_step
+            chunk = []
+            for e in events:
+                e2 = dict(e)
+                if "ts" in e2:
+                    e2["ts"] = float(e2["ts"]) + dt
+                if "id" in e2 and isinstance(e2["id"], int):
+                    e2["id"] = e2["id"] + di
+                args = e2.get("args")
+                if args and ("External id" in args or "correlation" in args):
+                    args = dict(args)
+                    for k in ("External id", "correlation"):
+                        if isinstance(args.get(k), int):
+                            args[k] += di
+                    e2["args"] = args
+                name = e2.get("name", "")
+                if ds and isinstance(name, str) and name.startswith("ProfilerStep#"):
+                    e2["name"] = f"ProfilerStep#{int(name.split('#')[1]) + ds}"
+                chunk.append(orjson.dumps(e2))
+            fh.write(b",\n" + b",\n".join(chunk))
+            n_events += len(chunk)
+        fh.write(b"\n]}\n")
+    return copies * per_copy, n_events
+
+
+def run_measured(cmd: list[str], env: dict[str, str], timeout: float, mem_bytes: int | None) -> dict:
+    def limit() -> None:
+        if mem_bytes:
+            resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
+
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit)
+    deadline = t0 + timeout
+    status = None
+    while True:
+        pid, st, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            status = st
+            break
+        if time.perf_counter() > deadline:
+            proc.kill()
+            _, status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.05)
+    wall = time.perf_counter() - t0
+    out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    ok = os.waitstatus_to_exitcode(status) == 0 and wall <= timeout
+    return {"ok": ok, "wall_s": wall, "peak_rss_mb": usage.ru_maxrss / 1024.0, "stdout": out.strip()[-400:],
+            "stderr": err.strip()[-600:], "timed_out": wall > timeout}
+
+
+OURS = """
+import sys, time
+t = time.perf_counter()
+from hipgauge.profiles.load import load_profile
+p = load_profile(sys.argv[1])
+k = p.kernels
+print(f"kernels={k.height} total_ns={int(k['duration_ns'].sum())} iterations={len(p.iterations)} "
+      f"operator_null={k['operator'].null_count()} load_s={time.perf_counter() - t:.2f}")
+"""
+
+HTA = """
+import sys, time
+t = time.perf_counter()
+from hta.trace_analysis import TraceAnalysis
+a = TraceAnalysis(trace_dir=sys.argv[1])
+df = a.t.get_trace(0)
+sym = a.t.symbol_table.get_sym_id_map()
+kid = sym.get("kernel")
+n = int((df["cat"] == kid).sum()) if kid is not None and "cat" in df.columns else -1
+print(f"kernels={n} rows={len(df)} load_s={time.perf_counter() - t:.2f}")
+"""
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kernels", type=int, default=1_000_000)
+    ap.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
+    ap.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "hipgauge_bench_ingest")
+    ap.add_argument("--hta-path", default="/tmp/hta", help="a pip --target folder holding HolisticTraceAnalysis")
+    ap.add_argument("--hta-timeout", type=float, default=3600.0)
+    ap.add_argument("--hta-mem-gb", type=float, default=16.0)
+    ap.add_argument("--skip-hta", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the generated trace")
+    args = ap.parse_args()
+
+    if not args.source.exists():
+        print(f"source trace {args.source} not found (give --source)", file=sys.stderr)
+        return 2
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    trace = args.workdir / "rank-0.bench.pt.trace.json"
+    t = time.perf_counter()
+    kernels, events = generate(args.source, trace, args.kernels)
+    size_gb = trace.stat().st_size / 1e9
+    print(f"generated {trace}: {kernels:,} kernels, {events:,} events, {size_gb:.2f} GB in {time.perf_counter() - t:.0f} s "
+          f"(replicating {args.source.name})")
+
+    env = dict(os.environ)
+    ours = run_measured([sys.executable, "-c", OURS, str(trace)], env, 3600, None)
+    print(f"hipgauge : {'ok' if ours['ok'] else 'FAILED'}  wall {ours['wall_s']:.1f} s  peak RSS {ours['peak_rss_mb']:.0f} MB  "
+          f"[{ours['stdout'] or ours['stderr']}]")
+    if args.skip_hta:
+        return 0 if ours["ok"] else 1
+    hta_env = dict(env)
+    hta_env["PYTHONPATH"] = args.hta_path + os.pathsep + env.get("PYTHONPATH", "")
+    hta = run_measured([sys.executable, "-c", HTA, str(args.workdir)], hta_env, args.hta_timeout,
+                       int(args.hta_mem_gb * 1024**3))
+    why = "" if hta["ok"] else (" (timed out)" if hta["timed_out"] else f" ({hta['stderr'].splitlines()[-1] if hta['stderr'] else 'failed'})")
+    print(f"HTA      : {'ok' if hta['ok'] else 'FAILED' + why}  wall {hta['wall_s']:.1f} s  peak RSS {hta['peak_rss_mb']:.0f} MB  "
+          f"[{hta['stdout']}]")
+    ratio = hta["wall_s"] / ours["wall_s"] if ours["wall_s"] > 0 else float("nan")
+    bound = "" if hta["ok"] else " (lower bound: HTA did not finish)"
+    print(f"speed ratio HTA/hipgauge: {ratio:.1f}x{bound}; target >= 10x. hipgauge peak RSS "
+          f"{ours['peak_rss_mb'] / 1024:.2f} GB; target < 2 GB. (measured, this machine)")
+    if not args.keep:
+        trace.unlink(missing_ok=True)
+    return 0 if ours["ok"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
