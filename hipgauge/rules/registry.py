@@ -110,6 +110,8 @@ class AnchorIndex:
             for word in (m.group(1) or m.group(2)).split(b"|"):
                 self.word_led.setdefault(word, []).append(rx)
         self.word_led_names = frozenset(self.word_led)
+        inner = [rx.pattern for _r, rx in self._word_rules]
+        self._any_word = re.compile(rb"^(?:" + b"|".join(inner) + rb")$", re.M) if inner else None
         # Text anchors must start with a literal byte (not \b, a class or a group): then the engine derives
         # the set of first bytes and skips in C to them. Every rule's Example test fails if one does not.
         self.text_regex = re.compile(b"|".join(flat)) if flat else None
@@ -145,6 +147,11 @@ class AnchorIndex:
         """The identifiers among ``idents`` that some word anchor matches, with their rules."""
         new = idents - self._no_rules
         out: dict[bytes, tuple[RuleSpec, ...]] = {}
+        if len(new) > 8 and self._any_word is not None:  # one C-level pass rejects the many that match no anchor
+            matched = self._any_word.findall(b"\n".join(new))
+            if len(self._no_rules) < 500_000:
+                self._no_rules.update(new.difference(matched))
+            new = matched
         for ident in new:
             rs = self.word_rules(ident)
             if rs:

@@ -79,6 +79,9 @@ class _ScanIndex:
         self.prefixed: dict[bytes, MappingEntry] = {}  # identifiers a prefix rule classifies
         self.prefixed_names: set[bytes] = set()  # its keys, as a set (set operations on dict views iterate the dict)
         self.unprefixed: set[bytes] = set()  # identifiers no rule classifies
+        simple = [re.escape(r.prefix.encode()) + (rb"[A-Z0-9]" if r.strict else rb".")
+                  for r in mapping.prefixes if not r.prefix.endswith("::")]
+        self.prefix_re = re.compile(rb"^(?:" + rb"|".join(simple) + rb")\w*$", re.M) if simple else None
         qualified = [rule.prefix for rule in mapping.prefixes if rule.prefix.endswith("::")]
         self.qual_firsts = frozenset(q.split("::", 1)[0].encode() for q in qualified)
         self.qual_re = (re.compile(rb"(?<![\w:])(?:" + rb"|".join(re.escape(q.encode()) for q in qualified)
@@ -92,6 +95,10 @@ class _ScanIndex:
         if len(self.unprefixed) > 1_000_000:
             self.unprefixed.clear()
         new = rest - self.unprefixed - self.prefixed_names
+        if len(new) > 8 and self.prefix_re is not None:  # one C-level pass rejects what no prefix rule starts
+            matched = self.prefix_re.findall(b"\n".join(new))
+            self.unprefixed.update(new.difference(matched))
+            new = matched
         for tok in new:
             entry = self.mapping.lookup(tok.decode("ascii"))
             if entry is None:

@@ -46,11 +46,26 @@ class Macro:
     body_start: int
 
 
+_MACRO_AT_HASH = re.compile(MACRO_RE.pattern.replace(rb"^[ \t]*#", rb"#", 1))  # literal first byte: fast search
+
+
 def find_macros(data: bytes) -> list[Macro]:
+    """The matches of ``MACRO_RE`` (``start`` is the line start, as there), found from the ``#`` bytes."""
     if b"define" not in data:
         return []
-    return [Macro(m.group(1).decode("ascii"), m.group(2).decode("latin-1") if m.group(2) else None,
-                  m.start(), m.end(), m.start(3)) for m in MACRO_RE.finditer(data)]
+    out: list[Macro] = []
+    search = _MACRO_AT_HASH.search
+    m = search(data)
+    while m is not None:
+        start = m.start()
+        line_start = data.rfind(b"\n", 0, start) + 1
+        if line_start == start or not data[line_start:start].strip(b" \t"):
+            out.append(Macro(m.group(1).decode("ascii"), m.group(2).decode("latin-1") if m.group(2) else None,
+                             line_start, m.end(), m.start(3)))
+            m = search(data, m.end())
+        else:  # not at a line start: what it spans may still hold a real #define
+            m = search(data, start + 1)
+    return out
 
 
 def find_includes(data: bytes) -> list[re.Match[bytes]]:

@@ -125,9 +125,11 @@ def chunk_entries(entries: list[SourceEntry], workers: int) -> list[list[SourceE
 
 
 def _init_worker() -> None:
+    from hipgauge.rules.registry import anchor_index
     from hipgauge.translate.mapping import load_mapping
 
     load_mapping()
+    anchor_index()
 
 
 def local_map(workers: int | None = None) -> MapFiles:
@@ -158,6 +160,10 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
     from hipgauge.translate.mapping import load_mapping
 
     load_mapping()  # once here, so forked workers inherit it
+    if options.rules:
+        from hipgauge.rules.registry import anchor_index
+
+        anchor_index()  # the rule modules, catalogue and anchor index, inherited the same way
     workers = options.workers or os.cpu_count() or 1
     if map_files is None:
         map_files = serial_map if len(entries) < SERIAL_BELOW or workers <= 1 else local_map(workers)
