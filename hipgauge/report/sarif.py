@@ -11,6 +11,7 @@ import hashlib
 import json
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
+from urllib.parse import quote
 
 from hipgauge.model import Confidence, Finding, Severity
 
@@ -48,7 +49,8 @@ def _uri(path: str) -> str:
     p = path.replace("\\", "/")
     while p.startswith("./"):
         p = p[2:]
-    return str(PurePosixPath(p.lstrip("/"))) if p else "unknown"
+    # a URI reference (RFC 3986): spaces, '<', '|', '`', '#', '%'… in file names are percent-encoded
+    return quote(str(PurePosixPath(p.lstrip("/"))), safe="/") if p else "unknown"
 
 
 def _fingerprint(f: Finding) -> str:
