@@ -302,3 +302,29 @@ def test_truncated_gzip_csv(tmp_path: Path) -> None:
     p.write_bytes(data[: len(data) // 2])
     with pytest.raises(InputError, match="truncated"):
         load_profile(p, fmt="rocprof-v1")
+
+
+# ------------------------------------------------------------------ latency CSV
+@pytest.mark.parametrize("content, message", [
+    ("iteration,latency_ms\n0,4.5\n1,4,7\n", "decimal comma"),
+    ("iteration,latency_ms\n0,abc\n", "not a number"),
+    ("iteration,latency_ms\n0,-1\n", "non-negative"),
+    ("iter;lat\n0;4,5\n", "header"),
+    ("iteration,latency_ms\n", "no latency rows"),
+])
+def test_latency_csv_bad_rows(tmp_path: Path, content: str, message: str) -> None:
+    from hipgauge.profiles.readers.latency import read_latency
+
+    p = tmp_path / "lat.csv"
+    p.write_text(content)
+    with pytest.raises(InputError, match=message) as exc:
+        read_latency(p)
+    assert str(p) in str(exc.value)
+
+
+def test_latency_csv_orders_by_iteration(tmp_path: Path) -> None:
+    from hipgauge.profiles.readers.latency import read_latency
+
+    p = tmp_path / "lat.csv"
+    p.write_text("\ufeffiteration,latency_ms\n2,3.0\n0,1.0\n1,2.0\n\n")
+    assert read_latency(p) == [1.0, 2.0, 3.0]

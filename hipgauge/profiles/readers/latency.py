@@ -34,6 +34,10 @@ def read_latency(path: str | Path, max_bytes: int | None = None) -> list[float]:
     for n, row in enumerate(rows[start + 1 :], start=start + 2):
         if not any(c.strip() for c in row):
             continue
+        while len(row) > len(header) and not row[-1].strip():
+            row = row[:-1]  # trailing commas
+        if len(row) > len(header):
+            raise InputError(f"{len(row)} fields where the header has {len(header)} (a decimal comma? use '.')", path, n)
         if len(row) <= li:
             raise InputError(f"expected {len(header)} columns, found {len(row)}", path, n)
         cell = row[li].strip()
