@@ -37,6 +37,20 @@ class AssessOptions:
     translate: bool = True
     workers: int | None = None
     cache_from: Path | None = None  # a previous report folder whose build-check result may be reused
+    workloads: list["Workload"] = field(default_factory=list)  # further profiles projected on their own
+
+
+@dataclass
+class Workload:
+    """A separate workload shown beside the main one (e.g. a framework model's trace): projected only."""
+
+    name: str
+    profile: Path
+    latency_csv: Path | None = None
+    target_ms: float | None = None
+    percentile: float = 99.0
+    target_from: str = ""
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -50,6 +64,7 @@ class AssessmentRun:
     projection: Any = None
     decision: Any = None
     cost: Any = None
+    workloads: list[dict[str, Any]] = field(default_factory=list)  # {workload, projection, profile}
     stages: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     inputs: dict[str, Any] = field(default_factory=dict)
@@ -100,7 +115,9 @@ def _translate(opts: AssessOptions, config: Config) -> Any:
     if len(opts.paths) != 1 or not opts.paths[0].is_dir():
         raise _NotRun("translate statistics need one source folder; share taken from the scan")
     with tempfile.TemporaryDirectory(prefix="hipgauge-translate-") as tmp:
-        return translate_tree(opts.paths[0], Path(tmp) / "hip", TranslateOptions(exclude=tuple(config.get("exclude"))))
+        # statistics only: nothing is written (the report needs the numbers, not the tree)
+        return translate_tree(opts.paths[0], Path(tmp) / "hip", TranslateOptions(exclude=tuple(config.get("exclude"))),
+                              write=False)
 
 
 class _BuildJob:
@@ -270,16 +287,41 @@ def _run_stages(run: AssessmentRun, opts: AssessOptions, config: Config, want: s
         run.translate = _stage(run, "translate", lambda: _translate(opts, config), on_stage)
     if "profiles" in want:
         _profiles(run, opts, config, target, percentile, on_stage)
-    if "cost" in want:
-        run.cost = _stage(run, "cost", lambda: estimate_cost(run.scan, run.comparison, config), on_stage)
-    if "decide" in want:
-        run.decision = _stage(run, "decide", lambda: decide(run.scan, run.comparison, run.projection, config,
-                                                           baseline=run.baseline, cost=run.cost), on_stage)
-    if "build-check" in want:
+    for w in opts.workloads:
+        _workload(run, w, on_stage)
+    if "build-check" in want:  # collected before cost and decide: both tell port errors from environment gaps
         run.build_check = _stage(run, "build-check", job.collect, on_stage)
         if run.build_check is None:
             last = run.stages[-1]
             run.build_check = {"status": last["status"], "reason": last["reason"]}
+        elif isinstance(run.build_check, dict):
+            from hipgauge.decide.build_errors import classify_build_check
+
+            run.build_check["classification"] = classify_build_check(run.build_check)
+    bc = run.build_check if isinstance(run.build_check, dict) and run.build_check.get("compiles") else None
+    if "cost" in want:
+        run.cost = _stage(run, "cost", lambda: estimate_cost(run.scan, run.comparison, config, build_check=bc), on_stage)
+    if "decide" in want:
+        run.decision = _stage(run, "decide", lambda: decide(run.scan, run.comparison, run.projection, config,
+                                                           baseline=run.baseline, cost=run.cost, build_check=bc),
+                              on_stage)
+
+
+def _workload(run: AssessmentRun, w: Workload, on_stage: Callable[[str], None] | None) -> None:
+    def project() -> Any:
+        from hipgauge.profiles.load import load_profile
+        from hipgauge.profiles.projection import project_baseline
+
+        if not Path(w.profile).exists():
+            raise _NotRun(f"{w.profile} not found")
+        profile = load_profile(Path(w.profile), latency_csv=w.latency_csv)
+        return profile, project_baseline(profile, w.target_ms, percentile=w.percentile)
+
+    result = _stage(run, f"workload: {w.name}", project, on_stage)
+    if result is not None:
+        profile, projection = result
+        run.workloads.append({"workload": w, "projection": projection,
+                              "warnings": list(getattr(profile, "warnings", []) or [])})
 
 
 def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: float | None, percentile: float,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import tempfile
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -382,7 +384,38 @@ def translate_tree(src: Path | str, out: Path | str, options: TranslateOptions |
 
     options = options or TranslateOptions()
     src_p, out_p = Path(src), Path(out)
-    src_r, out_r = check_output_folder(src_p, out_p)
+    src_r, final_r = check_output_folder(src_p, out_p)
+    if not write:
+        return _translate_into(src_r, final_r, src_p, out_p, options, on_progress, write=False)
+    # The whole tree is written into a staging folder beside OUT and renamed into place at the end, so a
+    # failure (disk full, a kill, an error) never leaves a half-translated OUT behind.
+    try:
+        if final_r.exists():  # the user's own (empty) folder: it must take files, as it will hold the tree
+            fd, probe = tempfile.mkstemp(prefix=".hipgauge-probe-", dir=final_r)
+            os.close(fd)
+            os.unlink(probe)
+        final_r.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{final_r.name}.", suffix=".partial", dir=final_r.parent))
+    except OSError as exc:
+        raise InputError(f"cannot create the output folder: {exc.strerror or exc}", out_p) from None
+    try:
+        result = _translate_into(src_r, staging, src_p, out_p, options, on_progress, write=True)
+        if final_r.exists():
+            final_r.rmdir()  # check_output_folder made sure it is empty
+        os.replace(staging, final_r)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise InputError(f"cannot write the output folder: {exc.strerror or exc}", out_p) from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return result
+
+
+def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options: TranslateOptions,
+                    on_progress: Callable[[int], None] | None, write: bool) -> TranslateResult:
+    from hipgauge.source.walk import walk_tree
+
     entries, skipped = walk_tree([src_r], list(options.exclude), options.max_file_bytes)
     single = not src_r.is_dir()
     result = TranslateResult(source=str(src_p), output=str(out_p), skipped=list(skipped),
