@@ -93,6 +93,8 @@ def detect_format(path: Path) -> str | None:
             return "rocprof-v1-json"
         if b"traceEvents" in head or b'"ph"' in head:
             return "kineto"
+        if len(head) >= (1 << 20) and stripped[:1] == b"{":
+            return "kineto"  # a JSON object whose first MiB is all metadata: let the trace reader judge it
         return None
     try:
         text = head.decode("utf-8-sig")
