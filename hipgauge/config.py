@@ -92,6 +92,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "unmatched_kernel_hours_high": Key(NUM, None, "hours per baseline kernel with no counterpart (high)", _non_negative),
         "library_op_hours_low": Key(NUM, None, "hours per unmapped library operator (low)", _non_negative),
         "library_op_hours_high": Key(NUM, None, "hours per unmapped library operator (high)", _non_negative),
+        "build_error_hours_low": Key(NUM, None, "hours per port compile error no finding covers (low)", _non_negative),
+        "build_error_hours_high": Key(NUM, None, "hours per port compile error no finding covers (high)", _non_negative),
         "min_kernel_share": Key(NUM, None, "kernels under this share of baseline time are not costed", _fraction),
         "dual_variant_categories": Key(list, None, "rule categories whose kernels keep two tuned variants", _str_list),
         "horizon_years": Key(int, None, "years over which break-even is searched", _positive),

@@ -47,7 +47,7 @@ class Parameter(Record):
 
 @dataclass
 class CostItem(Record):
-    kind: str  # finding | kernel-tuning | unmatched-kernel | library-op
+    kind: str  # finding | kernel-tuning | unmatched-kernel | library-op | build-error
     category: str
     label: str
     low_hours: float
@@ -160,7 +160,10 @@ def _ratio(row: Any) -> float | None:
     return getattr(row, "ratio", None)
 
 
-def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Config | None = None) -> CostEstimate:
+def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Config | None = None,
+                  build_check: dict[str, Any] | None = None) -> CostEstimate:
+    """``build_check``: a ``hipgauge.build-check/1`` dict; its port errors that no finding covers are costed,
+    its environment gaps (library headers not installed where it ran) are not."""
     config = config or defaults()
     scan = scan or ScanResult(root="")
     params = parameters(config)
@@ -227,6 +230,8 @@ def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Confi
                               high_hours=high, file=c.file, line=c.line,
                               basis=f"no HIP mapping ({c.status}): [{low:g}, {high:g}] h"))
 
+    _build_items(build_check, items, notes, finding_lines, p)
+
     cats: dict[str, list[CostItem]] = defaultdict(list)
     for it in items:
         cats[it.category].append(it)
@@ -274,6 +279,37 @@ def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Confi
                         break_even_years_high=be_high, break_even=sentence, cumulative=cumulative,
                         parameters=list(params.values()), notes=notes,
                         lockin_known=not (params["economics.fleet_spend_per_year"].source == "default" and lockin == 0))
+
+
+def _build_items(build_check: dict[str, Any] | None, items: list[CostItem], notes: list[str],
+                 finding_lines: set[tuple[str, int]], p: dict[str, Any]) -> None:
+    from hipgauge.decide.build_errors import classify_build_check
+
+    cls = build_check.get("classification") if isinstance(build_check, dict) else None
+    if cls is None:
+        cls = classify_build_check(build_check)
+    if not cls:
+        return
+    low, high = float(p["cost_model.build_error_hours_low"]), float(p["cost_model.build_error_hours_high"])
+    seen: set[tuple[Any, Any, Any]] = set()
+    covered = 0
+    for e in cls["port_errors"]:
+        key = (e.get("file"), e.get("line"), e.get("message"))
+        if key in seen:
+            continue  # the same error on another arch is one fix
+        seen.add(key)
+        if e.get("rule_codes") or (e.get("file"), e.get("line")) in finding_lines:
+            covered += 1
+            continue
+        items.append(CostItem(kind="build-error", category="build errors", label=str(e.get("message") or "?"),
+                              low_hours=low, high_hours=high, file=e.get("file"), line=e.get("line"),
+                              basis=f"hipcc error no finding covers ({e.get('arch')}): [{low:g}, {high:g}] h"))
+    if covered:
+        notes.append(f"{covered} port compile error(s) are at lines with findings: costed by those findings")
+    env = cls["diagnostics"]["environment"] + cls["diagnostics"]["consequence"]
+    if env:
+        notes.append(f"{env} build-check error(s) are library headers not installed on the checking machine "
+                     "(environment gap): not costed as port defects; the compiles they stopped are unchecked")
 
 
 def parse_set(config: Config, assignments: list[str]) -> None:

@@ -385,9 +385,36 @@ def _measurement(comparison: Any, projection: Any) -> str:
     return text
 
 
+def _build_evidence(signals: list[Signal], build_check: dict[str, Any] | None) -> None:
+    """Build-check evidence; the leans are unchanged (environment gaps say nothing about the port)."""
+    from hipgauge.decide.build_errors import classify_build_check
+
+    cls = build_check.get("classification") if isinstance(build_check, dict) else None
+    cls = cls or classify_build_check(build_check)
+    if not cls:
+        return
+    by_id = {s.id: s for s in signals}
+    port = cls["port_errors"]
+    if port:
+        distinct = {(e.get("file"), e.get("line"), e.get("message")) for e in port}
+        first = port[0]
+        by_id["hot_kernel_makeup"].evidence.append(
+            f"build check: {len(distinct)} port compile error(s), e.g. {first.get('file')}:{first.get('line')} "
+            f"{first.get('message')}")
+        by_id["hot_kernel_makeup"].details["build_port_errors"] = len(distinct)
+    headers = sorted({m["header"] for m in cls["missing_headers"] if m["kind"] == "environment"})
+    if headers:
+        by_id["library_dependence"].evidence.append(
+            f"build check: library headers not installed on the checking machine ({', '.join(headers)}): "
+            "an environment gap, not counted against the port")
+        by_id["library_dependence"].details["build_missing_headers"] = headers
+
+
 def decide(scan: ScanResult | None, comparison: Any = None, projection: Any = None, config: Config | None = None,
-           *, baseline: Any = None, cost: Any = None) -> Decision:
-    """The five signals and the triage. ``baseline`` (a Profile) weights kernel evidence by time."""
+           *, baseline: Any = None, cost: Any = None, build_check: dict[str, Any] | None = None) -> Decision:
+    """The five signals and the triage. ``baseline`` (a Profile) weights kernel evidence by time.
+    ``build_check`` (a ``hipgauge.build-check/1`` dict) adds evidence: its port errors to the hot-kernel
+    makeup, its missing library headers to library dependence as an environment gap (never as a defect)."""
     config = config or defaults()
     scan = scan or ScanResult(root="")
     rubric = load_rubric()
@@ -400,6 +427,7 @@ def decide(scan: ScanResult | None, comparison: Any = None, projection: Any = No
         _precision(scan, shares, rubric, meta["precision_path"]),
         _economics(config, rubric, meta["team_economics"], cost),
     ]
+    _build_evidence(signals, build_check)
     counts = {PORT: 0, STAY: 0, NEUTRAL: 0}
     for s in signals:
         counts[s.lean] += 1

@@ -55,6 +55,11 @@ def _scan_section(scan: ScanResult, shares: dict[str, float]) -> dict[str, Any]:
         sev = _attr(f.severity, "value", f.severity)
         by_cat[f.category][sev] += 1
         by_file[f.file][sev] += 1
+    by_code: Counter = Counter()
+    code_severity: dict[str, str] = {}
+    for f in scan.findings:
+        by_code[f.code] += 1
+        code_severity.setdefault(f.code, _attr(f.severity, "value", f.severity))
     libs: dict[str, Counter] = defaultdict(Counter)
     for c in scan.api_calls:
         libs[c.library][c.status] += 1
@@ -73,6 +78,8 @@ def _scan_section(scan: ScanResult, shares: dict[str, float]) -> dict[str, Any]:
                       for lib, c in sorted(libs.items(), key=lambda x: -sum(x[1].values()))],
         "findings_by_category": [{"category": cat, "count": sum(c.values()), "by_severity": dict(c)}
                                  for cat, c in sorted(by_cat.items(), key=lambda x: -sum(x[1].values()))],
+        "findings_by_code": [{"code": code, "count": n, "severity": code_severity[code]}
+                             for code, n in sorted(by_code.items(), key=lambda x: (-x[1], x[0]))],
         "findings_by_file": [{"file": fn, "count": sum(c.values()), "by_severity": dict(c)}
                              for fn, c in sorted(by_file.items(), key=lambda x: (-sum(x[1].values()), x[0]))],
         "findings": [f.to_dict() for f in findings[:MAX_FINDINGS]],
@@ -96,6 +103,15 @@ def _projection_dict(proj: Any) -> dict[str, Any] | None:
     }
 
 
+def _int_or_none(x: Any) -> int | None:
+    if x is None or isinstance(x, bool):
+        return None
+    try:
+        return int(x)
+    except (TypeError, ValueError):
+        return None
+
+
 def _ratio(row: Any) -> float | None:
     return row.get("ratio") if isinstance(row, dict) else getattr(row, "ratio", None)
 
@@ -115,6 +131,8 @@ def _parity_section(comparison: Any, threshold: float) -> dict[str, Any] | None:
             "candidate_ms": float(_attr(r, "candidate_ns", 0) or 0) / 1e6,
             "ratio": _ratio(r), "share": float(_attr(r, "share", 0) or 0), "operator": _attr(r, "operator"),
             "per_iteration": per_it,
+            "baseline_count": _int_or_none(_attr(r, "baseline_count")),
+            "candidate_count": _int_or_none(_attr(r, "candidate_count")),
         })
     rows.sort(key=lambda x: (-(x["ratio"] if x["ratio"] is not None else 0), -x["share"]))
 
@@ -124,17 +142,38 @@ def _parity_section(comparison: Any, threshold: float) -> dict[str, Any] | None:
             if isinstance(it, str):
                 out.append({"label": it, "share": None, "time_ms": None})
                 continue
-            names = _attr(it, "baseline_names") or _attr(it, "candidate_names") or []
+            names = _attr(it, "names") or _attr(it, "baseline_names") or _attr(it, "candidate_names") or []
             label = _attr(it, "label") or _attr(it, "name") or _attr(it, "key") or (names[0] if names else "?")
-            ns = _attr(it, "baseline_ns") or _attr(it, "candidate_ns") or _attr(it, "duration_ns") or _attr(it, "total_ns")
+            ns = next((v for v in (_attr(it, k) for k in ("ns", "baseline_ns", "candidate_ns", "duration_ns", "total_ns"))
+                       if v is not None), None)
             out.append({"label": str(label), "share": _attr(it, "share"),
-                        "time_ms": float(ns) / 1e6 if ns is not None else None})
+                        "time_ms": float(ns) / 1e6 if ns is not None else None,
+                        "count": _int_or_none(_attr(it, "count")), "operator": _attr(it, "operator"),
+                        "names": [str(n) for n in names][:20]})
         return out
 
     slow = [r for r in rows if r["ratio"] is not None and r["ratio"] > threshold]
     coverage = _attr(comparison, "coverage")
+    operators = []
+    for o in _attr(comparison, "operators", None) or []:
+        b, c = float(_attr(o, "baseline_ns", 0) or 0), float(_attr(o, "candidate_ns", 0) or 0)
+        operators.append({"operator": str(_attr(o, "operator", "")), "group": _attr(o, "group") or "",
+                          "baseline_ms": b / 1e6, "candidate_ms": c / 1e6, "ratio": (c / b) if b > 0 else None,
+                          "share": float(_attr(o, "share", 0) or 0),
+                          "baseline_count": _int_or_none(_attr(o, "baseline_count")),
+                          "candidate_count": _int_or_none(_attr(o, "candidate_count"))})
+    operators.sort(key=lambda o: -o["share"])
+    per_iteration = bool(_attr(comparison, "per_iteration", False))
+    sides = {}
+    for side in ("baseline", "candidate"):
+        sd = _to_dict(_attr(comparison, side))
+        if isinstance(sd, dict):
+            sides[side] = {k: sd.get(k) for k in ("path", "source_format", "vendor", "device", "kernels", "iterations")}
     return {
-        "rows": rows, "threshold": threshold,
+        "rows": rows, "threshold": threshold, "per_iteration": per_iteration,
+        "time_basis": ("ms per iteration (profile totals ÷ iterations)" if per_iteration
+                       else "ms in total over each profile (iterations unknown)"),
+        "sides": sides, "operators": operators,
         "unmatched_baseline": unmatched(_attr(comparison, "unmatched_baseline")),
         "unmatched_candidate": unmatched(_attr(comparison, "unmatched_candidate")),
         "coverage": coverage if isinstance(coverage, (dict, float, int)) or coverage is None else _to_dict(coverage),
@@ -166,6 +205,31 @@ def _slack_section(projection: Any, whatif: list[float]) -> dict[str, Any] | Non
     return {"projection": proj, "groups": groups,
             "model": "projected = L + t_group × (r − 1); the group may be at most 1 + (T − L) / t_group times slower "
                      "(L: baseline latency at the percentile, T: target, t_group: the group's per-iteration time)"}
+
+
+def _workload_section(item: dict[str, Any], whatif: list[float]) -> dict[str, Any]:
+    w = item["workload"]
+    return {"name": w.name, "profile": str(w.profile), "latency_csv": str(w.latency_csv) if w.latency_csv else None,
+            "target_ms": w.target_ms, "target_from": w.target_from, "percentile": w.percentile,
+            "notes": list(w.notes), "warnings": list(item.get("warnings") or []),
+            "slack": _slack_section(item.get("projection"), whatif)}
+
+
+def history_section(trends: list[Any], store: str, assessments: int, project: str | None,
+                    current_id: int | None = None, limit: int = 12) -> dict[str, Any]:
+    """Per-kernel ratio trends from the history store (``HistoryStore.trend``), hottest first, for the report."""
+    kernels = []
+    for t in trends:
+        d = t.to_dict() if hasattr(t, "to_dict") else dict(t)
+        kernels.append({"label": d["label"], "project": d.get("project"), "latest_ratio": d.get("latest_ratio"),
+                        "change": d.get("change"),
+                        "points": [{k: p.get(k) for k in ("assessment_id", "recorded_at", "commit", "ratio", "share",
+                                                          "step", "changes", "match")} for p in d.get("points", [])]})
+    kernels.sort(key=lambda k: -((k["points"][-1].get("share") or 0.0) if k["points"] else 0.0))
+    return {"store": store, "project": project, "assessments": assessments, "current_assessment_id": current_id,
+            "kernels": kernels[:limit], "kernels_total": len(kernels),
+            "basis": "ratio = candidate / baseline time of the kernel in each stored assessment (measured); the "
+                     "toolchain change at each step is read from the profiles' metadata and the compilers found"}
 
 
 def _headline(doc: dict[str, Any]) -> dict[str, Any]:
@@ -243,8 +307,9 @@ def build_assessment(*, scan: ScanResult | None = None, translate: Any = None, b
                      inputs: dict[str, Any] | None = None, stages: list[dict[str, Any]] | None = None,
                      warnings: list[str] | None = None, slow_ratio_threshold: float = 1.10,
                      whatif_ratios: list[float] | None = None, version: str | None = None,
-                     generated_at: str | None = None) -> dict[str, Any]:
-    """The assessment document. ``translate`` and ``build_check`` may be result objects or dicts."""
+                     generated_at: str | None = None, workloads: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The assessment document. ``translate`` and ``build_check`` may be result objects or dicts.
+    ``workloads``: ``{"workload": Workload, "projection": …}`` of further profiles shown on their own."""
     if version is None:
         from hipgauge import __version__ as version
     decision_d = _to_dict(decision)
@@ -264,6 +329,10 @@ def build_assessment(*, scan: ScanResult | None = None, translate: Any = None, b
         if tr_section["translation_share"] is None and stats and isinstance(stats[0], dict):
             tr_section["translation_share"] = _share(stats)
     bc = build_check if isinstance(build_check, dict) else _to_dict(build_check)
+    if isinstance(bc, dict) and bc.get("compiles") is not None and not bc.get("classification"):
+        from hipgauge.decide.build_errors import classify_build_check
+
+        bc = {**bc, "classification": classify_build_check(bc)}
     doc: dict[str, Any] = {
         "schema": SCHEMA,
         "tool": {"name": "hipgauge", "version": version},
@@ -277,6 +346,8 @@ def build_assessment(*, scan: ScanResult | None = None, translate: Any = None, b
         "slack": _slack_section(projection, whatif_ratios or [1.05, 1.1, 1.25, 1.4, 2.0]),
         "decision": decision_d,
         "cost": _to_dict(cost),
+        "workloads": [_workload_section(w, whatif_ratios or [1.05, 1.1, 1.25, 1.4, 2.0]) for w in workloads or []],
+        "history": None,
         "warnings": list(warnings or []),
     }
     doc["headline"] = _headline(doc)

@@ -45,6 +45,10 @@ def short_name(name: str, limit: int = 44) -> str:
     return text
 
 
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _num(x: float) -> str:
     return f"{x:.1f}"
 
@@ -151,6 +155,65 @@ def hours_chart(categories: list[dict[str, Any]]) -> Markup:
         parts.append(f'<rect x="{LABEL_W}" y="{y + 4}" width="{_num(x_lo - LABEL_W)}" height="{BAR_H - 8}" fill="#6a1b9a"/>')
         parts.append(f'<rect x="{_num(x_lo)}" y="{y + 4}" width="{_num(max(x_hi - x_lo, 1))}" height="{BAR_H - 8}" fill="#6a1b9a" opacity="0.35"/>')
         parts.append(_text(x_hi + 4, y + BAR_H - 4, f"{c['low_hours']:.0f}–{c['high_hours']:.0f} h", "start", "val"))
+        parts.append("</g>")
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def trend_chart(kernel: dict[str, Any], threshold: float | None = None, width: int = 640, height: int = 210) -> Markup:
+    """One kernel's candidate/baseline ratio across stored assessments: a line with a dot per assessment,
+    the parity line, and under each step the toolchain change that came with it (full text on hover)."""
+    points = [p for p in kernel.get("points", [])]
+    if not points:
+        return Markup('<p class="muted">No stored points.</p>')
+    ratios = [float(p["ratio"]) for p in points if p.get("ratio") is not None]
+    lo = min([1.0, *ratios]) * 0.95
+    hi = max([1.0, *(ratios or [1.0]), *([threshold] if threshold else [])]) * 1.05
+    left, right, top, bottom = 56, 20, 16, 74
+    plot_w, plot_h = width - left - right, height - top - bottom
+    n = len(points)
+    sx = lambda i: left + (plot_w * (i + 0.5) / n)  # noqa: E731
+    sy = lambda r: top + plot_h * (1 - (r - lo) / (hi - lo if hi > lo else 1.0))  # noqa: E731
+    label = str(kernel.get("label", ""))
+    parts = [f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(label)}: ratio per stored assessment</title>']
+    parts.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#fafafa" stroke="#e0e0e0"/>')
+    for value, text, dash in ((1.0, "1.0×", ""), *(((threshold, f"{threshold:g}×", ' stroke-dasharray="5,4"'),) if threshold else ())):
+        y = sy(value)
+        parts.append(f'<line x1="{left}" y1="{_num(y)}" x2="{left + plot_w}" y2="{_num(y)}" stroke="#616161"{dash}/>')
+        parts.append(_text(left - 4, y + 4, text, "end", "axis"))
+    for value in (lo, hi):
+        parts.append(_text(left - 4, sy(value) + 4, f"{value:.2f}×", "end", "axis"))
+    path = [(sx(i), sy(float(p["ratio"]))) for i, p in enumerate(points) if p.get("ratio") is not None]
+    if len(path) > 1:
+        d = " ".join(f"{'M' if i == 0 else 'L'}{_num(x)},{_num(y)}" for i, (x, y) in enumerate(path))
+        parts.append(f'<path d="{d}" fill="none" stroke="#1565c0" stroke-width="2"/>')
+    for i, p in enumerate(points):
+        x = sx(i)
+        when = str(p.get("recorded_at") or "")[:10]
+        ident = f"#{p.get('assessment_id')}" if p.get("assessment_id") is not None else ""
+        changes = list(p.get("changes") or [])
+        ratio = p.get("ratio")
+        step = p.get("step")
+        tip = (f"assessment {ident} {when}" + (f" commit {str(p.get('commit'))[:10]}" if p.get("commit") else "")
+               + (f"\nratio {ratio:.3f}×" if ratio is not None else "\nno ratio")
+               + (f" ({step:.3f}× the previous)" if step else "")
+               + ("\ntoolchain: " + "; ".join(changes) if changes else ("\nfirst stored point" if i == 0 else "\nno toolchain change recorded")))
+        parts.append(f"<g><title>{escape(tip)}</title>")
+        if ratio is not None:
+            color = BAD_C if threshold and ratio > threshold else "#1565c0"
+            parts.append(f'<circle cx="{_num(x)}" cy="{_num(sy(float(ratio)))}" r="4.5" fill="{color}"/>')
+            parts.append(_text(x, sy(float(ratio)) - 8, f"{ratio:.2f}×", "middle", "val"))
+        parts.append(_text(x, top + plot_h + 14, f"{ident} {when}".strip(), "middle", "axis"))
+        if i == 0:
+            change = "first point"
+        else:
+            change = changes[0] if changes else "no toolchain change"
+            if len(changes) > 1:
+                change += f" +{len(changes) - 1}"
+        parts.append(_text(x, top + plot_h + 30, _clip(change, max(12, int(plot_w / n / 6.2))), "middle", "chg"))
+        if step and i:
+            parts.append(_text(x, top + plot_h + 45, f"step {step:.2f}×", "middle", "bad" if step > 1.0 else "ok"))
         parts.append("</g>")
     parts.append("</svg>")
     return Markup("".join(parts))

@@ -33,8 +33,14 @@ def _usd(x: Any) -> str:
 
 
 def _value(x: Any) -> str:
+    if isinstance(x, bool):
+        return "yes" if x else "no"
     if isinstance(x, float):
-        return f"{x:,.4g}"
+        if x.is_integer() and abs(x) >= 1000:
+            return f"{x:,.0f}"
+        return f"{x:,.4g}" if abs(x) < 1000 else f"{x:,.1f}"
+    if isinstance(x, int):
+        return f"{x:,}" if abs(x) >= 10000 else str(x)
     if isinstance(x, list):
         return ", ".join(_value(v) for v in x) if all(not isinstance(v, list) for v in x) else str(x)
     return "—" if x is None else str(x)
@@ -60,9 +66,51 @@ def _env() -> jinja2.Environment:
     )
     env.filters.update(pct=_pct, num=_num, usd=_usd, value=_value, short=charts.short_name)
     env.globals.update(parity_chart=charts.parity_chart, slack_chart=charts.slack_chart,
-                       hours_chart=charts.hours_chart, lean_badge=charts.lean_badge,
+                       hours_chart=charts.hours_chart, lean_badge=charts.lean_badge, trend_chart=charts.trend_chart,
                        scalar_columns=_scalar_columns)
     return env
+
+
+def _build_view(bc: Any) -> dict[str, Any] | None:
+    """The build-check document arranged for the page: per-arch rows, kernel resource rows."""
+    if not isinstance(bc, dict) or not isinstance(bc.get("compiles"), list):
+        return None
+    cls = bc.get("classification") or {}
+    by_arch = cls.get("by_arch") or {}
+    arches: list[dict[str, Any]] = []
+    summary = bc.get("summary") or {}
+    for vendor in ("amd", "nvidia"):
+        for arch, row in (summary.get(vendor) or {}).items():
+            c = by_arch.get(arch, {})
+            units = [u for u in bc["compiles"] if u.get("arch") == arch]
+            blocked = [u.get("file") for u in units if not u.get("ok")
+                       and not any(e.get("arch") == arch and e.get("unit") == u.get("file") for e in cls.get("port_errors", []))]
+            arches.append({"arch": arch, "vendor": vendor, "compiled": row.get("compiled", 0), "failed": row.get("failed", 0),
+                           "port": c.get("port", 0), "environment": c.get("environment", 0) + c.get("consequence", 0),
+                           "toolchain": c.get("toolchain", 0), "blocked": blocked, "units": len(units)})
+    arch_names = [a["arch"] for a in arches]
+    kernels = []
+    for k in bc.get("kernels") or []:
+        if not isinstance(k, dict):
+            continue
+        cells = {}
+        for arch in arch_names:
+            res = (k.get("resources") or {}).get(arch)
+            occ = (k.get("occupancy") or {}).get(arch)
+            if not res:
+                cells[arch] = None
+                continue
+            regs = res.get("vgprs") if res.get("vgprs") is not None else res.get("registers")
+            spills = (res.get("spill_stores_bytes") or 0) + (res.get("spill_loads_bytes") or 0) + (res.get("vgpr_spills") or 0) + (res.get("sgpr_spills") or 0)
+            cells[arch] = {"regs": regs, "reg_kind": "VGPR" if res.get("vgprs") is not None else "reg",
+                           "shared": res.get("shared_bytes"), "spills": spills,
+                           "occupancy": (occ or {}).get("occupancy"), "limiter": (occ or {}).get("limiter"),
+                           "unit": (occ or {}).get("unit")}
+        kernels.append({"kernel": k.get("kernel"), "file": k.get("file"), "line": k.get("line"),
+                        "block_size": k.get("block_size"), "block_size_source": k.get("block_size_source"),
+                        "cells": cells, "flags": list(k.get("flags") or [])})
+    return {"arches": arches, "kernels": kernels, "arch_names": arch_names, "classification": cls,
+            "toolchains": bc.get("toolchains") or {}}
 
 
 def render_html(doc: dict[str, Any]) -> str:
@@ -71,10 +119,4 @@ def render_html(doc: dict[str, Any]) -> str:
     by_file: dict[str, list[dict[str, Any]]] = {}
     for f in findings:
         by_file.setdefault(f["file"], []).append(f)
-    bc = doc.get("build_check")
-    bc_tables: list[tuple[str, list[dict[str, Any]]]] = []
-    if isinstance(bc, dict):
-        for key, value in bc.items():
-            if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-                bc_tables.append((key, value))
-    return _env().get_template("report.html.j2").render(doc=doc, by_file=by_file, bc_tables=bc_tables)
+    return _env().get_template("report.html.j2").render(doc=doc, by_file=by_file, bview=_build_view(doc.get("build_check")))
