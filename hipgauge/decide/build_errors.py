@@ -33,7 +33,9 @@ _NOT_FOUND = [
 _UNDECLARED = re.compile(r"undeclared identifier|unknown type name|no (?:type|template|member) named|has not been "
                          r"declared|was not declared|is undefined|not a (?:class, )?namespace|does not name a type|"
                          r"has no member|incomplete type|no matching function")
+_BARE = re.compile(r"(?:identifier|named|type name)\s+(?:::)?([A-Za-z_]\w*)")
 _QUOTED = re.compile(r"""['"](?:::)?([A-Za-z_]\w*)""")
+_HIP_RUNTIME_TOKENS = {"threadidx", "blockidx", "blockdim", "griddim", "warpsize", "__hip", "hip", "__syncthreads"}
 _NON_LIBRARY = {"runtime", "driver", "device", "complex"}
 _SCRATCH = re.compile(r"^.*?/hipgauge-build-check-[^/]+/(?:hip|cuda|src|tree)/")
 
@@ -115,7 +117,7 @@ def _identifiers(message: str) -> list[str]:
     """The quoted names of an undeclared-name style message (empty for any other message)."""
     if not _UNDECLARED.search(message):
         return []
-    return _QUOTED.findall(message)
+    return _QUOTED.findall(message) + _BARE.findall(message)
 
 
 def classify_diagnostic(message: str, missing_tokens: set[str], vendor: str | None = None) -> tuple[str, str | None]:
@@ -158,6 +160,8 @@ def classify_build_check(doc: dict[str, Any] | None) -> dict[str, Any] | None:
             if kind in (ENVIRONMENT, TOOLCHAIN) and header:
                 lib = header_library(header, vendor)[1]  # type: ignore[index]
                 missing |= _tokens(header, lib)
+                if vendor == "amd":  # a HIP library header brings the HIP runtime with it: once it is gone (and
+                    missing |= _HIP_RUNTIME_TOKENS  # blanked for the next pass), runtime names go undeclared too
         for d in diags:
             kind, header = classify_diagnostic(str(d.get("message", "")), missing, vendor)
             classes[kind] += 1

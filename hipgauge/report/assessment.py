@@ -215,16 +215,40 @@ def _workload_section(item: dict[str, Any], whatif: list[float]) -> dict[str, An
             "slack": _slack_section(item.get("projection"), whatif)}
 
 
+def _merge_points(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One point per assessment: rows that share a label in one assessment (several kernels matched at the
+    operator level) are summed, so their ratio is Σ candidate / Σ baseline time."""
+    keys = ("assessment_id", "recorded_at", "commit", "ratio", "share", "step", "changes", "match")
+    merged: list[dict[str, Any]] = []
+    sums: list[list[float]] = []
+    for p in points:
+        if merged and p.get("assessment_id") is not None and merged[-1]["assessment_id"] == p.get("assessment_id"):
+            acc = sums[-1]
+            acc[0] += float(p.get("baseline_ns") or 0.0)
+            acc[1] += float(p.get("candidate_ns") or 0.0)
+            merged[-1]["share"] = (merged[-1].get("share") or 0.0) + (p.get("share") or 0.0)
+            merged[-1]["ratio"] = acc[1] / acc[0] if acc[0] > 0 else merged[-1]["ratio"]
+            merged[-1]["rows"] += 1
+            continue
+        merged.append({k: p.get(k) for k in keys} | {"rows": 1})
+        sums.append([float(p.get("baseline_ns") or 0.0), float(p.get("candidate_ns") or 0.0)])
+    for i, p in enumerate(merged):
+        prev = merged[i - 1]["ratio"] if i else None
+        p["step"] = (p["ratio"] / prev) if prev and p["ratio"] is not None else None
+    return merged
+
+
 def history_section(trends: list[Any], store: str, assessments: int, project: str | None,
                     current_id: int | None = None, limit: int = 12) -> dict[str, Any]:
     """Per-kernel ratio trends from the history store (``HistoryStore.trend``), hottest first, for the report."""
     kernels = []
     for t in trends:
         d = t.to_dict() if hasattr(t, "to_dict") else dict(t)
-        kernels.append({"label": d["label"], "project": d.get("project"), "latest_ratio": d.get("latest_ratio"),
-                        "change": d.get("change"),
-                        "points": [{k: p.get(k) for k in ("assessment_id", "recorded_at", "commit", "ratio", "share",
-                                                          "step", "changes", "match")} for p in d.get("points", [])]})
+        points = _merge_points(d.get("points", []))
+        first, last = (points[0].get("ratio"), points[-1].get("ratio")) if points else (None, None)
+        kernels.append({"label": d["label"], "project": d.get("project"), "latest_ratio": last,
+                        "change": (last / first) if first and last is not None and len(points) > 1 else None,
+                        "points": points})
     kernels.sort(key=lambda k: -((k["points"][-1].get("share") or 0.0) if k["points"] else 0.0))
     return {"store": store, "project": project, "assessments": assessments, "current_assessment_id": current_id,
             "kernels": kernels[:limit], "kernels_total": len(kernels),

@@ -45,10 +45,54 @@ def _usd(x: Any) -> str:
     return "—" if x is None else f"{float(x):,.0f} USD"
 
 
+def _more(total: int, shown: int, what: str) -> list[str]:
+    return [f"… and {total - shown} more {what}, all in assessment.json.", ""] if total > shown else []
+
+
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(r) + " |" for r in rows]
     return out + [""]
+
+
+def _slack(slack: dict[str, Any], target_from: str) -> list[str]:
+    p = slack.get("projection") or {}
+    pct = _num(p.get("percentile"), 0)
+    L = [f"Baseline P{pct} {_num(p.get('baseline_ms'))} ms ({md(p.get('source'))}; {p.get('iterations')} iterations), "
+         f"target {_num(p.get('target_ms'))} ms (assumed{': ' + md(target_from) if target_from else ''}). "
+         f"{md(p.get('note') or '')}", "",
+         f"Model (estimated): {md(slack['model'])}. Share and ms/iter: GPU kernel time per iteration (measured); "
+         f"\"P{pct} at r×\": the projected latency when only that group runs r× slower.", ""]
+    ratios = [w["ratio"] for w in (slack["groups"][0]["whatif"] if slack["groups"] else [])]
+    rows = []
+    for g in slack["groups"]:
+        cells = [md(g["name"]), _pct(g["share"]), _num(g["time_ms"], 3),
+                 (_num(g["max_ratio"], 3) + "×") if g["max_ratio"] is not None else "target missed"]
+        for w in g["whatif"]:
+            mark = {True: " ✓", False: " ✗", None: ""}[w["meets_target"]]
+            cells.append(f"{_num(w['projected_ms'])} ms{mark}")
+        rows.append(cells)
+    return L + _table(["group", "share", "ms/iter", "may be at most", *[f"P{pct} at {r:g}×" for r in ratios]], rows)
+
+
+def _history(hist: dict[str, Any]) -> list[str]:
+    L = ["## History across toolchain releases", "",
+         f"{hist['assessments']} stored assessment(s) of project {md(hist.get('project'))} in {md(hist['store'])}"
+         + (f"; this report is #{hist['current_assessment_id']}" if hist.get("current_assessment_id") else "")
+         + ". Ratio: candidate ÷ baseline time of the kernel in each stored assessment (measured).", ""]
+    if not hist.get("kernels"):
+        return L + ["No per-kernel parity stored yet.", ""]
+    rows = []
+    for k in hist["kernels"]:
+        prev = None
+        for p in k["points"]:
+            change = "first point" if prev is None else ("; ".join(p.get("changes") or []) or "no toolchain change")
+            rows.append([md(k["label"]), f"#{p.get('assessment_id')}", md(str(p.get("recorded_at") or "")[:19]),
+                         md((p.get("commit") or "")[:10]), _num(p.get("ratio"), 3),
+                         _num(p.get("step"), 3) + "×" if p.get("step") else "—", md(change)])
+            prev = p
+    L += _table(["kernel", "assessment", "recorded", "commit", "ratio", "step", "toolchain change"], rows)
+    return L + _more(hist.get("kernels_total", 0), len(hist["kernels"]), "kernels (hipgauge history)")
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -96,32 +140,42 @@ def render_markdown(doc: dict[str, Any]) -> str:
             verdict = {True: "meets the target", False: "misses the target", None: "no target"}[pr["meets_target"]]
             L += [f"End-to-end P{_num(pr['percentile'], 0)}: {_num(pr['baseline_ms'])} ms → {_num(pr['projected_ms'])} ms "
                   f"(target {_num(pr['target_ms'])} ms): **{verdict}** ({md(pr['source'])}). {md(pr.get('note') or '')}", ""]
-        L += [f"Unmatched, baseline only ({len(parity_d['unmatched_baseline'])}): "
-              + (", ".join(md(u["label"]) for u in parity_d["unmatched_baseline"][:40]) or "none"),
-              "", f"Unmatched, candidate only ({len(parity_d['unmatched_candidate'])}): "
-              + (", ".join(md(u["label"]) for u in parity_d["unmatched_candidate"][:40]) or "none"), ""]
+        ops = parity_d.get("operators") or []
+        if ops:
+            L += ["### Per operator", "", "All kernel time each framework operator launched, independent of kernel matching "
+                  f"(measured; {md(parity_d.get('time_basis') or 'ms')}).", ""]
+            L += _table(["operator", "group", "share", "baseline ms", "candidate ms", "kernels (base / cand)", "ratio"],
+                        [[md(o["operator"]), md(o.get("group") or ""), _pct(o["share"]), _num(o["baseline_ms"], 3),
+                          _num(o["candidate_ms"], 3), f"{_num(o.get('baseline_count'))} / {_num(o.get('candidate_count'))}",
+                          _num(o["ratio"], 3)] for o in ops[:30]])
+            L += _more(len(ops), 30, "operators")
+        L += ["### Unmatched work (never dropped)", ""]
+        for side, key in (("baseline only", "unmatched_baseline"), ("candidate only", "unmatched_candidate")):
+            items = parity_d[key]
+            L += [f"{side.capitalize()} ({len(items)}):", ""]
+            L += [f"- {md(u['label'])}" + (f" · {_num(u['time_ms'], 3)} ms" if u.get("time_ms") is not None else "")
+                  + (f" · {_pct(u['share'])} of its side" if u.get("share") is not None else "") for u in items[:25]] or ["- none"]
+            L += [""] + _more(len(items), 25, "kernels")
     else:
         L += ["No candidate profile: the per-kernel delta is not measured.", ""]
 
     slack = doc.get("slack")
     L += ["## Slack per kernel group", ""]
     if slack:
-        p = slack.get("projection") or {}
-        L += [f"Baseline P{_num(p.get('percentile'), 0)} {_num(p.get('baseline_ms'))} ms, target {_num(p.get('target_ms'))} ms "
-              f"({md(p.get('source'))}; {p.get('iterations')} iterations). {md(p.get('note') or '')}", "",
-              f"Model: {md(slack['model'])}.", ""]
-        ratios = [w["ratio"] for w in (slack["groups"][0]["whatif"] if slack["groups"] else [])]
-        rows = []
-        for g in slack["groups"]:
-            cells = [md(g["name"]), _pct(g["share"]), _num(g["time_ms"], 3),
-                     (_num(g["max_ratio"], 3) + "×") if g["max_ratio"] is not None else "target missed"]
-            for w in g["whatif"]:
-                mark = {True: " ✓", False: " ✗", None: ""}[w["meets_target"]]
-                cells.append(f"{_num(w['projected_ms'])} ms{mark}")
-            rows.append(cells)
-        L += _table(["group", "share", "ms/iter", "may be at most", *[f"at {r:g}×" for r in ratios]], rows)
+        L += _slack(slack, doc["inputs"].get("target_from") or "")
     else:
         L += ["No baseline profile with a latency target.", ""]
+
+    hist = doc.get("history")
+    if hist:
+        L += _history(hist)
+
+    for w in doc.get("workloads") or []:
+        L += [f"## Other workload: {md(w['name'])}", "", "Separate from the code base above. "
+              f"Profile: {md(w['profile'])}" + (f"; latency: {md(w['latency_csv'])}" if w.get("latency_csv") else "") + ".", ""]
+        for n in w.get("notes") or []:
+            L += [f"> {md(n)}", ""]
+        L += _slack(w["slack"], w.get("target_from") or "") if w.get("slack") else ["Not projected.", ""]
 
     L += ["## Rubric (triage)", ""]
     if dec:
@@ -138,6 +192,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
         L += _table(["category", "findings", "by severity"],
                     [[md(c["category"]), str(c["count"]), md(", ".join(f"{k} {v}" for k, v in c["by_severity"].items()))]
                      for c in scan["findings_by_category"]])
+        if scan.get("findings_by_code"):
+            L += _table(["rule", "severity", "findings"], [[md(c["code"]), md(c["severity"]), str(c["count"])]
+                                                           for c in scan["findings_by_code"]])
         L += _table(["file", "findings"], [[md(f["file"]), str(f["count"])] for f in scan["findings_by_file"]])
         for f in scan["findings"][:300]:
             L.append(f"- **{md(f['code'])}** {md(f['severity'])} {md(f['file'])}:{f['line']}"
@@ -150,12 +207,37 @@ def render_markdown(doc: dict[str, Any]) -> str:
     bc = doc.get("build_check")
     if not bc:
         L += ["Not run.", ""]
+    elif not isinstance(bc.get("compiles"), list):
+        L += [f"{md(bc.get('status', 'not run'))}{': ' + md(bc.get('reason')) if bc.get('reason') else ''}", ""]
     else:
-        L += [f"{md(bc.get('status', 'ok'))}{': ' + md(bc.get('reason')) if bc.get('reason') else ''}", ""]
-        for key, value in bc.items():
-            if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-                cols = [k for k, v in value[0].items() if v is None or isinstance(v, (str, int, float, bool))][:8]
-                L += [f"### {md(key)}", ""] + _table([md(c) for c in cols], [[md(r.get(c)) for c in cols] for r in value[:100]])
+        tools = ", ".join(f"{md(t.get('name') or n)} {md(t.get('version'))}" for n, t in (bc.get("toolchains") or {}).items()
+                          if isinstance(t, dict))
+        targets = ", ".join(md(a) for a in [*(bc.get("amd_arch") or []), *(bc.get("nvidia_arch") or [])]) or "none"
+        L += [f"Compiled on this machine (measured) with {tools or 'no compiler'}; targets checked: {targets}."
+              + (f" {md(bc['cache'])}." if bc.get("cache") else ""), ""]
+        cls = bc.get("classification") or {}
+        if cls:
+            env = cls["diagnostics"]["environment"] + cls["diagnostics"]["consequence"]
+            L += [("**Environment gap, not a port defect:** " if env else "") + md(cls["summary"])
+                  + (" Not counted in the cost or the rubric." if env else ""), ""]
+            summary = bc.get("summary") or {}
+            rows = []
+            for vendor in ("amd", "nvidia"):
+                for arch, r in (summary.get(vendor) or {}).items():
+                    c = (cls.get("by_arch") or {}).get(arch, {})
+                    rows.append([md(arch), vendor, f"{r.get('compiled', 0)} of {r.get('compiled', 0) + r.get('failed', 0)}",
+                                 str(c.get("port", 0)), str(c.get("environment", 0) + c.get("consequence", 0))])
+            L += _table(["target", "vendor", "units compiled", "port errors", "errors from missing library headers"], rows)
+            if cls.get("missing_headers"):
+                L += ["Library headers not installed here:", ""] + _table(
+                    ["header", "library", "target", "translation units"],
+                    [[md(m["header"]), md(m["library"]), md(m["arch"]), md(", ".join(str(u) for u in m["units"]))]
+                     for m in cls["missing_headers"]])
+            if cls.get("port_errors"):
+                L += ["Port errors:", ""] + _table(
+                    ["where", "target", "message", "rule"],
+                    [[md(f"{e['file']}:{e['line']}"), md(e["arch"]), md(e["message"]), md(", ".join(e["rule_codes"]) or "—")]
+                     for e in cls["port_errors"][:50]]) + _more(len(cls["port_errors"]), 50, "port errors")
 
     cost = doc.get("cost")
     L += ["## Cost", ""]
