@@ -320,6 +320,29 @@ def _provenance(doc: dict[str, Any]) -> list[dict[str, Any]]:
         out.append({"figure": prm["name"], "value": prm["value"],
                     "source": {"config": "assumed", "flag": "assumed"}.get(prm["source"], prm["source"]),
                     "from": prm["origin"]})
+    bc = doc.get("build_check") or {}
+    cls = bc.get("classification") if isinstance(bc, dict) else None
+    if cls:
+        tools = ", ".join(f"{t.get('name') or n} {t.get('version')}" for n, t in (bc.get("toolchains") or {}).items()
+                          if isinstance(t, dict))
+        out.append({"figure": "build check: port errors", "value": cls["diagnostics"]["port"], "source": "measured",
+                    "from": f"compiler output ({tools}) for {', '.join([*(bc.get('amd_arch') or []), *(bc.get('nvidia_arch') or [])])}"})
+        out.append({"figure": "build check: errors from library headers not installed here (environment gap)",
+                    "value": cls["diagnostics"]["environment"] + cls["diagnostics"]["consequence"], "source": "measured",
+                    "from": cls["basis"]})
+    for w in doc.get("workloads") or []:
+        proj = (w.get("slack") or {}).get("projection") or {}
+        if proj.get("baseline_ms") is not None:
+            out.append({"figure": f"{w['name']}: baseline P{proj.get('percentile'):g}", "value": proj["baseline_ms"],
+                        "source": "measured", "from": w.get("latency_csv") or w.get("profile")})
+        if w.get("target_ms") is not None:
+            out.append({"figure": f"{w['name']}: latency target", "value": w["target_ms"], "source": "assumed",
+                        "from": w.get("target_from") or ""})
+        groups = [g for g in (w.get("slack") or {}).get("groups", []) if g.get("max_ratio") is not None]
+        if groups:
+            tight = min(groups, key=lambda g: g["max_ratio"])
+            out.append({"figure": f"{w['name']}: slack of {tight['name']}", "value": tight["max_ratio"], "source": "estimated",
+                        "from": "1 + (T − L) / t_group over the profile's kernel time per iteration"})
     for s in (doc.get("decision") or {}).get("signals", []):
         out.append({"figure": f"rubric: {s['title']}", "value": s["lean"], "source": s["source"],
                     "from": s.get("weighted_by") or s["summary"]})

@@ -58,6 +58,37 @@ def _text(x: float, y: float, content: str, anchor: str = "start", cls: str = ""
     return f'<text x="{_num(x)}" y="{_num(y)}" text-anchor="{anchor}"{c}>{escape(content)}</text>'
 
 
+def display_labels(rows: list[dict[str, Any]], limit: int = 44) -> list[str]:
+    """Short row labels; rows that share a label (several kernels matched under one operator) get the part of
+    their first baseline kernel name that differs from the others' after it, so no two bars read the same."""
+    groups: dict[str, list[str]] = {}
+    for r in rows:
+        groups.setdefault(r["label"], []).append((r.get("baseline_names") or [""])[0])
+    out = []
+    for r in rows:
+        names = groups[r["label"]]
+        if len(names) < 2:
+            out.append(short_name(r["label"], limit))
+            continue
+        name = (r.get("baseline_names") or [""])[0]
+        others = [n for n in names if n != name] or [name]
+        start = min(_common_prefix(name, o) for o in others)
+        head = short_name(r["label"], limit // 2)
+        room = max(10, limit - len(head) - 3)
+        part = name[max(0, start - 6): max(0, start - 6) + room - 2]
+        out.append(f"{head} · …{part}…")
+    return out
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
 def parity_chart(rows: list[dict[str, Any]], threshold: float, limit: int = 40) -> Markup:
     """Horizontal bars of candidate/baseline ratio per kernel, sorted, with lines at 1.0 and the threshold."""
     rows = [r for r in rows if r.get("ratio") is not None]
@@ -65,6 +96,7 @@ def parity_chart(rows: list[dict[str, Any]], threshold: float, limit: int = 40) 
         return Markup('<p class="muted">No matched rows with a ratio.</p>')
     shown = sorted(rows, key=lambda r: -r["share"])[:limit]
     shown.sort(key=lambda r: -r["ratio"])
+    labels = display_labels(shown)
     max_r = max(max(r["ratio"] for r in shown), threshold, 1.0) * 1.08
     plot_w = CHART_W - LABEL_W - 90
     height = len(shown) * (BAR_H + GAP) + 40
@@ -78,7 +110,7 @@ def parity_chart(rows: list[dict[str, Any]], threshold: float, limit: int = 40) 
         full = " / ".join(r.get("baseline_names") or []) or r["label"]
         tip = f"{full}\nratio {ratio:.3f}× · {100 * r['share']:.1f}% of baseline time · match: {r.get('match')}"
         parts.append(f'<g><title>{escape(tip)}</title>')
-        parts.append(_text(LABEL_W - 6, y + BAR_H - 4, short_name(r["label"]), "end", "lbl"))
+        parts.append(_text(LABEL_W - 6, y + BAR_H - 4, labels[i], "end", "lbl"))
         parts.append(f'<rect x="{LABEL_W}" y="{y}" width="{_num(sx(ratio) - LABEL_W)}" height="{BAR_H}" fill="{color}" opacity="0.8"/>')
         parts.append(_text(sx(ratio) + 4, y + BAR_H - 4, f"{ratio:.2f}×", "start", "val"))
         parts.append("</g>")
@@ -160,7 +192,7 @@ def hours_chart(categories: list[dict[str, Any]]) -> Markup:
     return Markup("".join(parts))
 
 
-def trend_chart(kernel: dict[str, Any], threshold: float | None = None, width: int = 640, height: int = 210) -> Markup:
+def trend_chart(kernel: dict[str, Any], threshold: float | None = None, width: int = 560, height: int = 210) -> Markup:
     """One kernel's candidate/baseline ratio across stored assessments: a line with a dot per assessment,
     the parity line, and under each step the toolchain change that came with it (full text on hover)."""
     points = [p for p in kernel.get("points", [])]
@@ -182,8 +214,10 @@ def trend_chart(kernel: dict[str, Any], threshold: float | None = None, width: i
         y = sy(value)
         parts.append(f'<line x1="{left}" y1="{_num(y)}" x2="{left + plot_w}" y2="{_num(y)}" stroke="#616161"{dash}/>')
         parts.append(_text(left - 4, y + 4, text, "end", "axis"))
+    marks = [1.0, *([threshold] if threshold else [])]
     for value in (lo, hi):
-        parts.append(_text(left - 4, sy(value) + 4, f"{value:.2f}×", "end", "axis"))
+        if all(abs(sy(value) - sy(m)) > 12 for m in marks):
+            parts.append(_text(left - 4, sy(value) + 4, f"{value:.2f}×", "end", "axis"))
     path = [(sx(i), sy(float(p["ratio"]))) for i, p in enumerate(points) if p.get("ratio") is not None]
     if len(path) > 1:
         d = " ".join(f"{'M' if i == 0 else 'L'}{_num(x)},{_num(y)}" for i, (x, y) in enumerate(path))

@@ -145,9 +145,11 @@ def render_markdown(doc: dict[str, Any]) -> str:
             L += ["### Per operator", "", "All kernel time each framework operator launched, independent of kernel matching "
                   f"(measured; {md(parity_d.get('time_basis') or 'ms')}).", ""]
             L += _table(["operator", "group", "share", "baseline ms", "candidate ms", "kernels (base / cand)", "ratio"],
-                        [[md(o["operator"]), md(o.get("group") or ""), _pct(o["share"]), _num(o["baseline_ms"], 3),
-                          _num(o["candidate_ms"], 3), f"{_num(o.get('baseline_count'))} / {_num(o.get('candidate_count'))}",
-                          _num(o["ratio"], 3)] for o in ops[:30]])
+                        [[md(o["operator"]), md(o.get("group") or ""), _pct(o["share"]),
+                          _num(o["baseline_ms"], 3) if o.get("baseline_count") else "not on this side",
+                          _num(o["candidate_ms"], 3) if o.get("candidate_count") else "not on this side",
+                          f"{_num(o.get('baseline_count'))} / {_num(o.get('candidate_count'))}",
+                          _num(o["ratio"], 3) if o.get("ratio") and o.get("candidate_count") else "—"] for o in ops[:30]])
             L += _more(len(ops), 30, "operators")
         L += ["### Unmatched work (never dropped)", ""]
         for side, key in (("baseline only", "unmatched_baseline"), ("candidate only", "unmatched_candidate")):
