@@ -115,8 +115,10 @@ def _build_view(bc: Any) -> dict[str, Any] | None:
 
 def render_html(doc: dict[str, Any]) -> str:
     """The report page for one assessment document."""
-    findings = (doc.get("scan") or {}).get("findings", [])
-    by_file: dict[str, list[dict[str, Any]]] = {}
+    scan = doc.get("scan") or {}
+    findings = scan.get("findings", [])
+    by_file: dict[str, list[dict[str, Any]]] = {f["file"]: [] for f in scan.get("findings_by_file", [])}  # most first
     for f in findings:
         by_file.setdefault(f["file"], []).append(f)
+    by_file = {k: v for k, v in by_file.items() if v}
     return _env().get_template("report.html.j2").render(doc=doc, by_file=by_file, bview=_build_view(doc.get("build_check")))

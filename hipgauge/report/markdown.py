@@ -67,7 +67,8 @@ def _slack(slack: dict[str, Any], target_from: str) -> list[str]:
     rows = []
     for g in slack["groups"]:
         cells = [md(g["name"]), _pct(g["share"]), _num(g["time_ms"], 3),
-                 (_num(g["max_ratio"], 3) + "×") if g["max_ratio"] is not None else "target missed"]
+                 ("> 100×" if g["max_ratio"] > 100 else _num(g["max_ratio"], 3) + "×") if g["max_ratio"] is not None
+                 else "target missed"]
         for w in g["whatif"]:
             mark = {True: " ✓", False: " ✗", None: ""}[w["meets_target"]]
             cells.append(f"{_num(w['projected_ms'])} ms{mark}")
