@@ -98,6 +98,17 @@ def print_assessment(console: Console, doc: dict[str, Any], folder: str | None =
         tr = doc["decision"]["triage"]
         console.print(Text("Triage: " + tr["summary"] + ". Measurement: " + tr["measurement"] + "."))
         console.print(Text(tr["statement"], style="italic"))
+    cls = (doc.get("build_check") or {}).get("classification") if isinstance(doc.get("build_check"), dict) else None
+    if cls:
+        console.print(Text("Build check: " + cls["summary"]))
+    for w in doc.get("workloads") or []:
+        groups = [g for g in (w.get("slack") or {}).get("groups", []) if g.get("max_ratio") is not None]
+        p = (w.get("slack") or {}).get("projection") or {}
+        line = f"Separate workload, {w['name']}: P{p.get('percentile', 99):g} {_num(p.get('baseline_ms'))} ms vs {_num(w.get('target_ms'))} ms target"
+        if groups:
+            g = groups[0]  # the largest group
+            line += f"; {g['name']} ({_pct(g['share'])} of kernel time) may be ≤ {_num(g['max_ratio'], 2)}× slower"
+        console.print(Text(line))
     for s in doc["stages"]:
         if s["status"] != "ok":
             console.print(Text(f"{s['name']}: {s['status']}" + (f" ({s['reason']})" if s.get("reason") else ""), style="dim"))
