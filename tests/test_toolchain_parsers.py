@@ -94,3 +94,14 @@ def test_agprs_count_against_the_unified_register_file(agprs, expected_vgpr_limi
 def test_lds_over_64k_and_oversized_blocks_give_zero():
     assert amd_occupancy("gfx90a", 256, 8, 0, 10, 70000).occupancy == 0.0
     assert nvidia_occupancy("sm_90", 2048, 8, 0).limiter == "block too large"
+
+
+def test_lane_utilization_of_half_empty_wavefronts() -> None:
+    from hipgauge.toolchain.occupancy import amd_occupancy, nvidia_occupancy
+
+    amd = amd_occupancy("gfx90a", 32, vgprs=16, agprs=0, sgprs=16, lds_bytes=0)
+    assert amd is not None and amd.lane_utilization == 0.5
+    assert amd_occupancy("gfx90a", 256, vgprs=16, agprs=0, sgprs=16, lds_bytes=0).lane_utilization == 1.0
+    nv = nvidia_occupancy("sm_90", 32, registers=16, static_smem=0)
+    assert nv is not None and nv.lane_utilization == 1.0
+    assert nvidia_occupancy("sm_90", 48, registers=16, static_smem=0).lane_utilization == 0.75

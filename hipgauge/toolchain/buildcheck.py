@@ -440,6 +440,10 @@ def _flag(row: KernelRow) -> None:
         for a, occ in sorted(amd.items()):
             if occ + 1e-9 < best_nv:
                 row.flags.append(f"occupancy drops on {a}: {occ:.0%} vs {best_nv:.0%} on NVIDIA (estimated)")
+    for a, o in sorted(row.occupancy.items()):
+        if (arch_limits(a) or {}).get("vendor") == "amd" and o.lane_utilization < 0.999:
+            row.flags.append(f"block of {o.block_size} threads fills {o.lane_utilization:.0%} of the lanes of its "
+                             f"wavefronts on {a} (wave{(arch_limits(a) or {}).get('wave_size', 64)}; estimated)")
     for a, k in sorted(row.resources.items()):
         if k.vendor == "amd" and (k.shared_bytes or 0) > LDS_LIMIT:
             row.flags.append(f"LDS {k.shared_bytes} B > 64 KiB on {a}")

@@ -57,6 +57,9 @@ class Occupancy(Record):
     provenance: str = "estimated"
     model: str = ""
     limits: dict[str, int] = field(default_factory=dict)  # each limit's block count
+    #: share of the lanes of the block's warps/waves that hold a thread (a 32-thread block on wave64: 0.5).
+    #: Occupancy counts resident waves; a half-empty wave still takes a whole wave slot.
+    lane_utilization: float = 1.0
 
 
 def _roundup(x: int, unit: int) -> int:
@@ -102,7 +105,7 @@ def nvidia_occupancy(arch: str, block_size: int, registers: int, static_smem: in
     blocks, limiter = _pick(limits)
     active = blocks * w
     return Occupancy(arch, block_size, block_size_source, blocks, float(active), max_warps, active / max_warps,
-                     limiter, "warps/SM", model=model, limits=limits)
+                     limiter, "warps/SM", model=model, limits=limits, lane_utilization=block_size / (w * ws))
 
 
 def amd_occupancy(arch: str, block_size: int, vgprs: int, agprs: int, sgprs: int, lds_bytes: int,
@@ -136,4 +139,5 @@ def amd_occupancy(arch: str, block_size: int, vgprs: int, agprs: int, sgprs: int
     waves_per_simd = wgs * w / simds
     return Occupancy(arch, block_size, block_size_source, wgs, waves_per_simd, max_waves,
                      min(1.0, waves_per_simd / max_waves), limiter, "waves/SIMD", model=model,
-                     limits={k: val for k, val in limits.items() if val < 10**6})
+                     limits={k: val for k, val in limits.items() if val < 10**6},
+                     lane_utilization=block_size / (w * wave))
