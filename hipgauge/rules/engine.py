@@ -11,6 +11,7 @@ silences every rule on that line; ``ignore`` (from config) silences codes everyw
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any, Iterable
 
 from hipgauge.model import Finding
@@ -29,8 +30,13 @@ def all_rules() -> list[RuleSpec]:
     return list(registry())
 
 
-def check_file(pf: Any, inventory: Any = None, ignore: set[str] | frozenset[str] = frozenset()) -> list[Finding]:
-    """Findings for one ``ParsedFile`` (sorted by line, column, code), suppressions applied."""
+def check_file(pf: Any, inventory: Any = None, ignore: set[str] | frozenset[str] = frozenset(),
+               defined: frozenset[str] = frozenset()) -> list[Finding]:
+    """Findings for one ``ParsedFile`` (sorted by line, column, code), suppressions applied.
+
+    ``defined``: names the scanned tree defines itself (``hipgauge.source.defined``); with the names the
+    file defines (``inventory.own_names``) they are not library uses (``CUDNN_CHECK`` is not cuDNN), so
+    library rules skip them."""
     ignore = {c.upper() for c in (ignore or ())}
     ctx = Context(pf, inventory)
     if ctx.kind in BUILD_KINDS:
@@ -41,8 +47,24 @@ def check_file(pf: Any, inventory: Any = None, ignore: set[str] | frozenset[str]
         if not anchors or ctx.tree is None:  # nothing to look at: the file is not even parsed
             return []
         lines = _lines(pf)
+        own = set(defined) | set(getattr(inventory, "own_names", None) or ())
+        if own:
+            anchors = _drop_own_names(anchors, ctx.data, {n.encode() for n in own})
         raw = _source_findings(ctx, anchors, lines, ignore)
     return _finish(raw, lines, ignore) if raw else []
+
+
+def _drop_own_names(anchors: list[tuple[int, int, tuple[RuleSpec, ...]]], data: bytes,
+                    own: set[bytes]) -> list[tuple[int, int, tuple[RuleSpec, ...]]]:
+    """Library rules do not fire on identifiers the tree or the file defines."""
+    out = []
+    for start, end, rules in anchors:
+        if data[start:end] in own:
+            rules = tuple(r for r in rules if r.category != "library")
+            if not rules:
+                continue
+        out.append((start, end, rules))
+    return out
 
 
 def _lines(pf: Any) -> list[str]:
@@ -54,6 +76,7 @@ def _source_findings(ctx: Context, anchors: list[tuple[int, int, tuple[RuleSpec,
     root = ctx.tree.root_node
     seen: set[tuple[str, int]] = set()
     out: list[tuple[RuleSpec, Finding]] = []
+    folding: dict[str, tuple[RuleSpec, list[tuple[Finding, str]]]] = {}
     for start, end, rules in anchors:
         path = path_to(root, start, end)
         set_path(path)
@@ -73,8 +96,44 @@ def _source_findings(ctx: Context, anchors: list[tuple[int, int, tuple[RuleSpec,
             seen.add((rule.code, target.id))
             for hit in rule.module.check(target, ctx) or ():
                 at = start if hit.node.id == token.id and token.end_byte - token.start_byte > end - start else None
-                out.append((rule, _finding(rule, hit, ctx, lines, at)))
+                finding = _finding(rule, hit, ctx, lines, at)
+                if getattr(rule.module, "FOLD", None):
+                    folding.setdefault(rule.code, (rule, []))[1].append((finding, hit.kind))
+                else:
+                    out.append((rule, finding))
+    for rule, items in folding.values():
+        out.extend((rule, f) for f in _fold(items, rule.module.FOLD))
     return out
+
+
+def _fold(items: list[tuple[Finding, str]], label: str) -> list[Finding]:
+    """One finding per call site (and per ``#include``) of a library rule; its other references (types, enums,
+    constants) are folded into the nearest call's finding by line, else into the include's, else into one
+    finding at the file's first reference. The inventory still lists every reference."""
+    items = sorted(items, key=lambda i: (i[0].line, i[0].column))
+    calls = [f for f, kind in items if kind == "call"]
+    includes = [f for f, kind in items if kind == "include"]
+    refs = [f for f, kind in items if kind not in ("call", "include")]
+    if not refs:
+        return calls + includes
+    targets = calls or includes
+    if not targets:
+        first = refs[0]
+        more = len(refs) - 1
+        note = f"; {more} more {label} type/enum/constant reference(s) in this file, no call site" if more else ""
+        return [replace(first, message=first.message + note)]
+    folded: dict[int, list[int]] = {}
+    for ref in refs:
+        best = min(range(len(targets)), key=lambda i: (abs(targets[i].line - ref.line), targets[i].line < ref.line))
+        folded.setdefault(best, []).append(ref.line)
+    out = []
+    for i, f in enumerate(targets):
+        lines = folded.get(i)
+        if lines:
+            span = f"line {lines[0]}" if min(lines) == max(lines) else f"lines {min(lines)}-{max(lines)}"
+            f = replace(f, message=f.message + f"; with {len(lines)} {label} type/enum/constant reference(s) ({span})")
+        out.append(f)
+    return out + (includes if calls else [])
 
 
 def _finding(rule: RuleSpec, hit: Hit, ctx: Context, lines: list[str], at: int | None = None) -> Finding:

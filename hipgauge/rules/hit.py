@@ -13,6 +13,8 @@ class Hit(NamedTuple):
     node: Any
     confidence: Confidence = Confidence.HIGH
     detail: str = ""
+    #: for rules that fold (``FOLD`` in the module): "call", "include" or "reference" (a type, enum, constant…)
+    kind: str = ""
 
 
 class LineHit(NamedTuple):

@@ -25,7 +25,13 @@ _COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.S)
 _SEVERE = {Severity.BLOCKER, Severity.WRONG_RESULTS}
 
 
-_CONSTRUCT_WORD = re.compile(_CONSTRUCT.pattern.replace("|<<<", "").encode())
+#: the same constructs split in two: literals found anywhere (C-speed substring search), and those that start at
+#: a word boundary, each within one identifier (classified over the file's identifiers)
+_CONSTRUCT_LITERALS = (b"__global__", b"__device__", b"__shared__", b"__constant__", b"__managed__",
+                       b"__launch_bounds__", b"<<<", b"__syncthreads", b"__syncwarp", b"__shfl", b"__ballot",
+                       b"__activemask")
+_CONSTRUCT_WORD = re.compile(
+    rb"\b(?:threadIdx|blockIdx|blockDim|gridDim|warpSize|asm)\b|\bcuda[A-Z]\w*|\bcu[A-Z][a-z]\w*|\bCU[A-Z_]+\b")
 _COMMENT_OR_STRING_BYTES = re.compile(_COMMENT_OR_STRING.pattern.encode(), re.S)
 _NOT_NEWLINE = re.compile(r"[^\n]")
 #: identifiers that hold / do not hold a construct (memo per process: the files of one tree share most identifiers)
@@ -39,9 +45,10 @@ def _blank(m: re.Match[str]) -> str:
 def _construct_lines(text: str, data: bytes | None = None, tokens: Any = None) -> set[int]:
     """1-based lines holding a CUDA construct outside comments and string literals.
 
-    ASCII files (nearly all): every construct but ``<<<`` lies within one identifier, so the file's
-    identifiers (tokenized once, shared with the inventory and the rules) are classified, their
-    occurrences located, and those inside comments/strings dropped; no regex pass over the text. Other
+    ASCII files (nearly all): the literal constructs (``__global__``, ``<<<``, ``__shfl``…) are found by
+    substring search; the others start at a word boundary within one identifier, so the file's identifiers
+    (tokenized once, shared with the inventory and the rules) are classified and their occurrences located;
+    positions inside comments/strings are dropped. No regex pass over the text. Other
     files: the text with comments/strings blanked is searched (Unicode word boundaries as in ``str``).
     """
     if data is None:
@@ -58,12 +65,12 @@ def _construct_lines(text: str, data: bytes | None = None, tokens: Any = None) -
         (_CONSTRUCT_WORDS if _CONSTRUCT_WORD.search(tok) else _OTHER_WORDS).add(tok)
     words = tokens.idents & _CONSTRUCT_WORDS
     cands = [p for p, _w in tokens.occurrences(words)] if words else []
-    pos = data.find(b"<<<")
-    if pos >= 0:
+    for lit in _CONSTRUCT_LITERALS:
+        pos = data.find(lit)
         while pos >= 0:
             cands.append(pos)
-            pos = data.find(b"<<<", pos + 3)
-        cands.sort()
+            pos = data.find(lit, pos + len(lit))
+    cands.sort()
     if not cands:
         return set()
     out: set[int] = set()

@@ -19,7 +19,7 @@ from tree_sitter import Node
 from hipgauge.model import ApiCall, DeviceFunction, Kernel, LaunchSite
 from hipgauge.source import macros as mac
 from hipgauge.source.tokens import file_tokens
-from hipgauge.source.parse import (FUNCTION_QUALIFIERS, ParsedFile, enclosing_function, end_line_of, function_name,
+from hipgauge.source.parse import (BUILD_KINDS, FUNCTION_QUALIFIERS, ParsedFile, enclosing_function, end_line_of, function_name,
                                    line_of, node_text, qualifiers, scope_names)
 from hipgauge.translate.mapping import Mapping, MappingEntry, load_mapping
 
@@ -56,6 +56,8 @@ class FileInventory:
     device_ranges: list[tuple[int, int, str, bool]] = field(default_factory=list)  # (start, end, name, is_kernel)
     macros: list[mac.Macro] = field(default_factory=list)
     includes: list[tuple[int, str]] = field(default_factory=list)  # (line, header as written)
+    #: names this file defines (macros, functions) that are not exact names of the mapping: not API uses
+    own_names: set[str] = field(default_factory=set)
 
     def kernel_at(self, offset: int) -> str | None:
         """Name of the innermost __global__/__device__ function containing a byte offset."""
@@ -119,20 +121,27 @@ def _index(mapping: Mapping) -> _ScanIndex:
     return cached
 
 
-def inventory_file(pf: ParsedFile, mapping: Mapping | None = None) -> "FileInventory":
-    """Kernels, device functions, launch sites and API references of one parsed file."""
+def inventory_file(pf: ParsedFile, mapping: Mapping | None = None,
+                   tree_defined: frozenset[str] = frozenset()) -> "FileInventory":
+    """Kernels, device functions, launch sites and API references of one parsed file.
+
+    ``tree_defined``: names the scanned tree defines (``hipgauge.source.defined``); a name a prefix rule
+    would classify (``CUDA_CHECK`` by ``CUDA_*``) is not a CUDA reference when it is among them."""
     mapping = mapping or load_mapping()
     inv = FileInventory()
-    if pf.tree is None:
+    if pf.kind in BUILD_KINDS or (getattr(pf, "parsed", True) and pf.tree is None):
         return inv
-    builder = _Builder(pf, mapping, inv)
+    builder = _Builder(pf, mapping, inv, tree_defined)
     builder.run()
+    inv.own_names = {n for n in builder.defined if n not in mapping.entries}
     return inv
 
 
 class _Builder:
-    def __init__(self, pf: ParsedFile, mapping: Mapping, inv: FileInventory):
+    def __init__(self, pf: ParsedFile, mapping: Mapping, inv: FileInventory,
+                 tree_defined: frozenset[str] = frozenset()):
         self.pf = pf
+        self.tree_defined = tree_defined
         self.data = pf.data
         self.mapping = mapping
         self.inv = inv
@@ -367,8 +376,9 @@ class _Builder:
                 if self.reference(name, entry, m.start(), m.end()):
                     covered.append((m.start(), m.end()))
         for tok in list(hits):
-            if tok.decode("ascii") in self.defined:
-                del hits[tok]
+            name = tok.decode("ascii")
+            if name in self.defined or (name in self.tree_defined and tok not in index.names):
+                del hits[tok]  # defined here, or a prefix-rule match the tree defines (CUDA_CHECK)
         if not hits:
             return
         cov_starts = [c[0] for c in covered]

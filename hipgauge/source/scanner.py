@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from hipgauge.model import (ApiCall, DeviceFunction, FileStats, Finding, Kernel, LaunchSite, ScanResult, Severity,
                             SkippedFile)
+from hipgauge.source.defined import tree_defined_names
 from hipgauge.source.walk import SourceEntry, walk_tree
 
 MapFiles = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
@@ -29,10 +30,14 @@ class ScanOptions:
     max_file_bytes: int = 8 * 1024 * 1024
     rules: bool = True
     workers: int | None = None  # local pool size; None = all cores
+    #: names the scanned tree defines (``#define CUDA_CHECK``…): not CUDA API uses. ``scan_entries`` fills it
+    #: from a lexical pre-pass over the whole tree when empty, so every executor sees the same set.
+    defined: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:  # accept lists too, keep the object hashable and picklable
         object.__setattr__(self, "exclude", tuple(self.exclude))
         object.__setattr__(self, "ignore", tuple(self.ignore))
+        object.__setattr__(self, "defined", frozenset(self.defined))
 
 
 @dataclass
@@ -62,7 +67,7 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
         result = FileResult(entry.display, lines=pf.line_count)
         if pf.decode_note:
             result.warnings.append(f"{entry.display}: {pf.decode_note}")
-        inv = inventory_file(pf, load_mapping())
+        inv = inventory_file(pf, load_mapping(), options.defined)
         result.kernels, result.device_functions = inv.kernels, inv.device_functions
         result.launch_sites, result.api_calls = inv.launch_sites, inv.api_calls
         if options.rules:
@@ -85,7 +90,7 @@ def _apply_rules(pf: Any, inv: Any, options: ScanOptions, result: FileResult) ->
     from hipgauge.rules.share import file_stats
 
     try:
-        result.findings = list(check_file(pf, inv, set(options.ignore)))
+        result.findings = list(check_file(pf, inv, set(options.ignore), options.defined))
     except (RecursionError, MemoryError, Exception) as exc:  # noqa: BLE001
         if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
             raise
@@ -159,11 +164,13 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
     """Scan walked entries and assemble the sorted ``ScanResult``."""
     from hipgauge.translate.mapping import load_mapping
 
-    load_mapping()  # once here, so forked workers inherit it
+    mapping = load_mapping()  # once here, so forked workers inherit it
     if options.rules:
         from hipgauge.rules.registry import anchor_index
 
         anchor_index()  # the rule modules, catalogue and anchor index, inherited the same way
+    if not options.defined:
+        options = replace(options, defined=tree_defined(entries, options.rules))
     workers = options.workers or os.cpu_count() or 1
     if map_files is None:
         map_files = serial_map if len(entries) < SERIAL_BELOW or workers <= 1 else local_map(workers)
@@ -174,6 +181,32 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
         if on_progress is not None:
             on_progress(len(chunk_result))
     return assemble(results, skipped, root)
+
+
+def tree_defined(entries: list[SourceEntry], rules: bool = True) -> frozenset[str]:
+    """The names ``entries`` define that look like CUDA library names (``ScanOptions.defined``): give them to
+    ``inventory_file`` and ``check_file`` to analyse a file of the tree as ``scan_entries`` does."""
+    from hipgauge.translate.mapping import load_mapping
+
+    return tree_defined_names(entries, library_name_test(load_mapping(), rules))
+
+
+def library_name_test(mapping: Any, rules: bool = True) -> Callable[[str], bool]:
+    """Which tree-defined names matter: not an exact name of the mapping, and classified by one of its prefix
+    rules or matched by a library rule's anchor."""
+    index = None
+    if rules:
+        from hipgauge.rules.registry import anchor_index
+
+        index = anchor_index()
+
+    def keep(name: str) -> bool:
+        if name in mapping.entries:
+            return False
+        if mapping.lookup(name) is not None:
+            return True
+        return index is not None and any(r.category == "library" for r in index.word_rules(name.encode()))
+    return keep
 
 
 def scan_tree(paths: list[Path] | list[str], options: ScanOptions, map_files: MapFiles | None = None,

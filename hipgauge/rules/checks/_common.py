@@ -72,3 +72,22 @@ def asm_hit(node: Any, pattern: re.Pattern[str], detail_prefix: str = "") -> lis
     if not m:
         return []
     return [Hit(asm, HIGH, f"{detail_prefix}`{m.group(0)}`" if detail_prefix else f"`{m.group(0)}`")]
+
+
+def reference_kind(node: Any) -> str:
+    """How a library name is used: "call" (the callee of a call expression, ``ns::f(…)`` and ``f<T>(…)``
+    included), "include" (an ``#include`` anchor) or "reference" (a type, enum, constant, pointer to it…)."""
+    if node.type == "preproc_include" or node.text[:1] == b"#":
+        return "include"
+    parent = parent_of(node)
+    if parent is not None and parent.type in ("template_function", "qualified_identifier") \
+            and parent.child_by_field_name("name") == node:
+        node, parent = parent, parent_of(parent)
+    if parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == node:
+        return "call"
+    return "reference"
+
+
+def library_usage(node: Any, ctx: Any, detail: str, confidence=HIGH) -> list[Hit]:
+    """``usage`` for a folding library rule: the hit carries its ``reference_kind``."""
+    return [Hit(h.node, h.confidence, h.detail, reference_kind(node)) for h in usage(node, ctx, confidence, detail)]

@@ -2,7 +2,10 @@
 
 What it does
 ------------
-Flags `#include <cudnn.h>` and every `cudnn*` function, type and `CUDNN_*` constant.
+Flags every cuDNN call site (`cudnn*(…)`) and the `#include <cudnn.h>`: one finding per call. Types,
+enums and `CUDNN_*` constants are folded into the nearest call's finding (or the include's, in a file
+with no call); the inventory still lists each reference. Names the scanned tree defines itself
+(`#define CUDNN_CHECK(…)`) are not cuDNN.
 
 Why is this bad?
 ----------------
@@ -31,16 +34,18 @@ void conv(miopenHandle_t h) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.checks._common import any_of, include, library_usage, words
 from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import text
 
 CODE = "HG601"
 NODE = None
+FOLD = "cuDNN"  # one finding per call site; types/enums/constants folded in
 ANCHOR = any_of(include(r"cudnn(?!_frontend)"), words(r"cudnn(?!Backend|FusedOps|MultiHeadAttn|_frontend)\w+", r"CUDNN_\w+"))
 
 
 def check(node, ctx):
-    status = ctx.api_status(text(node), node.start_point[0] + 1)
-    detail = f"`{text(node)}`" + ("; no MIOpen mapping in the HIPIFY tables" if status == "unsupported" else "")
-    return usage(node, ctx, HIGH, detail)
+    name = text(node).strip()
+    status = ctx.api_status(name, node.start_point[0] + 1)
+    detail = f"`{name}`" + ("; no MIOpen mapping in the HIPIFY tables" if status == "unsupported" else "")
+    return library_usage(node, ctx, detail)

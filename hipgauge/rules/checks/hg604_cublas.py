@@ -2,7 +2,8 @@
 
 What it does
 ------------
-Flags `#include <cublas_v2.h>` and cuBLAS (not cuBLASLt) names; GEMM algorithm enums, math modes,
+Flags each cuBLAS (not cuBLASLt) call site and `#include <cublas_v2.h>`: one finding per call, with types
+and enums folded into the nearest call's finding; GEMM algorithm enums, math modes,
 `cublasSetSmCountTarget` and the `_64` variants are called out in the message.
 
 Why is this bad?
@@ -35,22 +36,23 @@ from __future__ import annotations
 
 import re
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.checks._common import any_of, include, library_usage, words
 from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import text
 
 CODE = "HG604"
 NODE = None
+FOLD = "cuBLAS"  # one finding per call site; types/enums folded in
 ANCHOR = any_of(include(r"cublas(?!Lt)"), words(r"cublas(?!Lt)[A-Z]\w*", r"CUBLAS_(?!LT|COMPUTE_32F_FAST_TF32|TF32)\w+"))
 _TUNED = re.compile(r"cublasSetMathMode|CUBLAS_GEMM_\w*(?:TENSOR_OP|ALGO)\w*|CUBLAS_\w*TENSOR_OP_MATH")
 
 
 def check(node, ctx):
-    name = text(node)
+    name = text(node).strip()
     if _TUNED.search(name):
         detail = f"`{name}`: NVIDIA-specific tuning, no meaning for rocBLAS"
     elif name.endswith("_64") or "SmCountTarget" in name or "gemm3m" in name:
         detail = f"`{name}` has no hipBLAS mapping"
     else:
         detail = f"`{name}` maps to hipBLAS; re-measure GEMM speed"
-    return usage(node, ctx, HIGH, detail)
+    return library_usage(node, ctx, detail)

@@ -2,7 +2,8 @@
 
 What it does
 ------------
-Flags NVTX includes and `nvtxRangePush*`, `nvtxRangePop`, `nvtxMark*`, `nvtxRangeStart*`/`End`.
+Flags NVTX includes and each call of `nvtxRangePush*`, `nvtxRangePop`, `nvtxMark*`, `nvtxRangeStart*`/`End`
+(one finding per call; other uses of those names are folded into the nearest call's finding).
 
 Why is this bad?
 ----------------
@@ -30,14 +31,15 @@ void step() {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.checks._common import any_of, include, library_usage, words
 from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import text
 
 CODE = "HG613"
 NODE = None
+FOLD = "NVTX"  # one finding per call site
 ANCHOR = any_of(include("nvToolsExt", "nvtx3"), words(r"nvtx(?:RangePush|RangePop|Mark|RangeStart|RangeEnd)\w*"))
 
 
 def check(node, ctx):
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return library_usage(node, ctx, f"`{text(node).strip()}`")
