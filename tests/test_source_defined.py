@@ -126,3 +126,24 @@ def test_file_tokens_whole_words_in_order():
     assert ft.positions(b"absent") == []
     occ = ft.occurrences([b"mycudaMalloc", b"cudaMalloc"])
     assert [p for p, _ in occ] == sorted(p for p, _ in occ)
+
+
+def test_a_file_without_cuda_content_is_never_parsed(tmp_path: Path):
+    """Nothing in it for the inventory or a rule (a while loop and a shift are device-only anchors): no parse."""
+    from hipgauge.rules.engine import check_file
+    from hipgauge.rules.share import file_stats
+    from hipgauge.source.inventory import inventory_file
+    from hipgauge.source.parse import load_file
+    from hipgauge.source.walk import SourceEntry
+
+    f = tmp_path / "plain.cpp"
+    f.write_text("#include <vector>\nint f(int n) { int s = 0; while (n--) s += 1 << n; return s; }\n")
+    pf = load_file(SourceEntry(f, "plain.cpp", "cpp", f.stat().st_size))
+    inv = inventory_file(pf)
+    findings = check_file(pf, inv)
+    stats = file_stats(pf, inv.api_calls, findings)
+    assert not pf.parsed and findings == [] and stats.lines == 2 and stats.cuda_lines == 0
+    g = tmp_path / "dev.cu"
+    g.write_text("__global__ void k(int* p) { p[0] = 1; }\n")
+    pf = load_file(SourceEntry(g, "dev.cu", "cuda", g.stat().st_size))
+    assert len(inventory_file(pf).kernels) == 1 and pf.parsed

@@ -8,8 +8,11 @@ A rule module (one per rule, named ``hgNNN_<topic>.py``) defines:
   engine scans for all anchors at once and climbs from each token to the nearest ``NODE``), and
   ``check(node, ctx) -> Iterable[Hit]``;
 * for build files: ``check_build(lines, ctx) -> Iterable[LineHit]`` over comment-blanked lines;
-* optionally ``SUPERSEDES`` (codes this rule replaces on the same line) and ``IN_STRINGS``
-  (anchors inside string literals count, e.g. PTX text inside ``asm``).
+* optionally ``SUPERSEDES`` (codes this rule replaces on the same line), ``IN_STRINGS``
+  (anchors inside string literals count, e.g. PTX text inside ``asm``), ``REQUIRES`` (byte strings one
+  of which the file must hold for the rule to fire at all, e.g. ``__device__`` for device-code rules:
+  its anchors are then dropped before the file is parsed) and ``FOLD`` (a library label: one finding
+  per call site, other references folded in).
 
 Its docstring is its documentation: What it does / Why is this bad? / Example / Use instead.
 """
@@ -110,6 +113,7 @@ class AnchorIndex:
             for word in (m.group(1) or m.group(2)).split(b"|"):
                 self.word_led.setdefault(word, []).append(rx)
         self.word_led_names = frozenset(self.word_led)
+        self.requires = {r: tuple(r.module.REQUIRES) for r in self.rules if getattr(r.module, "REQUIRES", None)}
         inner = [rx.pattern for _r, rx in self._word_rules]
         self._any_word = re.compile(rb"^(?:" + b"|".join(inner) + rb")$", re.M) if inner else None
         # Text anchors must start with a literal byte (not \b, a class or a group): then the engine derives
@@ -191,6 +195,10 @@ class AnchorIndex:
             if rs:
                 out.append((start, end, rs))
         out.sort(key=lambda t: t[0])
+        if self.requires and out:
+            unmet = {r for r, needs in self.requires.items() if not any(n in data for n in needs)}
+            if unmet:
+                out = [(s, e, rs) for s, e, rs in ((s, e, tuple(r for r in rs if r not in unmet)) for s, e, rs in out) if rs]
         return out
 
 

@@ -14,6 +14,10 @@ USAGE_TYPES = frozenset({"identifier", "type_identifier", "namespace_identifier"
                          "preproc_include", "qualified_identifier", "template_type", "statement_identifier"})
 
 
+#: ``REQUIRES`` of a rule that only fires in device code: ``in_device_code`` needs one of these tokens in the file
+DEVICE_CODE = (b"__global__", b"__device__")
+
+
 class Words(bytes):
     """An anchor on whole identifiers. ``inner`` is the identifier regex; the engine matches it against
     the distinct identifiers of a file (a set lookup), not by scanning the text with it."""

@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import re
 
-from hipgauge.rules.checks._common import any_of, words
+from hipgauge.rules.checks._common import DEVICE_CODE, any_of, words
 from hipgauge.rules.hit import HIGH, Hit
 from hipgauge.rules.syntax import call_args, call_name, descendants, text
 
 CODE = "HG105"
+REQUIRES = DEVICE_CODE  # fires in device code only: a file without __global__/__device__ is not even parsed
 NODE = ("call_expression", "binary_expression")
 ANCHOR = any_of(words("__popc", "__ffs", "__clz", "__brev", "__fns"), rb"1(?<!\w1)[uU]?\s*<<")  # `\b1`, written to start with a literal byte
 _MASK_CALL = re.compile(r"__(?:ballot|activemask|match_any|match_all|lanemask)")

@@ -28,11 +28,12 @@ __global__ void k(long long* t) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.checks._common import DEVICE_CODE, any_of, include, usage, words
 from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import call_name
 
 CODE = "HG304"
+REQUIRES = DEVICE_CODE  # fires in device code only: a file without __global__/__device__ is not even parsed
 NODE = "call_expression"
 ANCHOR = words("clock", "clock64")
 

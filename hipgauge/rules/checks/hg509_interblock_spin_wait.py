@@ -33,11 +33,12 @@ from __future__ import annotations
 
 import re
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.checks._common import DEVICE_CODE, any_of, include, usage, words
 from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import descendants, text
 
 CODE = "HG509"
+REQUIRES = DEVICE_CODE  # fires in device code only: a file without __global__/__device__ is not even parsed
 NODE = ("while_statement", "do_statement")
 ANCHOR = words("while")
 _ATOMIC_POLL = re.compile(r"atomic(?:Add|Or|Sub)\s*\([^,]+,\s*0\s*\)|atomic_ref|ld\.acquire|__atomic_load|atomicCAS\s*\([^,]+,\s*0\s*,\s*0\s*\)")

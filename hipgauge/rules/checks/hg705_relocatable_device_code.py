@@ -33,6 +33,7 @@ from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import MEDIUM, Hit
 
 CODE = "HG705"
+REQUIRES = (b"__device__",)  # an extern __device__ symbol
 NODE = "declaration"
 ANCHOR = words("extern")
 _FLAG = re.compile(r"-rdc[= ]\s*true\b|--relocatable-device-code\b|(?<![\w-])-dc\b|\bCUDA_SEPARABLE_COMPILATION\b")
