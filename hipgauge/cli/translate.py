@@ -31,6 +31,7 @@ def translate(
     amd_arch: Optional[list[str]] = typer.Option(None, "--amd-arch", help="AMD targets for build files (default: config build.amd_arch)"),
     exclude: Optional[list[str]] = typer.Option(None, "--exclude", help="glob (gitignore syntax) to leave out; repeatable"),
     config: Optional[Path] = typer.Option(None, "--config", help="hipgauge.toml (default: found from PATH upwards)"),
+    no_share: bool = typer.Option(False, "--no-share", help="skip scan's rules share (faster); the share printed is translate's own count"),
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
 ) -> None:
     """Translate a CUDA tree into a new HIP tree; per-file statistics, unconverted references with file:line."""
@@ -52,6 +53,7 @@ def translate(
         amd_arch=tuple(amd_arch or cfg.get("build.amd_arch")),
         exclude=tuple([*cfg.get("exclude"), *(exclude or [])]),
         max_file_bytes=int(cfg.get("max_file_bytes")),
+        rules_share=not no_share,
     )
     with progress("translating", total=None, enabled=not no_progress and not json_out) as advance:
         try:
@@ -86,6 +88,9 @@ def render_translate(doc: dict[str, Any], limit: int = 20) -> None:
     _p(f"safe rewrites: {rewrites}; lines changed: {s['lines_changed']}")
     _p(f"translation share: {s['translation_share']:.1%} of {s['cuda_lines']} CUDA lines need no hand edit "
               "(measured on this tree)")
+    if not doc["options"].get("rules_share", True):
+        _p("(--no-share: scan's rules share not computed; this is translate's own count of lines left with no "
+           "unconverted reference)")
     if doc["unconverted"]:
         _p(f"unconverted references ({len(doc['unconverted'])}):")
         for u in doc["unconverted"][:limit]:

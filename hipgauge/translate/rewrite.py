@@ -21,6 +21,8 @@ from hipgauge.translate.safe_rewrites import (ALL_SAFE_REWRITES, SYNCWARP, WARP_
                                               load_safe_rewrites)
 
 BUILD_KINDS = {"cmake", "make", "setup.py"}
+_CXX_KEYWORDS = frozenset({"using", "return", "typename", "case", "new", "delete", "throw", "else", "do", "sizeof",
+                           "co_return", "co_yield", "co_await", "friend", "static", "const", "constexpr", "inline"})
 LAUNCH_STYLES = ("chevron", "hipLaunchKernelGGL")
 
 
@@ -34,6 +36,7 @@ class TranslateOptions:
     known_local_names: frozenset[str] = frozenset()  # macros/functions the tree defines (not CUDA APIs)
     rules_share: bool = True  # also run scan's inventory + rules per file for the scan-defined translation share
     workers: int | None = None  # local process pool size for a tree; None = all cores (serial under 8 files)
+    lexical: bool = True  # try the lexical fast path (translate/lexical.py) before parsing; False: tree path only
 
 
 @dataclass
@@ -401,7 +404,7 @@ class _FileRewriter:
         names: list[str] = []
         plain: list[bool] = []
         for s in segs:
-            if s.type == "template_type":
+            if s.type in ("template_type", "template_function"):  # the name without its template arguments
                 inner = s.child_by_field_name("name")
                 names.append(self.text(inner) if inner is not None else self.text(s))
                 plain.append(False)
@@ -411,6 +414,11 @@ class _FileRewriter:
             else:
                 names.append(self.text(s))
                 plain.append(False)
+        start = node.start_byte
+        while names and names[0] in _CXX_KEYWORDS and len(names) > 1:
+            # tree-sitter reads ``using ::a::b`` after an unknown macro line as a chain headed by "using"
+            start = self.data.find(b"::", segs[0].end_byte)
+            segs, names, plain = segs[1:], names[1:], plain[1:]
         for k in range(len(names), 1, -1):
             qname = "::".join(names[:k])
             entry = self.lookup(qname)
@@ -418,11 +426,14 @@ class _FileRewriter:
                 continue
             for s in segs[:k]:
                 self.consumed.add(s.start_byte)
-                if s.type == "template_type":
+                if s.type in ("template_type", "template_function"):
                     inner = s.child_by_field_name("name")
                     if inner is not None:
                         self.consumed.add(inner.start_byte)
-            line, col = node.start_point[0] + 1, node.start_point[1]
+            if start == node.start_byte:
+                line, col = node.start_point[0] + 1, node.start_point[1]
+            else:
+                line, col = self.pf.line_at(start), self.pf.column_at(start)
             hip = entry.hip_name
             ok = bool(hip) and entry.has_counterpart
             if ok and hip != qname:

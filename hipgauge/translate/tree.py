@@ -273,9 +273,14 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
     source = pf.kind not in _BUILD_KINDS
     try:
         cands = find_candidates(pf.data) if source else None
+        tf: TranslatedFile | None = None
         if cands is not None and not cands.needs_tree:
-            tf: TranslatedFile | None = untouched_file(pf)
-        else:
+            tf = untouched_file(pf)
+        elif cands is not None and opts.lexical:
+            from hipgauge.translate.lexical import lexical_translate
+
+            tf = lexical_translate(pf, load_mapping(), opts, cands)  # None: the tokens cannot decide
+        if tf is None:
             tf = translate_file(pf, load_mapping(), opts, cands)
     except Exception as exc:  # noqa: BLE001 - one odd file never stops the tree
         done.warnings.append(f"{item.display}: not translated ({exc.__class__.__name__}: {exc}); copied as is")

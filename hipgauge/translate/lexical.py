@@ -1,0 +1,642 @@
+"""Translate one source file without a syntax tree: a lexical fast path with the tree's answers.
+
+One compiled regular expression walks the bytes once and finds what a name can never be renamed in or must be
+read differently: comments, string/char literals (raw strings and ``u8``/``L``/``u``/``U`` prefixes included),
+preprocessor directive heads, ``<<<`` launches and ``asm`` keywords. The candidate names come from the
+pre-check (``candidates.py``: tokens the mapping knows, C-speed set intersection), so Python only looks at those
+occurrences, at comments/strings (skipped in bulk) and at directive lines. Around each occurrence the context the
+tree gave is read back from the neighbouring tokens:
+
+* after ``.`` / ``->`` it is a member (never renamed); after ``namespace`` a namespace name;
+* ``a::b<T>::c`` chains are assembled segment by segment (template arguments matched lexically) and resolved
+  exactly as ``rewrite._FileRewriter._qualified`` does; the last segment (or a template segment) is an
+  identifier the tree would rename on its own when the chain is not a mapped name;
+* ``#define`` / ``#undef`` / ``#pragma`` … bodies are the tree's ``preproc_arg`` text and go through the same
+  macro-body code; ``#include`` paths, warp-sync calls (argument lists matched with comments and strings
+  skipped) and launches are recorded with the same positions.
+
+Whatever the tokens cannot decide the way the tree would — a name in a declarator position (a class member, a
+function being declared, a label), a ``/*`` inside a directive, a comment inside a warp-sync call, a mask named
+by a constant, template brackets that do not close, trigraphs, non-ASCII or ``$`` identifiers, a
+``hipLaunchKernelGGL`` launch rewrite — makes ``lexical_translate`` return None, and the caller uses the tree
+path for that file. The two paths give byte-identical output trees and identical references, statistics and
+safe-rewrite lists (``tests/test_translate_lexical.py``; ``benchmarks/bench_translate.py`` checks CCCL).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from typing import Any
+
+from hipgauge.translate.candidates import Candidates, occurrences
+from hipgauge.translate.mapping import Mapping
+from hipgauge.translate.rewrite import TranslatedFile, TranslateOptions, _FileRewriter, _split_args
+
+# every branch starts with a literal byte, so the engine skips ahead at C speed (no groups: they cost 7x)
+_MASTER = re.compile(
+    rb"""//(?:[^\\\n]|\\+[^\\\n]|\\+\r?\n)*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'"""
+    rb"""|\#[ \t]*\w*|<<<|R"[^ ()\\\t\n]{0,16}\(""",
+    re.S,
+)
+_PREFIXES = frozenset({b"u8", b"u", b"U", b"L"})
+_LINE_END = re.compile(rb"(?<!\\)\n|(?<!\\)\r\n")
+_TRIGRAPH = re.compile(rb"\?\?[=/'()!<>\-]")
+_INCLUDE_PATH = re.compile(rb"""[ \t]*(<(?:[^>\n\\]|\\>|\\)*>|"(?:\\.|[^"\\\n])*")""")
+_DEFINE_HEAD = re.compile(rb"[ \t]+([A-Za-z_]\w*)(\([^)\n]*\))?")
+_WS = b" \t\r\n\f\v"
+_WORD = bytes(1 if (chr(b).isascii() and (chr(b).isalnum() or chr(b) == "_")) else 0 for b in range(256))
+
+_KEYWORDS = frozenset(b"""alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
+char32_t class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
+decltype default delete do double dynamic_cast else enum explicit export extern false float for friend goto if
+inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public
+register reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch
+template this thread_local throw true try typedef typeid typename union unsigned using virtual void volatile
+wchar_t while xor xor_eq __device__ __host__ __global__ __forceinline__ __noinline__ __shared__ __constant__
+__managed__ __restrict__ __inline__ __volatile__ __asm__ __asm __attribute__ __declspec""".split())
+# keywords after which a candidate is used (an expression or a type follows), never declared
+_USE_AFTER = frozenset(b"""return case else do throw new delete sizeof alignof co_return co_yield co_await not and
+or typeid struct class union enum typename using typedef""".split())
+# specifiers after which a candidate is a type when a name or a declarator sign follows it
+_SPECIFIERS = frozenset(b"""const volatile static extern inline constexpr consteval constinit virtual explicit
+friend mutable register thread_local unsigned signed long short __device__ __host__ __global__ __forceinline__
+__noinline__ __shared__ __constant__ __managed__ __inline__ template""".split())
+_DECL_NEXT = frozenset(b"=;,([){:")
+_ASM_QUALIFIERS = frozenset({b"volatile", b"__volatile__", b"__volatile", b"inline", b"goto"})
+
+
+class Unsure(Exception):
+    """The tokens cannot tell what the tree would: use the tree path for this file."""
+
+
+class _Span:
+    """The part of a tree-sitter node ``_FileRewriter`` reads (offsets, start point, children by field)."""
+
+    __slots__ = ("start_byte", "end_byte", "start_point", "type", "fields", "named_children")
+
+    def __init__(self, start: int, end: int, point: tuple[int, int] = (0, 0), type_: str = "span",
+                 fields: dict[str, Any] | None = None, children: list[Any] | None = None):
+        self.start_byte, self.end_byte, self.start_point, self.type = start, end, point, type_
+        self.fields = fields or {}
+        self.named_children = children or []
+
+    def child_by_field_name(self, name: str) -> Any:
+        return self.fields.get(name)
+
+
+class _Lexer(_FileRewriter):
+    def __init__(self, pf: Any, mapping: Mapping, options: TranslateOptions, cands: Candidates):
+        super().__init__(pf, mapping, options)
+        self.cands = cands
+        self.skip_starts: list[int] = []  # comments, literals, directive text that is not code (sorted)
+        self.skip_ends: list[int] = []
+        self.comment_starts: list[int] = []
+        self.comment_ends: list[int] = []
+        self.pp_starts: list[int] = []  # directive lines (head to logical end)
+        self.pp_ends: list[int] = []
+        self.code_pp: list[tuple[int, int]] = []  # parts of directive lines that are code (#if conditions)
+        self.includes: list[tuple[int, int]] = []
+        self.macro_bodies: list[tuple[int, int]] = []
+        self.launches: list[int] = []
+        self.define_values: dict[str, str] = {}
+
+    # -- scanning ------------------------------------------------------------------------------------------
+    def point(self, offset: int) -> tuple[int, int]:
+        line = self.pf.line_at(offset)
+        return line - 1, offset - self.pf.line_starts[line - 1]
+
+    def _skip(self, start: int, end: int) -> None:
+        self.skip_starts.append(start)
+        self.skip_ends.append(end)
+
+    def scan(self) -> None:
+        data = self.data
+        if _TRIGRAPH.search(data):
+            raise Unsure("trigraph")
+        search = _MASTER.search
+        pos = 0
+        while True:
+            m = search(data, pos)
+            if m is None:
+                break
+            start, end = m.span()
+            c = data[start]
+            if c == 47:  # / comment
+                self._skip(start, end)
+                self.comment_starts.append(start)
+                self.comment_ends.append(end)
+            elif c == 34 or c == 39:  # " '
+                if start and _WORD[data[start - 1]]:
+                    _, w = self.word_before(start - 1)
+                    if w not in _PREFIXES:
+                        raise Unsure("literal after a name (digit separator?)")
+                self._skip(start, end)
+            elif c == 60:  # <<<
+                self.launches.append(start)
+            elif c == 82:  # R"delim(
+                if start and _WORD[data[start - 1]]:
+                    _, w = self.word_before(start - 1)
+                    if w + b"R" not in (b"u8R", b"uR", b"UR", b"LR"):
+                        raise Unsure("R\" after a name")
+                close = data.find(b")" + data[start + 2:end - 1] + b'"', end)
+                if close < 0:
+                    raise Unsure("unterminated raw string")
+                end = close + end - start - 1
+                self._skip(start, end)
+            else:  # '#'
+                ls = data.rfind(b"\n", 0, start) + 1
+                if data[ls:start].strip(b" \t"):
+                    raise Unsure("'#' inside a line")
+                end = self._directive(ls, end, m.group()[1:].strip(b" \t"))
+            pos = end
+        if self.launches and self.options.launch_style != "chevron":
+            raise Unsure("launch rewrite")
+
+    def _logical_end(self, start: int) -> int:
+        m = _LINE_END.search(self.data, start)
+        return m.start() if m else len(self.data)
+
+    def _directive(self, start: int, head_end: int, name: bytes) -> int:
+        """Record one directive line (``start``: its line start); returns where code scanning may resume."""
+        data = self.data
+        end = self._logical_end(head_end)
+        self.pp_starts.append(start)
+        self.pp_ends.append(end)
+        if name in (b"if", b"elif", b"ifdef", b"ifndef", b"elifdef", b"elifndef", b"else", b"endif", b""):
+            self.code_pp.append((head_end, end))
+            return head_end  # the condition is code (comments in it are scanned as usual)
+        if name == b"include":
+            pm = _INCLUDE_PATH.match(data, head_end)
+            if pm is None:
+                self.code_pp.append((head_end, end))  # a macro include: the name is an identifier
+                return head_end
+            self.includes.append((pm.start(1), pm.end(1)))
+            self._skip(pm.start(1), pm.end(1))
+            return pm.end(1)
+        # preproc_def / preproc_function_def / preproc_call: the body is preproc_arg text
+        body_from = head_end
+        if name == b"define":
+            dm = _DEFINE_HEAD.match(data, head_end)
+            if dm is None:
+                raise Unsure("odd #define")
+            self._skip(dm.start(1), dm.end(1))  # the name being defined
+            if dm.group(2) is not None:
+                self.code_pp.append((dm.start(2), dm.end(2)))  # parameters are identifiers
+            body_from = dm.end()
+        j = body_from
+        while j < end and data[j] in b" \t\f\v":
+            j += 1
+        line = data[start:end]
+        if b"/*" in line or line.rstrip().endswith(b"/"):
+            raise Unsure("block comment in a directive")
+        body_end = end
+        if body_end > j and data[body_end - 1] == 13:  # a CR before the newline is not part of the argument
+            body_end -= 1
+        if j < body_end:
+            self._skip(j, end)
+            self.macro_bodies.append((j, body_end))
+            if name == b"define" and dm.group(2) is None:
+                self.define_values[dm.group(1).decode()] = data[j:body_end].decode("utf-8", "replace")
+        else:
+            self._skip(head_end if name != b"define" else body_from, end)
+        return end
+
+    # -- context of one occurrence ------------------------------------------------------------------------
+    def in_skip(self, pos: int) -> bool:
+        i = bisect_right(self.skip_starts, pos) - 1
+        return i >= 0 and pos < self.skip_ends[i]
+
+    def in_code_pp(self, pos: int) -> bool:
+        for a, b in self.code_pp:
+            if a <= pos < b:
+                return True
+        return False
+
+    def pp_of(self, pos: int) -> int:
+        i = bisect_right(self.pp_starts, pos) - 1
+        return i if i >= 0 and pos < self.pp_ends[i] else -1
+
+    def prev(self, pos: int) -> int:
+        """Index of the last significant byte before ``pos`` (-1 at the start; -2 across a directive line)."""
+        data = self.data
+        j = pos - 1
+        here = self.pp_of(pos)
+        while j >= 0:
+            c = data[j]
+            if c in _WS:
+                j -= 1
+                continue
+            if c == 92 and j + 1 < len(data) and data[j + 1] in b"\r\n":  # line continuation
+                j -= 1
+                continue
+            i = bisect_right(self.comment_starts, j) - 1
+            if i >= 0 and j < self.comment_ends[i]:
+                j = self.comment_starts[i] - 1
+                continue
+            if self.pp_of(j) != here:
+                return -2
+            return j
+        return -1
+
+    def next(self, pos: int) -> int:
+        data = self.data
+        n = len(data)
+        j = pos
+        here = self.pp_of(pos)
+        while j < n:
+            c = data[j]
+            if c in _WS or (c == 92 and j + 1 < n and data[j + 1] in b"\r\n"):
+                if c == 10 and here >= 0 and j >= self.pp_ends[here]:
+                    return -2
+                j += 1
+                continue
+            if c == 47 and j + 1 < n and data[j + 1] in b"/*":
+                i = bisect_right(self.comment_starts, j) - 1
+                if i >= 0 and self.comment_starts[i] == j:
+                    j = self.comment_ends[i]
+                    continue
+            if here < 0 and self.pp_of(j) >= 0:
+                return -2
+            return j
+        return -1
+
+    def word_before(self, j: int) -> tuple[int, bytes]:
+        """The identifier ending at index ``j`` (inclusive): (start, word)."""
+        i = j
+        while i > 0 and _WORD[self.data[i - 1]]:
+            i -= 1
+        return i, self.data[i:j + 1]
+
+    def word_at(self, j: int) -> bytes:
+        data = self.data
+        k = j
+        while k < len(data) and _WORD[data[k]]:
+            k += 1
+        return data[j:k]
+
+    def prev_token(self, pos: int) -> tuple[int, bytes]:
+        """(index, token) before ``pos``: an identifier, ``::``, ``->``, ``...`` or one byte; (-1, b'') at a
+        boundary (file start, another directive line)."""
+        j = self.prev(pos)
+        if j < 0:
+            return j, b""
+        data = self.data
+        c = data[j]
+        if _WORD[c]:
+            i, w = self.word_before(j)
+            if w[:1].isdigit():
+                return i, b"0"
+            return i, w
+        two = data[j - 1:j + 1] if j > 0 else b""
+        if two in (b"::", b"->", b"&&"):
+            if two == b"->" or data[j - 2:j + 1] != b":::":
+                return j - 1, two
+        if two == b".." and data[j - 2:j + 1] == b"...":
+            return j - 2, b"..."
+        return j, bytes([c])
+
+    def next_token(self, pos: int) -> tuple[int, bytes]:
+        j = self.next(pos)
+        if j < 0:
+            return j, b""
+        data = self.data
+        c = data[j]
+        if _WORD[c]:
+            w = self.word_at(j)
+            return j, (b"0" if w[:1].isdigit() else w)
+        two = data[j:j + 2]
+        if two in (b"::", b"->", b"&&"):
+            return j, two
+        return j, bytes([c])
+
+    def opener(self, pos: int) -> int:
+        """The byte of the innermost unclosed ``(``/``[``/``{`` before ``pos`` (0 at file level)."""
+        data = self.data
+        depth = 0
+        j = pos - 1
+        while j >= 0:
+            i = bisect_right(self.skip_starts, j) - 1
+            if i >= 0 and j < self.skip_ends[i]:
+                j = self.skip_starts[i] - 1
+                continue
+            c = data[j]
+            if c in b")]}":
+                depth += 1
+            elif c in b"([{":
+                if depth == 0:
+                    return c
+                depth -= 1
+            j -= 1
+        return 0
+
+    def match_angle(self, j: int) -> int:
+        """Index just past the ``>`` closing the ``<`` at ``j``; raises Unsure when it does not close."""
+        data = self.data
+        depth = 0
+        stack: list[int] = []
+        n = len(data)
+        while j < n:
+            if self.in_skip(j):
+                i = bisect_right(self.skip_starts, j) - 1
+                j = self.skip_ends[i]
+                continue
+            c = data[j]
+            if c == 60:  # <
+                depth += 1
+            elif c == 62:  # >
+                if not (j > 0 and data[j - 1] == 45):  # not ->
+                    depth -= 1
+                    if depth == 0 and not stack:
+                        return j + 1
+            elif c in b"([{":
+                if c == 40 and not stack:
+                    raise Unsure("parenthesis in template arguments")  # tree-sitter often reads these as "<"
+                stack.append(c)
+            elif c in b")]}":
+                if not stack:
+                    raise Unsure("template brackets")
+                stack.pop()
+            elif c == 59 or (c == 35 and self.pp_of(j) >= 0):
+                raise Unsure("template brackets")
+            j += 1
+        raise Unsure("template brackets")
+
+    # -- the passes (same order and code as the tree path) ---------------------------------------------------
+    def run_lexical(self) -> None:
+        self.scan()
+        for name, value in self.define_values.items():  # the tree collects #define masks before any call
+            if self.safe.is_full_mask(value):
+                self.full_mask_names.add(name)
+        data = self.data
+        cands = self.cands
+        lookup = self.lookup
+        warp_names = cands.warp
+        toks = sorted(cands.ids | cands.quals | warp_names)
+        chains: dict[int, tuple[list[tuple[int, int]], list[str], list[bool], int]] = {}
+        ids: dict[int, tuple[int, str]] = {}
+        calls: list[tuple[int, int, str]] = []
+        asm_at: list[int] = []
+        for tok in toks:
+            n = len(tok)
+            for s in occurrences(data, tok):
+                if self.in_skip(s):
+                    continue
+                e = s + n
+                in_pp = self.pp_of(s) >= 0
+                if in_pp and not self.in_code_pp(s):
+                    continue
+                ptok_at, ptok = self.prev_token(s)
+                if ptok in (b".", b"->"):
+                    continue  # a member: field_identifier in the tree
+                ntok_at, ntok = self.next_token(e)
+                if ptok == b"::" or ntok == b"::" or (ntok == b"<" and not in_pp and self._template_then_scope(ntok_at)):
+                    self._chain(s, e, chains, ids)
+                    continue
+                if ptok == b"namespace":
+                    _, pp = self.prev_token(ptok_at)
+                    if pp != b"using":
+                        continue  # a namespace being defined
+                is_id = tok in cands.ids
+                is_warp = tok in warp_names
+                if not (is_id or is_warp):
+                    continue
+                if not in_pp:
+                    self._at = s
+                    self._check_use(ptok, ntok, tok)
+                if is_warp and ntok == b"(":
+                    calls.append((s, ntok_at, tok.decode()))
+                    continue
+                if is_id:
+                    ids[s] = (e, tok.decode())
+        if cands.asm:
+            for tok in (b"asm", b"__asm__", b"__asm"):
+                for s in occurrences(data, tok):
+                    if self.in_skip(s) or self.pp_of(s) >= 0:
+                        continue
+                    j, t = self.next_token(s + len(tok))
+                    while t in _ASM_QUALIFIERS:
+                        j, t = self.next_token(j + len(t))
+                    if t != b"(":
+                        raise Unsure("asm")
+                    asm_at.append(s)
+        # unknown-status names: the tree skips the file's own functions; every occurrence was checked above
+        # (a declarator position is Unsure), so none of them is declared here
+        for start, end in self.includes:
+            self._include_span(start, end)
+        for s, paren, name in sorted(calls):
+            self._lex_call(s, paren, name)
+        for s in self.launches:
+            if self.in_skip(s) or self.pp_of(s) >= 0:
+                continue
+            line, col = self.point(s)
+            self.record("<<<>>>", None, line + 1, col, True, kind="launch", hip_name="<<<>>>", status="mapped",
+                        library="runtime")
+        for s in sorted(asm_at):
+            line, col = self.point(s)
+            self.record("asm", None, line + 1, col, False, kind="asm", status="unsupported", library="device")
+        for key in sorted(chains):
+            self._lex_qualified(*chains[key])
+        for s in sorted(ids):
+            if s in self.consumed:
+                continue
+            e, name = ids[s]
+            self._lex_identifier(s, e, name)
+        for start, end in self.macro_bodies:
+            self._macro_body(_Span(start, end))
+
+    def _template_then_scope(self, lt: int) -> bool:
+        j = self.match_angle(lt)
+        _, t = self.next_token(j)
+        return t == b"::"
+
+    def _check_use(self, ptok: bytes, ntok: bytes, tok: bytes) -> None:
+        """Unsure unless the occurrence is surely a use (identifier/type), not a declared name or label."""
+        if ptok in _USE_AFTER:
+            return
+        next_is_name = bool(ntok) and _WORD[ntok[0]] and ntok != b"0"
+        if ptok == b"," and ntok in (b",", b";", b"=", b"[", b"{", b":") and self.opener(self._at) != 40:
+            raise Unsure("declarator list")  # ``float x1, y1;``: in a class body these are members
+        if ptok in (b"", b"(", b",", b"=", b";", b"{", b"}", b"[", b"?", b"!", b"~", b"+", b"-", b"/", b"%", b"^",
+                    b"|", b"<", b"..."):
+            if ntok == b":" and ptok in (b"", b";", b"{", b"}"):
+                raise Unsure("label")
+            return
+        if ptok == b":":
+            if ntok in (b"(", b"{"):
+                raise Unsure("initializer or conditional")
+            return
+        if ptok in _SPECIFIERS or ptok in (b"*", b"&", b"&&", b">", b")", b"]") or (ptok and _WORD[ptok[0]]):
+            if next_is_name or ntok in (b"::", b"*", b"&", b"&&", b"<", b">", b"...") and ptok not in (b")", b"]"):
+                return
+            if ptok in (b")", b"]") and ntok not in _DECL_NEXT and ntok != b"":
+                return
+            raise Unsure(f"declarator position: {tok!r}")
+        raise Unsure(f"context {ptok!r} {tok!r} {ntok!r}")
+
+    # -- chains ---------------------------------------------------------------------------------------------
+    def _chain(self, s: int, e: int, chains: dict, ids: dict) -> None:
+        """Assemble the ``a::b<…>::c`` chain around the occurrence at ``s`` (once per chain)."""
+        # back to the head
+        head = s
+        while True:
+            ptok_at, ptok = self.prev_token(head)
+            if ptok != b"::":
+                break
+            qat, q = self.prev_token(ptok_at)
+            if q == b">":
+                raise Unsure("template scope before a candidate")
+            if q and _WORD[q[0]] and q != b"0" and q not in _KEYWORDS:
+                head = qat
+                continue
+            if q == b"template":
+                raise Unsure("dependent template name")
+            head = ptok_at  # a global ``::``
+            break
+        if head in chains:
+            return
+        pt_at, pt = self.prev_token(head)
+        if pt in (b".", b"->"):
+            raise Unsure("member chain")
+        if pt == b"namespace":
+            _, pp = self.prev_token(pt_at)
+            if pp != b"using":
+                return  # nested namespace definition: no qualified_identifier
+        if pt == b"=":
+            _, p2 = self.prev_token(pt_at)
+            if p2 and _WORD[p2[0]]:
+                p3_at, p3 = self.prev_token(self.prev_token(pt_at)[0])
+                if p3 == b"namespace":
+                    return  # namespace alias
+        # forward: segments
+        data = self.data
+        segs: list[tuple[int, int]] = []
+        plain: list[bool] = []
+        j = head
+        if data[j:j + 2] == b"::":
+            j = self.next(j + 2)
+        while True:
+            w = self.word_at(j) if j >= 0 else b""
+            if not w or w in _KEYWORDS or w[:1].isdigit():
+                if w == b"template":
+                    raise Unsure("dependent template name")
+                if not segs:
+                    return
+                break
+            seg_end = j + len(w)
+            nat, nt = self.next_token(seg_end)
+            is_template = False
+            after = seg_end
+            if nt == b"<" and self.pp_of(j) < 0:
+                close = self.match_angle(nat)
+                is_template = True
+                after = close
+                nat, nt = self.next_token(close)
+            segs.append((j, seg_end))
+            plain.append(not is_template)
+            if nt == b"::":
+                j = self.next(nat + 2)
+                if j < 0:
+                    break
+                if data[j] == 126:  # ~destructor
+                    raise Unsure("destructor")
+                continue
+            break
+        if not segs:
+            return
+        names = [data[a:b].decode() for a, b in segs]
+        chains[head] = (segs, names, plain, head)
+        # segments the tree sees as identifiers (the last one, template ones) go the identifier way too
+        for i, (a, b) in enumerate(segs):
+            if (i == len(segs) - 1 or not plain[i]) and data[a:b] in self.cands.ids:
+                ids[a] = (b, names[i])
+
+    def _lex_qualified(self, segs: list[tuple[int, int]], names: list[str], plain: list[bool], head: int) -> None:
+        for k in range(len(names), 1, -1):
+            qname = "::".join(names[:k])
+            entry = self.lookup(qname)
+            if entry is None:
+                continue
+            for a, _ in segs[:k]:
+                self.consumed.add(a)
+            line, col = self.point(head)
+            hip = entry.hip_name
+            ok = bool(hip) and entry.has_counterpart
+            if ok and hip != qname:
+                rest = "::".join(names[1:k])
+                if rest and hip.endswith("::" + rest) and plain[0]:
+                    ok = self.replace(segs[0][0], segs[0][1], hip[: -len(rest) - 2])
+                elif all(plain[:k]):
+                    ok = self.replace(segs[0][0], segs[k - 1][1], hip)
+                else:
+                    ok = False
+            self.record(qname, entry, line + 1, col, ok)
+            return
+
+    # -- single names ----------------------------------------------------------------------------------------
+    def _lex_identifier(self, s: int, e: int, name: str) -> None:
+        entry = self.lookup(name)
+        if entry is None:
+            return
+        if entry.status == "unknown" and name in self.local_names:
+            return
+        line, col = self.point(s)
+        ok = bool(entry.hip_name) and entry.has_counterpart
+        if ok and entry.hip_name != name:
+            ok = self.replace(s, e, entry.hip_name)
+        self.record(name, entry, line + 1, col, ok)
+
+    def _include_span(self, start: int, end: int) -> None:
+        header = self.data[start + 1:end - 1].decode("utf-8", errors="replace")
+        entry = self.mapping.lookup_header(header)
+        if entry is None:
+            return
+        line, col = self.point(start)
+        ok = bool(entry.hip_name) and entry.has_counterpart
+        if ok and entry.hip_name != header:
+            ok = self.replace(start + 1, end - 1, entry.hip_name)
+        self.record(header, entry, line + 1, col + 1, ok, kind="header")
+
+    def _lex_call(self, s: int, paren: int, name: str) -> None:
+        text = self.data.decode("latin-1")  # byte offsets = character offsets (the file is ASCII)
+        split = _split_args(text, paren)
+        if split is None:
+            raise Unsure("unclosed call")
+        spans, close = split
+        i = bisect_right(self.comment_starts, close) - 1
+        if i >= 0 and self.comment_ends[i] > paren:
+            raise Unsure("comment in a warp-sync call")
+        for a, b in spans:
+            if self.in_skip(a) or self.in_skip(b - 1):
+                raise Unsure("literal argument")
+        args = [_Span(a, b, self.point(a), "expr") for a, b in spans]
+        if args and args[0].end_byte and name in self.safe.warp_sync:
+            mask = text[args[0].start_byte:args[0].end_byte]
+            if (not self.safe.is_full_mask(mask, self.full_mask_names)
+                    and re.fullmatch(r"\(*\s*[A-Za-z_]\w*\s*\)*", mask)
+                    and re.search(rb"\b" + re.escape(mask.strip("() \t").encode()) + rb"\s*[={]", self.data)):
+                raise Unsure("mask named by a constant")
+        if name == self.safe.syncwarp_cuda and len(args) == 1:
+            mask = text[args[0].start_byte:args[0].end_byte]
+            if (not self.safe.is_full_mask(mask, self.full_mask_names)
+                    and re.search(rb"\b" + re.escape(mask.strip("() \t").encode()) + rb"\s*[={]", self.data)):
+                raise Unsure("mask named by a constant")
+        arglist = _Span(paren, close + 1, self.point(paren), "argument_list", children=args)
+        fn = _Span(s, s + len(name), self.point(s), "identifier")
+        call = _Span(s, close + 1, self.point(s), "call_expression", {"function": fn, "arguments": arglist})
+        if name in self.safe.warp_sync:
+            self._warp_sync_call(call, fn, name)
+        else:
+            self._syncwarp_call(call, fn, name)
+
+
+def lexical_translate(pf: Any, mapping: Mapping, options: TranslateOptions, cands: Candidates) -> TranslatedFile | None:
+    """The file translated without a syntax tree, or None when the tree path must decide (see the module doc)."""
+    if not cands.exact_only:
+        return None
+    lx = _Lexer(pf, mapping, options, cands)
+    try:
+        lx.run_lexical()
+    except Unsure:
+        return None
+    return lx.result()
