@@ -69,6 +69,69 @@ def run_hipgauge(src: Path, work: Path, n: int, **opts: object) -> tuple[float, 
     return wall, cpu
 
 
+def equivalence(src: Path) -> dict[str, object]:
+    """Both hipgauge paths on every source file: the lexical fast path and the tree path (what it falls back to).
+
+    Each file is one of: identical (text, references, unconverted, statistics, safe rewrites), fallback (the
+    lexer was unsure; the tree path's result is used, identical by construction), or different. A difference
+    is put down to the tree when every reference only one path has sits in a syntax-tree node with a parse error
+    (tree-sitter's recovery around unknown macros: ERROR or MISSING nodes); anything else is unexplained."""
+    from hipgauge.source.parse import parse_bytes
+    from hipgauge.source.walk import walk_tree
+    from hipgauge.translate.candidates import find_candidates
+    from hipgauge.translate.lexical import Unsure, _Lexer
+    from hipgauge.translate.mapping import load_mapping
+    from hipgauge.translate.rewrite import TranslateOptions, translate_file
+    from hipgauge.translate.tree import _local_names
+
+    entries, _ = walk_tree([src], [], 8 << 20)
+    opts = TranslateOptions(rules_share=False, known_local_names=_local_names(entries))
+    counts = {"identical": 0, "fallback": 0, "tree_parse_error": 0, "unexplained": 0}
+    unexplained: list[str] = []
+    for e in entries:
+        if e.kind in ("cmake", "make", "setup.py"):
+            continue
+        data = Path(e.path).read_bytes()
+        cands = find_candidates(data)
+        if b"\x00" in data[:8192] or not cands.needs_tree or not cands.exact_only:
+            continue
+        lx = _Lexer(parse_bytes(data, e.display, e.kind), load_mapping(), opts, cands)
+        try:
+            lx.run_lexical()
+        except Unsure:
+            counts["fallback"] += 1
+            continue
+        a = lx.result()
+        pf = parse_bytes(data, e.display, e.kind)
+        b = translate_file(pf, load_mapping(), opts, cands)
+        if (a.text, a.references, a.unconverted, a.stats, a.safe_rewrites) == \
+                (b.text, b.references, b.unconverted, b.stats, b.safe_rewrites):
+            counts["identical"] += 1
+            continue
+        ka = {repr(r): r for r in a.references}
+        kb = {repr(r): r for r in b.references}
+        only = [r for k, r in {**ka, **kb}.items() if (k in ka) != (k in kb)]
+        root = pf.tree.root_node
+
+        def parse_error_at(ref: object) -> bool:
+            off = pf.line_starts[ref.line - 1] + ref.column  # type: ignore[attr-defined]
+            node = root.descendant_for_byte_range(off, off + 1)
+            for _ in range(8):
+                if node is None or node.type == "translation_unit":
+                    return False
+                if node.has_error:
+                    return True
+                node = node.parent
+            return False
+
+        if a.safe_rewrites == b.safe_rewrites and all(parse_error_at(r) for r in only):
+            counts["tree_parse_error"] += 1
+        else:
+            counts["unexplained"] += 1
+            unexplained.append(e.display)
+    return {**counts, "unexplained_files": unexplained[:20]}
+
+
 def run_torch(python: str, src: Path, work: Path, n: int) -> tuple[float, float]:
     out = work / f"torch-{n}"
     proc = subprocess.run([python, "-c", TORCH_SNIPPET, str(src), str(out)], capture_output=True, text=True)
@@ -94,7 +157,13 @@ def main() -> None:
         src = work / "cccl"
         files, size = collect(args.cccl, src)
         print(f"input: {files} files, {size / 1e6:.1f} MB from {args.cccl}")
+        eq = equivalence(src)
+        print(f"equivalence, lexical fast path vs tree path, per source file: {eq['identical']} identical, "
+              f"{eq['fallback']} fell back to the tree (identical by construction), {eq['tree_parse_error']} differ "
+              f"where tree-sitter's parse has errors (lexer kept), {eq['unexplained']} unexplained"
+              + (f": {', '.join(eq['unexplained_files'])}" if eq["unexplained"] else ""))
         runs = {
+            "tree": [run_hipgauge(src, work, 300 + i, rules_share=False, lexical=False) for i in range(args.repeat)],
             "pool": [run_hipgauge(src, work, i, rules_share=False) for i in range(args.repeat)],
             "serial": [run_hipgauge(src, work, 100 + i, rules_share=False, workers=1) for i in range(args.repeat)],
             "share": [run_hipgauge(src, work, 200 + i) for i in range(max(1, args.repeat // 2))],
@@ -103,12 +172,13 @@ def main() -> None:
     t_wall, t_cpu = min(w for w, _ in theirs), min(c for _, c in theirs)
     best = {k: (min(w for w, _ in v), min(c for _, c in v)) for k, v in runs.items()}
     cores = os.cpu_count() or 1
-    labels = {"pool": f"hipgauge translate, rewrite only, pool of {cores}",
-              "serial": "hipgauge translate, rewrite only, 1 process",
+    labels = {"tree": f"hipgauge translate --no-share, tree path only (before), pool of {cores}",
+              "pool": f"hipgauge translate --no-share (lexical fast path), pool of {cores}",
+              "serial": "hipgauge translate --no-share (lexical fast path), 1 process",
               "share": f"hipgauge translate (default: + scan's rules share), pool of {cores}"}
     for k, (w, c) in best.items():
-        print(f"{labels[k]:<58}: {w:7.2f} s wall, {c:7.2f} s CPU  ({size / 1e6 / w:.1f} MB/s)")
-    print(f"{'torch hipify_python (1 process)':<58}: {t_wall:7.2f} s wall, {t_cpu:7.2f} s CPU  "
+        print(f"{labels[k]:<66}: {w:7.2f} s wall, {c:7.2f} s CPU  ({size / 1e6 / w:.1f} MB/s)")
+    print(f"{'torch hipify_python (1 process)':<66}: {t_wall:7.2f} s wall, {t_cpu:7.2f} s CPU  "
           f"({size / 1e6 / t_wall:.1f} MB/s)")
     print("CPU: hipgauge = its process + its pool workers (getrusage children); torch = the hipify call's process "
           "time (torch import not counted). The machine may be shared: compare CPU as well as wall.")
@@ -126,6 +196,9 @@ def main() -> None:
         "target_ratio": 3.0, "files": files, "megabytes": round(size / 1e6, 1), "cores": cores,
         "hipgauge_wall_s": round(p_wall, 3), "hipgauge_cpu_s": round(p_cpu, 3),
         "torch_wall_s": round(t_wall, 3), "torch_cpu_s": round(t_cpu, 3), "source": "measured",
+        "ratio_cpu_tree_path_vs_torch": round(t_cpu / best["tree"][1], 2),
+        "equivalence_identical": eq["identical"], "equivalence_fallback": eq["fallback"],
+        "equivalence_tree_parse_error": eq["tree_parse_error"], "equivalence_unexplained": eq["unexplained"],
     }))
 
 
