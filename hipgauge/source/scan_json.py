@@ -2,14 +2,45 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
-from typing import Any
+from enum import Enum
+from typing import Any, Iterable
 
-from hipgauge.model import ScanResult, Severity
+from hipgauge.model import Record, ScanResult, Severity
 
 SCHEMA = "hipgauge.scan/1"
 SEVERITY_WEIGHT = {"blocker": 8, "wrong-results": 4, "slow": 2, "info": 1}
 HAS_COUNTERPART = ("mapped", "deprecated")
+
+
+def _plain(value: Any) -> Any:
+    """What ``Record.to_dict`` makes of a field value (``_clean(asdict(...))``), without the deep copies."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    return value
+
+
+def records(items: Iterable[Any]) -> list[dict[str, Any]]:
+    """``[r.to_dict() for r in items]``, fast for plain ``Record`` dataclasses (tens of thousands on a big tree)."""
+    out: list[dict[str, Any]] = []
+    names: dict[type, tuple[str, ...] | None] = {}
+    for r in items:
+        cls = type(r)
+        fields = names.get(cls, ())
+        if fields == ():
+            fields = names[cls] = (tuple(f.name for f in dataclasses.fields(r))
+                                   if dataclasses.is_dataclass(r) and cls.to_dict is Record.to_dict else None)
+        out.append(r.to_dict() if fields is None else {n: _plain(getattr(r, n)) for n in fields})
+    return out
 
 
 def _value(v: Any) -> Any:
@@ -77,12 +108,12 @@ def scan_document(result: ScanResult) -> dict[str, Any]:
                   "HIP counterparts from the HIPIFY tables (ROCm/HIPIFY @014177b) and hipgauge's mapping_extra.tsv",
         "summary": summary(result),
         "files": list(result.files),
-        "kernels": [k.to_dict() for k in result.kernels],
-        "device_functions": [d.to_dict() for d in result.device_functions],
-        "launch_sites": [s.to_dict() for s in result.launch_sites],
-        "api_calls": [c.to_dict() for c in result.api_calls],
-        "findings": [f.to_dict() for f in result.findings],
-        "file_stats": [s.to_dict() for s in result.file_stats],
-        "skipped": [s.to_dict() for s in result.skipped],
+        "kernels": records(result.kernels),
+        "device_functions": records(result.device_functions),
+        "launch_sites": records(result.launch_sites),
+        "api_calls": records(result.api_calls),
+        "findings": records(result.findings),
+        "file_stats": records(result.file_stats),
+        "skipped": records(result.skipped),
         "warnings": list(result.warnings),
     }
