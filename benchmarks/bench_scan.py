@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"target: >= {TARGET_LINES_PER_S:,} lines/s on 2 cores -> wall {verdict} ({lps_wall / TARGET_LINES_PER_S:.2f}x), "
           f"CPU-based {verdict_cpu} ({lps_cores / TARGET_LINES_PER_S:.2f}x)")
     print(json.dumps({
-        "benchmark": "scan", "lines_per_s": round(lps_wall), "lines_per_cpu_s": round(lps_cpu),
+        "benchmark": "scan", "lines_per_s": round(lps_wall), "lines_per_s_cpu": round(lps_cpu),
         "lines_per_s_on_cores_estimated": round(lps_cores), "target": TARGET_LINES_PER_S,
         "wall_s": round(best_wall, 3), "cpu_s": round(cpu, 3), "files": files, "lines": lines,
         "workers": workers, "cores": os.cpu_count(), "rules": options.rules,
