@@ -170,7 +170,7 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
 
         anchor_index()  # the rule modules, catalogue and anchor index, inherited the same way
     if not options.defined:
-        options = replace(options, defined=tree_defined(entries, options.rules))
+        options = replace(options, defined=tree_defined(entries, options.rules, options.max_file_bytes))
     workers = options.workers or os.cpu_count() or 1
     if map_files is None:
         map_files = serial_map if len(entries) < SERIAL_BELOW or workers <= 1 else local_map(workers)
@@ -183,12 +183,12 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
     return assemble(results, skipped, root)
 
 
-def tree_defined(entries: list[SourceEntry], rules: bool = True) -> frozenset[str]:
+def tree_defined(entries: list[SourceEntry], rules: bool = True, max_bytes: int = 8 * 1024 * 1024) -> frozenset[str]:
     """The names ``entries`` define that look like CUDA library names (``ScanOptions.defined``): give them to
     ``inventory_file`` and ``check_file`` to analyse a file of the tree as ``scan_entries`` does."""
     from hipgauge.translate.mapping import load_mapping
 
-    return tree_defined_names(entries, library_name_test(load_mapping(), rules))
+    return tree_defined_names(entries, library_name_test(load_mapping(), rules), max_bytes)
 
 
 def library_name_test(mapping: Any, rules: bool = True) -> Callable[[str], bool]:
