@@ -1,6 +1,7 @@
 """The rule engine: runs every rule over one parsed file and returns its findings.
 
-Source files are scanned once for all rules' anchor tokens (one combined regex, in C); each anchor
+Source files are scanned once for all rules' anchor tokens (``AnchorIndex.find``: the file's shared
+identifier set plus one literal-led regex, in C); a file with no anchor is not parsed; each anchor
 is located in the syntax tree, anchors in comments and string literals are dropped, and the rule's
 detector inspects the nearest enclosing node of the type it declares. Build files are read line by
 line with comments blanked. Suppressions: ``// hipgauge: ignore[HG101]`` or ``ignore[HG101,HG102]``

@@ -1,8 +1,10 @@
 """The inventory of one parsed file: kernels, device functions, launch sites and CUDA API references.
 
 How it stays fast on large trees: nothing walks the whole syntax tree in Python. Anchors are found in the
-bytes (``__global__``, ``__device__``, ``<<<``, names from the mapping, ``#include``) with C-speed regex
-and set operations, and each anchor is resolved to its syntax node with ``descendant_for_byte_range``.
+bytes (``__global__``, ``__device__``, ``<<<``, names from the mapping, ``#include``) from the file's
+identifiers, tokenized once and shared with the rules (``hipgauge.source.tokens``), with set operations and
+C-speed substring search; each anchor is resolved to its syntax node with ``descendant_for_byte_range``,
+and a file with no anchor is never parsed.
 Macro bodies are raw text to tree-sitter, so anchors inside a ``#define`` are read lexically there
 (with comments and strings blanked) and marked ``in_macro``. Names inside comments and string literals
 never count.
@@ -18,13 +20,11 @@ from tree_sitter import Node
 
 from hipgauge.model import ApiCall, DeviceFunction, Kernel, LaunchSite
 from hipgauge.source import macros as mac
+from hipgauge.source.parse import (BUILD_KINDS, FUNCTION_QUALIFIERS, ParsedFile, enclosing_function, end_line_of,
+                                   function_name, line_of, node_text, qualifiers, scope_names)
 from hipgauge.source.tokens import file_tokens
-from hipgauge.source.parse import (BUILD_KINDS, FUNCTION_QUALIFIERS, ParsedFile, enclosing_function, end_line_of, function_name,
-                                   line_of, node_text, qualifiers, scope_names)
 from hipgauge.translate.mapping import Mapping, MappingEntry, load_mapping
 
-QUALIFIER_RE = re.compile(rb"\b__(?:global|device)__\b")
-SHARED_RE = re.compile(rb"\b__shared__\b")
 CUMODULE_RE = re.compile(rb"cuModuleGetFunction\s*\(\s*&\s*([A-Za-z_]\w*)\s*,[^,]*,\s*\"([^\"]+)\"")
 
 #: API calls that launch a kernel: name → (index of the kernel/function argument, grid, block, smem, stream)
