@@ -289,7 +289,7 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
     if write and item.target is not None:
         write_atomic(item.target, data, out_r)
     if opts.rules_share:
-        done.share_stats, note = _share_stats(pf)
+        done.share_stats, note = _share_stats(pf, opts.share_defined)
         if note:
             done.warnings.append(note)
     if tf is not None:
@@ -298,16 +298,16 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
     return done
 
 
-def _share_stats(pf: Any) -> tuple[FileStats | None, str | None]:
+def _share_stats(pf: Any, defined: frozenset[str] = frozenset()) -> tuple[FileStats | None, str | None]:
     """The file's statistics as ``hipgauge scan`` computes them (inventory → rules → ``rules.share``)."""
     from hipgauge.rules.engine import check_file
     from hipgauge.rules.share import file_stats
     from hipgauge.source.inventory import inventory_file
 
     try:
-        inv = inventory_file(pf, load_mapping())
+        inv = inventory_file(pf, load_mapping(), defined)
         try:
-            findings = list(check_file(pf, inv, set()))
+            findings = list(check_file(pf, inv, set(), defined))
         except Exception as exc:  # noqa: BLE001 - as scan does: the file keeps its references
             findings = []
             note = f"{pf.display}: rules not applied ({exc.__class__.__name__}: {exc})"[:300]
@@ -430,6 +430,10 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
     load_mapping()
     local = _local_names(entries)
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
+    if opts.rules_share:
+        from hipgauge.source.scanner import tree_defined
+
+        opts = replace(opts, share_defined=tree_defined(entries))
     if write:
         out_r.mkdir(parents=True, exist_ok=True)
     known: set[str] = set()
