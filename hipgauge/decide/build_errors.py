@@ -23,6 +23,9 @@ from collections import Counter, defaultdict
 from functools import lru_cache
 from typing import Any
 
+from hipgauge.datafiles import load_data_toml
+from hipgauge.decide.cost import NON_LIBRARY
+
 ENVIRONMENT, CONSEQUENCE, PORT, TOOLCHAIN = "environment", "consequence", "port", "toolchain"
 
 _NOT_FOUND = [
@@ -36,7 +39,6 @@ _UNDECLARED = re.compile(r"undeclared identifier|unknown type name|no (?:type|te
 _BARE = re.compile(r"(?:identifier|named|type name)\s+(?:::)?([A-Za-z_]\w*)")
 _QUOTED = re.compile(r"""['"](?:::)?([A-Za-z_]\w*)""")
 _HIP_RUNTIME_TOKENS = {"threadidx", "blockidx", "blockdim", "griddim", "warpsize", "__hip", "hip", "__syncthreads"}
-_NON_LIBRARY = {"runtime", "driver", "device", "complex"}
 _SCRATCH = re.compile(r"^.*?/hipgauge-build-check-[^/]+/(?:hip|cuda|src|tree)/")
 
 
@@ -52,26 +54,18 @@ def library_headers() -> tuple[dict[str, str], dict[str, str], dict[str, str], t
     cuda_only = {cuda for cuda, e in mapping.headers.items() if not e.hip_name}
     cuda_only_prefixes = tuple(r.prefix for r in mapping.header_prefixes if not r.hip)
     for cuda, entry in mapping.headers.items():
-        target = runtime if entry.library in _NON_LIBRARY else exact
+        target = runtime if entry.library in NON_LIBRARY else exact
         target[cuda] = entry.library
         if entry.hip_name:
             target.setdefault(entry.hip_name, entry.library)
     prefixes: dict[str, str] = {}
     for rule in mapping.header_prefixes:
-        if rule.library in _NON_LIBRARY or rule.library == "other":
+        if rule.library in NON_LIBRARY or rule.library == "other":
             continue
         prefixes[rule.prefix] = rule.library
         if rule.hip and "/" in rule.hip:
             prefixes.setdefault(rule.hip.split("/", 1)[0] + "/", rule.library)
-    import sys
-
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    from importlib import resources
-
-    extra = tomllib.loads(resources.files("hipgauge").joinpath("data/library_headers.toml").read_text(encoding="utf-8"))
+    extra = load_data_toml("library_headers.toml")
     for prefix, lib in (extra.get("prefixes") or {}).items():
         prefixes.setdefault(str(prefix), str(lib))
     for header, lib in list(exact.items()):  # hipblas/hipblas.h → every header under hipblas/

@@ -12,7 +12,6 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 if sys.version_info >= (3, 11):
@@ -22,8 +21,9 @@ else:  # pragma: no cover
 
 from hipgauge.config import SCHEMA as CONFIG_SCHEMA
 from hipgauge.config import Config, defaults
+from hipgauge.datafiles import load_data_toml
 from hipgauge.decide.shares import base_name
-from hipgauge.model import Record, ScanResult
+from hipgauge.model import Record, ScanResult, value_of
 
 SCHEMA = "hipgauge.cost/1"
 DATA_FILE = "hipgauge/data/cost_model.toml"
@@ -32,8 +32,7 @@ NON_LIBRARY = {"runtime", "driver", "device", "complex"}
 
 @lru_cache(maxsize=1)
 def load_cost_model() -> dict[str, Any]:
-    text = resources.files("hipgauge").joinpath("data/cost_model.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return load_data_toml("cost_model.toml")
 
 
 @dataclass
@@ -100,14 +99,6 @@ class CostEstimate(Record):
         return {"schema": SCHEMA, **super().to_dict()}
 
 
-def _attr(obj: Any, name: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 def parameters(config: Config) -> dict[str, Parameter]:
     """Every parameter of the model: [economics] from config, [cost_model] from config or the data file."""
     data = load_cost_model()
@@ -142,14 +133,14 @@ def _band(ratio: float, bands: list[list[float]]) -> tuple[float, float, float] 
 def _unmatched(comparison: Any) -> list[tuple[str, float | None]]:
     """(label, share) of baseline work with no counterpart, from whatever shape the comparison holds."""
     out = []
-    for item in _attr(comparison, "unmatched_baseline", None) or []:
+    for item in value_of(comparison, "unmatched_baseline", None) or []:
         if isinstance(item, str):
             out.append((item, None))
             continue
-        label = _attr(item, "label") or _attr(item, "name") or _attr(item, "key") or "?"
-        if not _attr(item, "label") and _attr(item, "baseline_names"):
-            label = _attr(item, "baseline_names")[0]
-        share = _attr(item, "share")
+        label = value_of(item, "label") or value_of(item, "name") or value_of(item, "key") or "?"
+        if not value_of(item, "label") and value_of(item, "baseline_names"):
+            label = value_of(item, "baseline_names")[0]
+        share = value_of(item, "share")
         out.append((str(label), float(share) if share is not None else None))
     return out
 
@@ -187,12 +178,12 @@ def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Confi
     if comparison is not None:
         bands = p["cost_model.tuning_bands"] or []
         below = 0
-        for row in _attr(comparison, "rows", None) or []:
+        for row in value_of(comparison, "rows", None) or []:
             ratio = _ratio(row)
             if ratio is None or ratio <= threshold:
                 continue
-            share = float(_attr(row, "share", 0.0) or 0.0)
-            label = str(_attr(row, "label", "?"))
+            share = float(value_of(row, "share", 0.0) or 0.0)
+            label = str(value_of(row, "label", "?"))
             if share < min_share:
                 below += 1
                 continue

@@ -9,32 +9,25 @@ workload clusters in — and that the verdict comes from the per-kernel measurem
 
 from __future__ import annotations
 
-import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 from hipgauge.config import Config, defaults
+from hipgauge.datafiles import load_data_toml
+from hipgauge.decide.cost import NON_LIBRARY
 from hipgauge.decide.shares import KernelShares, base_name, kernel_shares
-from hipgauge.model import Record, ScanResult
+from hipgauge.model import Record, ScanResult, value_of
 
 SCHEMA = "hipgauge.decide/1"
 PORT, STAY, NEUTRAL = "port", "stay", "neutral"
-NON_LIBRARY = {"runtime", "driver", "device", "complex"}
 
 
 @lru_cache(maxsize=1)
 def load_rubric() -> dict[str, Any]:
-    text = resources.files("hipgauge").joinpath("data/rubric.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return load_data_toml("rubric.toml")
 
 
 @dataclass
@@ -71,14 +64,6 @@ class Decision(Record):
 
 
 # ----------------------------------------------------------------------------------------------
-
-
-def _attr(obj: Any, name: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
 
 
 def _pct(x: float) -> str:
@@ -342,7 +327,7 @@ def _economics(config: Config, rubric: dict[str, Any], meta: dict[str, Any], cos
                 f"objectives.procurement_pressure = {pressure!r} ({config.source('objectives.procurement_pressure')})"]
     keys = ["objectives.fleet", "objectives.procurement_pressure"]
     details: dict[str, Any] = {"fleet": fleet, "procurement_pressure": pressure}
-    net = _attr(cost, "net_usd_per_year")
+    net = value_of(cost, "net_usd_per_year")
     if cost is not None and net is not None and config.source("economics.fleet_spend_per_year") in ("config", "flag"):
         votes.append(PORT if net > 0 else STAY)
         keys.append("economics.fleet_spend_per_year")
@@ -358,16 +343,16 @@ def _economics(config: Config, rubric: dict[str, Any], meta: dict[str, Any], cos
 
 
 def _measurement(comparison: Any, projection: Any) -> str:
-    proj = _attr(comparison, "projection") or _attr(projection, "projection")
+    proj = value_of(comparison, "projection") or value_of(projection, "projection")
     if proj is None:
         return ("no per-kernel measurement yet: give a baseline profile (and a candidate profile from the AMD "
                 "target) for the verdict")
-    target = _attr(proj, "target_ms")
-    base = _attr(proj, "baseline_ms")
-    projected = _attr(proj, "projected_ms")
-    pct = _attr(proj, "percentile", 99.0)
+    target = value_of(proj, "target_ms")
+    base = value_of(proj, "baseline_ms")
+    projected = value_of(proj, "projected_ms")
+    pct = value_of(proj, "percentile", 99.0)
     label = f"P{pct:g}"
-    source = _attr(proj, "source", "measured")
+    source = value_of(proj, "source", "measured")
     source = getattr(source, "value", source)
     if comparison is not None:
         what, value = "projected on the candidate", projected if projected is not None else base

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from hipgauge.model import value_of
+
 _SIMPLE = re.compile(r"^(?:void\s+)?([A-Za-z_][\w:]*)")
 
 
@@ -52,15 +54,9 @@ class KernelShares:
         return self.shares.get(base_name(name))
 
 
-def _attr(obj: Any, name: str, default: Any = None) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 def kernel_shares(baseline: Any = None, comparison: Any = None, projection: Any = None) -> KernelShares:
     result = KernelShares()
-    if baseline is not None and _attr(baseline, "kernels") is not None:
+    if baseline is not None and value_of(baseline, "kernels") is not None:
         try:
             df = baseline.kernels
             if len(df):
@@ -76,12 +72,12 @@ def kernel_shares(baseline: Any = None, comparison: Any = None, projection: Any 
         except Exception:  # noqa: BLE001 - fall through to the other sources
             result = KernelShares()
     if comparison is not None:
-        for row in _attr(comparison, "rows", None) or []:
-            names = list(_attr(row, "baseline_names", None) or [])
-            share = float(_attr(row, "share", 0.0) or 0.0)
-            ratio = row.ratio if hasattr(row, "ratio") and not isinstance(row, dict) else _attr(row, "ratio")
+        for row in value_of(comparison, "rows", None) or []:
+            names = list(value_of(row, "baseline_names", None) or [])
+            share = float(value_of(row, "share", 0.0) or 0.0)
+            ratio = row.ratio if hasattr(row, "ratio") and not isinstance(row, dict) else value_of(row, "ratio")
             if not names:
-                names = [str(_attr(row, "label", ""))]
+                names = [str(value_of(row, "label", ""))]
             for n in names:
                 if result.origin in ("", "comparison rows"):
                     _add(result, n, share / len(names))
@@ -90,9 +86,9 @@ def kernel_shares(baseline: Any = None, comparison: Any = None, projection: Any 
         if result.shares and not result.origin:
             result.origin = "comparison rows"
     if not result.shares and projection is not None:
-        for group in _attr(projection, "groups", None) or []:
-            kernels = list(_attr(group, "kernels", None) or [])
-            share = float(_attr(group, "share", 0.0) or 0.0)
+        for group in value_of(projection, "groups", None) or []:
+            kernels = list(value_of(group, "kernels", None) or [])
+            share = float(value_of(group, "share", 0.0) or 0.0)
             for n in kernels:
                 _add(result, n, share / len(kernels))
         if result.shares:

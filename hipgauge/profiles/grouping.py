@@ -10,14 +10,10 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 import polars as pl
 
-try:  # Python ≥ 3.11
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover
-    import tomli as tomllib  # type: ignore[no-redef]
+from hipgauge.datafiles import load_data_toml
 
 CUSTOM = "custom"
 GROUP_COLUMN = "group"
@@ -53,8 +49,7 @@ def _rules(items: list[dict]) -> tuple[GroupRule, ...]:
 
 @lru_cache(maxsize=1)
 def load_group_rules() -> GroupRules:
-    text = resources.files("hipgauge").joinpath("data", "kernel_groups.toml").read_text(encoding="utf-8")
-    data = tomllib.loads(text)
+    data = load_data_toml("kernel_groups.toml")
     return GroupRules(_rules(data.get("operator", [])), _rules(data.get("kernel", [])))
 
 

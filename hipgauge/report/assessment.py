@@ -11,18 +11,10 @@ import datetime as _dt
 from collections import Counter, defaultdict
 from typing import Any
 
-from hipgauge.model import ScanResult
+from hipgauge.model import ScanResult, value_of
 
 SCHEMA = "hipgauge.assessment/1"
 MAX_FINDINGS = 2000  # findings kept in the document (the SARIF file has them all)
-
-
-def _attr(obj: Any, name: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
 
 
 def _to_dict(obj: Any) -> Any:
@@ -39,8 +31,8 @@ def _to_dict(obj: Any) -> Any:
 
 
 def _share(stats: list[Any]) -> float | None:
-    cuda = sum(int(_attr(s, "cuda_lines", 0) or 0) for s in stats)
-    clean = sum(int(_attr(s, "clean_lines", 0) or 0) for s in stats)
+    cuda = sum(int(value_of(s, "cuda_lines", 0) or 0) for s in stats)
+    clean = sum(int(value_of(s, "clean_lines", 0) or 0) for s in stats)
     if not stats:
         return None
     return 1.0 if cuda == 0 else clean / cuda
@@ -52,14 +44,14 @@ def _scan_section(scan: ScanResult, shares: dict[str, float]) -> dict[str, Any]:
     by_cat: dict[str, Counter] = defaultdict(Counter)
     by_file: dict[str, Counter] = defaultdict(Counter)
     for f in scan.findings:
-        sev = _attr(f.severity, "value", f.severity)
+        sev = value_of(f.severity, "value", f.severity)
         by_cat[f.category][sev] += 1
         by_file[f.file][sev] += 1
     by_code: Counter = Counter()
     code_severity: dict[str, str] = {}
     for f in scan.findings:
         by_code[f.code] += 1
-        code_severity.setdefault(f.code, _attr(f.severity, "value", f.severity))
+        code_severity.setdefault(f.code, value_of(f.severity, "value", f.severity))
     libs: dict[str, Counter] = defaultdict(Counter)
     for c in scan.api_calls:
         libs[c.library][c.status] += 1
@@ -93,13 +85,13 @@ def _scan_section(scan: ScanResult, shares: dict[str, float]) -> dict[str, Any]:
 def _projection_dict(proj: Any) -> dict[str, Any] | None:
     if proj is None:
         return None
-    meets = proj.meets_target if hasattr(proj, "meets_target") and not isinstance(proj, dict) else _attr(proj, "meets_target")
+    meets = proj.meets_target if hasattr(proj, "meets_target") and not isinstance(proj, dict) else value_of(proj, "meets_target")
     return {
-        "percentile": _attr(proj, "percentile"), "baseline_ms": _attr(proj, "baseline_ms"),
-        "projected_ms": _attr(proj, "projected_ms"), "target_ms": _attr(proj, "target_ms"),
-        "meets_target": meets, "source": _attr(_attr(proj, "source"), "value", _attr(proj, "source")),
-        "iterations": _attr(proj, "iterations", 0), "enough_iterations": _attr(proj, "enough_iterations", False),
-        "note": _attr(proj, "note", ""),
+        "percentile": value_of(proj, "percentile"), "baseline_ms": value_of(proj, "baseline_ms"),
+        "projected_ms": value_of(proj, "projected_ms"), "target_ms": value_of(proj, "target_ms"),
+        "meets_target": meets, "source": value_of(value_of(proj, "source"), "value", value_of(proj, "source")),
+        "iterations": value_of(proj, "iterations", 0), "enough_iterations": value_of(proj, "enough_iterations", False),
+        "note": value_of(proj, "note", ""),
     }
 
 
@@ -120,19 +112,19 @@ def _parity_section(comparison: Any, threshold: float) -> dict[str, Any] | None:
     if comparison is None:
         return None
     rows = []
-    for r in _attr(comparison, "rows", None) or []:
-        level = _attr(r, "level") or _attr(r, "match")
-        per_it = bool(_attr(r, "per_iteration", False))
+    for r in value_of(comparison, "rows", None) or []:
+        level = value_of(r, "level") or value_of(r, "match")
+        per_it = bool(value_of(r, "per_iteration", False))
         rows.append({
-            "label": str(_attr(r, "label", "")), "match": _attr(level, "value", level),
-            "baseline_names": list(_attr(r, "baseline_names", []) or []),
-            "candidate_names": list(_attr(r, "candidate_names", []) or []),
-            "baseline_ms": float(_attr(r, "baseline_ns", 0) or 0) / 1e6,
-            "candidate_ms": float(_attr(r, "candidate_ns", 0) or 0) / 1e6,
-            "ratio": _ratio(r), "share": float(_attr(r, "share", 0) or 0), "operator": _attr(r, "operator"),
+            "label": str(value_of(r, "label", "")), "match": value_of(level, "value", level),
+            "baseline_names": list(value_of(r, "baseline_names", []) or []),
+            "candidate_names": list(value_of(r, "candidate_names", []) or []),
+            "baseline_ms": float(value_of(r, "baseline_ns", 0) or 0) / 1e6,
+            "candidate_ms": float(value_of(r, "candidate_ns", 0) or 0) / 1e6,
+            "ratio": _ratio(r), "share": float(value_of(r, "share", 0) or 0), "operator": value_of(r, "operator"),
             "per_iteration": per_it,
-            "baseline_count": _int_or_none(_attr(r, "baseline_count")),
-            "candidate_count": _int_or_none(_attr(r, "candidate_count")),
+            "baseline_count": _int_or_none(value_of(r, "baseline_count")),
+            "candidate_count": _int_or_none(value_of(r, "candidate_count")),
         })
     rows.sort(key=lambda x: (-(x["ratio"] if x["ratio"] is not None else 0), -x["share"]))
 
@@ -142,31 +134,31 @@ def _parity_section(comparison: Any, threshold: float) -> dict[str, Any] | None:
             if isinstance(it, str):
                 out.append({"label": it, "share": None, "time_ms": None})
                 continue
-            names = _attr(it, "names") or _attr(it, "baseline_names") or _attr(it, "candidate_names") or []
-            label = _attr(it, "label") or _attr(it, "name") or _attr(it, "key") or (names[0] if names else "?")
-            ns = next((v for v in (_attr(it, k) for k in ("ns", "baseline_ns", "candidate_ns", "duration_ns", "total_ns"))
+            names = value_of(it, "names") or value_of(it, "baseline_names") or value_of(it, "candidate_names") or []
+            label = value_of(it, "label") or value_of(it, "name") or value_of(it, "key") or (names[0] if names else "?")
+            ns = next((v for v in (value_of(it, k) for k in ("ns", "baseline_ns", "candidate_ns", "duration_ns", "total_ns"))
                        if v is not None), None)
-            out.append({"label": str(label), "share": _attr(it, "share"),
+            out.append({"label": str(label), "share": value_of(it, "share"),
                         "time_ms": float(ns) / 1e6 if ns is not None else None,
-                        "count": _int_or_none(_attr(it, "count")), "operator": _attr(it, "operator"),
+                        "count": _int_or_none(value_of(it, "count")), "operator": value_of(it, "operator"),
                         "names": [str(n) for n in names][:20]})
         return out
 
     slow = [r for r in rows if r["ratio"] is not None and r["ratio"] > threshold]
-    coverage = _attr(comparison, "coverage")
+    coverage = value_of(comparison, "coverage")
     operators = []
-    for o in _attr(comparison, "operators", None) or []:
-        b, c = float(_attr(o, "baseline_ns", 0) or 0), float(_attr(o, "candidate_ns", 0) or 0)
-        operators.append({"operator": str(_attr(o, "operator", "")), "group": _attr(o, "group") or "",
+    for o in value_of(comparison, "operators", None) or []:
+        b, c = float(value_of(o, "baseline_ns", 0) or 0), float(value_of(o, "candidate_ns", 0) or 0)
+        operators.append({"operator": str(value_of(o, "operator", "")), "group": value_of(o, "group") or "",
                           "baseline_ms": b / 1e6, "candidate_ms": c / 1e6, "ratio": (c / b) if b > 0 else None,
-                          "share": float(_attr(o, "share", 0) or 0),
-                          "baseline_count": _int_or_none(_attr(o, "baseline_count")),
-                          "candidate_count": _int_or_none(_attr(o, "candidate_count"))})
+                          "share": float(value_of(o, "share", 0) or 0),
+                          "baseline_count": _int_or_none(value_of(o, "baseline_count")),
+                          "candidate_count": _int_or_none(value_of(o, "candidate_count"))})
     operators.sort(key=lambda o: -o["share"])
-    per_iteration = bool(_attr(comparison, "per_iteration", False))
+    per_iteration = bool(value_of(comparison, "per_iteration", False))
     sides = {}
     for side in ("baseline", "candidate"):
-        sd = _to_dict(_attr(comparison, side))
+        sd = _to_dict(value_of(comparison, side))
         if isinstance(sd, dict):
             sides[side] = {k: sd.get(k) for k in ("path", "source_format", "vendor", "device", "kernels", "iterations")}
     return {
@@ -174,33 +166,33 @@ def _parity_section(comparison: Any, threshold: float) -> dict[str, Any] | None:
         "time_basis": ("ms per iteration (profile totals ÷ iterations)" if per_iteration
                        else "ms in total over each profile (iterations unknown)"),
         "sides": sides, "operators": operators,
-        "unmatched_baseline": unmatched(_attr(comparison, "unmatched_baseline")),
-        "unmatched_candidate": unmatched(_attr(comparison, "unmatched_candidate")),
+        "unmatched_baseline": unmatched(value_of(comparison, "unmatched_baseline")),
+        "unmatched_candidate": unmatched(value_of(comparison, "unmatched_candidate")),
         "coverage": coverage if isinstance(coverage, (dict, float, int)) or coverage is None else _to_dict(coverage),
         "slower_than_threshold": len(slow),
         "within_threshold_share": sum(r["share"] for r in rows if r["ratio"] is not None and r["ratio"] <= threshold),
-        "projection": _projection_dict(_attr(comparison, "projection")),
+        "projection": _projection_dict(value_of(comparison, "projection")),
     }
 
 
 def _slack_section(projection: Any, whatif: list[float]) -> dict[str, Any] | None:
     if projection is None:
         return None
-    proj = _projection_dict(_attr(projection, "projection"))
+    proj = _projection_dict(value_of(projection, "projection"))
     base = proj["baseline_ms"] if proj else None
     target = proj["target_ms"] if proj else None
     groups = []
-    for g in _attr(projection, "groups", None) or []:
-        t = float(_attr(g, "time_ms", 0) or 0)
-        assumed = _attr(g, "assumed_ratio")
+    for g in value_of(projection, "groups", None) or []:
+        t = float(value_of(g, "time_ms", 0) or 0)
+        assumed = value_of(g, "assumed_ratio")
         rows = []
         for r in sorted(set(whatif) | ({assumed} if assumed else set())):
             projected = None if base is None else base + t * (r - 1)
             rows.append({"ratio": r, "projected_ms": projected,
                          "meets_target": None if projected is None or target is None else projected <= target})
-        groups.append({"name": str(_attr(g, "name", "")), "share": float(_attr(g, "share", 0) or 0), "time_ms": t,
-                       "max_ratio": _attr(g, "max_ratio"), "assumed_ratio": assumed,
-                       "kernels": [str(k) for k in (_attr(g, "kernels", []) or [])], "whatif": rows})
+        groups.append({"name": str(value_of(g, "name", "")), "share": float(value_of(g, "share", 0) or 0), "time_ms": t,
+                       "max_ratio": value_of(g, "max_ratio"), "assumed_ratio": assumed,
+                       "kernels": [str(k) for k in (value_of(g, "kernels", []) or [])], "whatif": rows})
     groups.sort(key=lambda g: -g["time_ms"])
     return {"projection": proj, "groups": groups,
             "model": "projected = L + t_group × (r − 1); the group may be at most 1 + (T − L) / t_group times slower "
@@ -369,9 +361,9 @@ def build_assessment(*, scan: ScanResult | None = None, translate: Any = None, b
     tr = _to_dict(translate)
     tr_section = None
     if translate is not None:
-        stats = _attr(translate, "file_stats") or _attr(translate, "stats") or (tr or {}).get("file_stats") or []
+        stats = value_of(translate, "file_stats") or value_of(translate, "stats") or (tr or {}).get("file_stats") or []
         tr_section = {"translation_share": _share(stats) if stats and not isinstance(stats[0], dict) else
-                      (_attr(translate, "translation_share") or (tr or {}).get("translation_share")),
+                      (value_of(translate, "translation_share") or (tr or {}).get("translation_share")),
                       "document": tr}
         if tr_section["translation_share"] is None and stats and isinstance(stats[0], dict):
             tr_section["translation_share"] = _share(stats)

@@ -10,16 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
+from hipgauge.datafiles import load_data_toml
 from hipgauge.model import Severity
-
-if True:  # tomllib is 3.11+; the project declares tomli for older Pythons
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # pragma: no cover
-        import tomli as tomllib  # type: ignore[no-redef]
 
 CATEGORIES = ("warp", "tensor-core", "asm", "occupancy", "memory", "library", "build", "api")
 SOURCE_KINDS = frozenset({"cuda", "cpp", "header"})
@@ -99,8 +93,7 @@ class RuleSpec:
 @lru_cache(maxsize=1)
 def load_catalogue() -> dict[str, dict[str, Any]]:
     """``code -> row`` from ``hipgauge/data/rules.toml`` (validated; a broken file is a programming error)."""
-    raw = resources.files("hipgauge").joinpath("data/rules.toml").read_text(encoding="utf-8")
-    data = tomllib.loads(raw)
+    data = load_data_toml("rules.toml")
     rows: dict[str, dict[str, Any]] = {}
     for row in data.get("rule", []):
         code = row["code"]
