@@ -270,8 +270,23 @@ class MatchLevel(str, Enum):
     UNMATCHED = "unmatched"
 
 
+class TimedOnBothSides:
+    """Mixin for a unit timed in both profiles (``baseline_ns``, ``candidate_ns``): its ratio and delta."""
+
+    baseline_ns: float
+    candidate_ns: float
+
+    @property
+    def ratio(self) -> float | None:
+        return None if self.baseline_ns <= 0 else self.candidate_ns / self.baseline_ns
+
+    @property
+    def delta_ns(self) -> float:
+        return self.candidate_ns - self.baseline_ns
+
+
 @dataclass
-class ParityRow(Record):
+class ParityRow(TimedOnBothSides, Record):
     """One matched unit (kernel, or operator when kernels could not be paired) across two profiles."""
 
     level: MatchLevel
@@ -285,14 +300,6 @@ class ParityRow(Record):
     share: float  # of baseline GPU kernel time, 0..1
     operator: str | None = None
     per_iteration: bool = False
-
-    @property
-    def ratio(self) -> float | None:
-        return None if self.baseline_ns <= 0 else self.candidate_ns / self.baseline_ns
-
-    @property
-    def delta_ns(self) -> float:
-        return self.candidate_ns - self.baseline_ns
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
@@ -320,6 +327,15 @@ class Projection(Record):
         if self.target_ms is None or self.projected_ms is None:
             return None
         return self.projected_ms <= self.target_ms
+
+    def target_margin(self) -> str:
+        """``meets the T ms target (M ms to spare)`` or ``misses the T ms target by M ms``; needs a target and
+        a projection."""
+        assert self.target_ms is not None and self.projected_ms is not None
+        margin = self.target_ms - self.projected_ms
+        if margin >= 0:
+            return f"meets the {self.target_ms:g} ms target ({margin:.3f} ms to spare)"
+        return f"misses the {self.target_ms:g} ms target by {-margin:.3f} ms"
 
 
 @dataclass

@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from hipgauge.model import MatchLevel, ParityRow, Profile, Projection, Provenance
+from hipgauge.model import MatchLevel, ParityRow, Profile, Projection, Provenance, TimedOnBothSides
 from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles.grouping import classify
 from hipgauge.profiles.match import MatchResult, UserMap, match_kernels
@@ -44,7 +44,7 @@ class UnmatchedEntry:
 
 
 @dataclass
-class OperatorRow:
+class OperatorRow(TimedOnBothSides):
     """All kernel time launched by one operator name on each side (independent of kernel matching)."""
 
     operator: str
@@ -54,14 +54,6 @@ class OperatorRow:
     candidate_count: int
     share: float  # of baseline kernel time
     group: str = ""
-
-    @property
-    def ratio(self) -> float | None:
-        return None if self.baseline_ns <= 0 else self.candidate_ns / self.baseline_ns
-
-    @property
-    def delta_ns(self) -> float:
-        return self.candidate_ns - self.baseline_ns
 
     def to_dict(self) -> dict[str, Any]:
         return {"operator": self.operator, "group": self.group, "baseline_ns": self.baseline_ns,
@@ -120,10 +112,7 @@ class ComparisonResult:
             return "no projection: the profiles hold no latency and no kernels"
         if p.target_ms is None:
             return "no target given"
-        margin = p.target_ms - p.projected_ms
-        if margin >= 0:
-            return f"meets the {p.target_ms:g} ms target ({margin:.3f} ms to spare)"
-        return f"misses the {p.target_ms:g} ms target by {-margin:.3f} ms"
+        return p.target_margin()
 
     def to_dict(self) -> dict[str, Any]:
         base_total = self.totals["baseline_ns"]

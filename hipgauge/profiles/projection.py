@@ -13,6 +13,7 @@ same kind) and projects ``L + Σ_k t_k (r_k − 1)``.
 from __future__ import annotations
 
 import fnmatch
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,7 +41,7 @@ def parse_assume(items: list[str] | None) -> dict[str, float]:
             ratio = float(value.strip().rstrip("xX×"))
         except ValueError:
             raise InputError(f"--assume {item!r}: {value.strip()!r} is not a number") from None
-        if not (ratio > 0) or ratio != ratio or ratio == float("inf"):
+        if not (ratio > 0 and math.isfinite(ratio)):
             raise InputError(f"--assume {item!r}: the ratio must be a positive number")
         out[pattern] = ratio
     return out
@@ -66,11 +67,8 @@ class ProjectionResult:
             return "no latency: the profile holds no kernels and no latencies"
         if p.target_ms is None:
             return "no target given"
-        margin = p.target_ms - p.projected_ms
         what = "projected" if self.assume else "baseline"
-        if margin >= 0:
-            return f"{what} {p.projected_ms:.3f} ms meets the {p.target_ms:g} ms target ({margin:.3f} ms to spare)"
-        return f"{what} {p.projected_ms:.3f} ms misses the {p.target_ms:g} ms target by {-margin:.3f} ms"
+        return f"{what} {p.projected_ms:.3f} ms {p.target_margin()}"
 
     def _group_dict(self, g: GroupSlack) -> dict[str, Any]:
         d = g.to_dict()
