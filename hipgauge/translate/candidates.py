@@ -27,6 +27,9 @@ IDENT = re.compile(rb"\b[A-Za-z_]\w*")
 ASM_TOKENS = frozenset({b"asm", b"__asm__", b"__asm"})
 _WORD = bytes(1 if (chr(b).isascii() and (chr(b).isalnum() or chr(b) == "_")) else 0 for b in range(256))
 _UCN = re.compile(rb"\w\\[uU]|\\[uU][0-9A-Fa-f]{4}\w")
+# every byte that cannot be part of an identifier becomes a space: ``split()`` then yields the word runs (the
+# identifiers ``IDENT`` finds, plus number-like runs such as ``0x1f`` that no mapping name or rule can match)
+_WORDS_ONLY = bytes(b if _WORD[b] else 32 for b in range(256))
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,7 @@ class Candidates:
 def find_candidates(data: bytes, mapping: Mapping | None = None) -> Candidates:
     """The candidate tokens of one file (see the module docstring)."""
     idx = mapping_index(mapping)
-    tokens = frozenset(IDENT.findall(data))
+    tokens = frozenset(data.translate(_WORDS_ONLY).split())
     ids: set[bytes] = set(tokens & idx.exact)
     quals: set[bytes] = set(tokens & idx.qual_heads)
     if idx.prefix_re is not None or idx.qual_re is not None:

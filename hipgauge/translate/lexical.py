@@ -114,42 +114,55 @@ class _Lexer(_FileRewriter):
         data = self.data
         if _TRIGRAPH.search(data):
             raise Unsure("trigraph")
-        search = _MASTER.search
+        finditer = _MASTER.finditer
+        skip_s, skip_e = self.skip_starts.append, self.skip_ends.append
+        com_s, com_e = self.comment_starts.append, self.comment_ends.append
+        word = _WORD
         pos = 0
+        it = finditer(data)
         while True:
-            m = search(data, pos)
-            if m is None:
+            # one iterator over the file; it restarts only where a match ran past a stretch the loop skipped
+            for m in it:
+                start, end = m.span()
+                if start < pos:
+                    if end <= pos:
+                        continue
+                    it = finditer(data, pos)
+                    break
+                c = data[start]
+                if c == 47:  # / comment
+                    skip_s(start)
+                    skip_e(end)
+                    com_s(start)
+                    com_e(end)
+                elif c == 34 or c == 39:  # " '
+                    if start and word[data[start - 1]]:
+                        _, w = self.word_before(start - 1)
+                        if w not in _PREFIXES:
+                            raise Unsure("literal after a name (digit separator?)")
+                    skip_s(start)
+                    skip_e(end)
+                elif c == 60:  # <<<
+                    self.launches.append(start)
+                elif c == 82:  # R"delim(
+                    if start and word[data[start - 1]]:
+                        _, w = self.word_before(start - 1)
+                        if w + b"R" not in (b"u8R", b"uR", b"UR", b"LR"):
+                            raise Unsure("R\" after a name")
+                    close = data.find(b")" + data[start + 2:end - 1] + b'"', end)
+                    if close < 0:
+                        raise Unsure("unterminated raw string")
+                    end = close + end - start - 1
+                    skip_s(start)
+                    skip_e(end)
+                else:  # '#'
+                    ls = data.rfind(b"\n", 0, start) + 1
+                    if ls != start and data[ls:start].strip(b" \t"):
+                        raise Unsure("'#' inside a line")
+                    end = self._directive(ls, end, m.group()[1:].strip(b" \t"))
+                pos = end
+            else:
                 break
-            start, end = m.span()
-            c = data[start]
-            if c == 47:  # / comment
-                self._skip(start, end)
-                self.comment_starts.append(start)
-                self.comment_ends.append(end)
-            elif c == 34 or c == 39:  # " '
-                if start and _WORD[data[start - 1]]:
-                    _, w = self.word_before(start - 1)
-                    if w not in _PREFIXES:
-                        raise Unsure("literal after a name (digit separator?)")
-                self._skip(start, end)
-            elif c == 60:  # <<<
-                self.launches.append(start)
-            elif c == 82:  # R"delim(
-                if start and _WORD[data[start - 1]]:
-                    _, w = self.word_before(start - 1)
-                    if w + b"R" not in (b"u8R", b"uR", b"UR", b"LR"):
-                        raise Unsure("R\" after a name")
-                close = data.find(b")" + data[start + 2:end - 1] + b'"', end)
-                if close < 0:
-                    raise Unsure("unterminated raw string")
-                end = close + end - start - 1
-                self._skip(start, end)
-            else:  # '#'
-                ls = data.rfind(b"\n", 0, start) + 1
-                if data[ls:start].strip(b" \t"):
-                    raise Unsure("'#' inside a line")
-                end = self._directive(ls, end, m.group()[1:].strip(b" \t"))
-            pos = end
         if self.launches and self.options.launch_style != "chevron":
             raise Unsure("launch rewrite")
 

@@ -110,6 +110,22 @@ def _cached_lookup() -> Any:
     return lookup
 
 
+class _LocalNames:
+    """The tree's local names plus the ones this file adds (the tree-wide set is not copied per file)."""
+
+    __slots__ = ("base", "extra")
+
+    def __init__(self, base: frozenset[str]):
+        self.base = base
+        self.extra: set[str] = set()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.extra or name in self.base
+
+    def add(self, name: str) -> None:
+        self.extra.add(name)
+
+
 class _FileRewriter:
     def __init__(self, pf: Any, mapping: Mapping, options: TranslateOptions):
         self.pf = pf
@@ -124,7 +140,7 @@ class _FileRewriter:
         self.rewrites: list[SafeRewrite] = []
         self.consumed: set[int] = set()  # start bytes of identifier nodes already handled
         self.full_mask_names: set[str] = set()
-        self.local_names: set[str] = set(options.known_local_names)
+        self.local_names = _LocalNames(options.known_local_names)
         self.construct_lines: set[int] = set()
 
     # -- helpers -------------------------------------------------------------------------------------------

@@ -27,7 +27,10 @@ from hipgauge.translate.safe_rewrites import SafeRewrite
 SCHEMA = "hipgauge.translate/1"
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "node_modules", ".tox", ".mypy_cache", ".pytest_cache"}
 SERIAL_BELOW = 8  # files: fewer than this are translated in-process
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
+# ``#define NAME`` (kept only at a line start, after blanks): a literal first byte lets the engine skip ahead
+_DEFINE = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
+READ_CACHE_BYTES = 256 * 1024 * 1024  # files read by the defined-names pass are kept for the rewrite, up to this
+_READ_CACHE: dict[str, bytes] = {}
 
 
 @dataclass
@@ -165,8 +168,7 @@ _VERIFIED_DIRS: set[tuple[str, str]] = set()  # (OUT, folder) pairs this process
 _TMP_COUNTER = [0]
 
 
-def write_atomic(target: Path, data: bytes, out_r: Path) -> None:
-    """Write ``data`` to ``target`` (inside ``out_r``) through a temporary file in the same folder."""
+def _checked_parent(target: Path, out_r: Path) -> str:
     parent = os.path.dirname(target)
     key = (str(out_r), parent)
     if key not in _VERIFIED_DIRS:
@@ -174,14 +176,22 @@ def write_atomic(target: Path, data: bytes, out_r: Path) -> None:
         if not _inside(Path(os.path.realpath(parent)), out_r):
             raise InputError("refusing to write outside the output folder", target)
         _VERIFIED_DIRS.add(key)
+    return parent
+
+
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def write_atomic(target: Path, data: bytes, out_r: Path) -> None:
+    """Write ``data`` to ``target`` (inside ``out_r``) through a temporary file in the same folder."""
+    parent = _checked_parent(target, out_r)
     if os.path.islink(target):
         raise InputError("refusing to write outside the output folder", target)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     while True:
         _TMP_COUNTER[0] += 1
         tmp = os.path.join(parent, f".hipgauge-{os.getpid()}-{_TMP_COUNTER[0]}.tmp")
         try:
-            fd = os.open(tmp, flags, 0o600)
+            fd = os.open(tmp, _NEW_FILE, 0o600)
             break
         except FileExistsError:
             continue
@@ -197,18 +207,56 @@ def write_atomic(target: Path, data: bytes, out_r: Path) -> None:
         raise
 
 
-def _local_names(entries: list[Any]) -> frozenset[str]:
-    """Macro names the tree defines (``#define``): CUDA-looking names that are the project's own."""
+def write_new(target: Path, data: bytes, out_r: Path) -> None:
+    """Write ``data`` to ``target`` in the staging folder ``out_r`` (which this run made, and which is renamed
+    into place only when the whole tree is written): created exclusively, never through a link; a name that
+    exists already goes the ``write_atomic`` way."""
+    _checked_parent(target, out_r)
+    try:
+        fd = os.open(target, _NEW_FILE, 0o600)  # the mode write_atomic's temporary file gives
+    except FileExistsError:
+        write_atomic(target, data, out_r)
+        return
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+
+
+def _local_names(entries: list[Any], keep: bool = False) -> frozenset[str]:
+    """Macro names the tree defines (``#define``): CUDA-looking names that are the project's own.
+    ``keep``: the bytes read stay in this process's read cache for ``_translate_item`` (each file read once)."""
     names: set[str] = set()
+    kept = 0
+    _READ_CACHE.clear()
     for e in entries:
         if e.kind in ("cmake", "make", "setup.py"):
             continue
         try:
             with open(e.path, "rb") as fh:
-                names.update(m.decode("ascii", "replace") for m in _DEFINE.findall(fh.read()))
+                data = fh.read()
         except OSError:
             continue
+        if keep and kept + len(data) <= READ_CACHE_BYTES:
+            _READ_CACHE[str(e.path)] = data
+            kept += len(data)
+        if b"define" not in data:
+            continue
+        for m in _DEFINE.finditer(data):
+            start = m.start()
+            if not data[data.rfind(b"\n", 0, start) + 1:start].strip(b" \t"):
+                names.add(m.group(1).decode("ascii", "replace"))
     return frozenset(names)
+
+
+def _load(entry: Any) -> Any:
+    """``load_file`` for one entry, from the read cache when the defined-names pass kept its bytes."""
+    from hipgauge.source.parse import load_file, looks_binary, parse_bytes
+
+    data = _READ_CACHE.pop(str(entry.path), None)
+    if data is None:
+        return load_file(entry)
+    if looks_binary(data):
+        return SkippedFile(entry.display, "binary")
+    return parse_bytes(data, entry.display, entry.kind, path=str(entry.path))
 
 
 def _other_files(src_r: Path, known: set[str], max_bytes: int) -> list[tuple[Path, str]]:
@@ -261,11 +309,10 @@ class _Done:
 def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: bool) -> _Done:
     """Read, translate and write one file (runs in a pool worker for a large tree). Never raises for one file.
     The syntax tree is only built (``pf.tree``) when the pre-check found something or scan's share is wanted."""
-    from hipgauge.source.parse import load_file
     from hipgauge.translate.candidates import find_candidates
 
     done = _Done(item.index)
-    pf = load_file(item.entry)
+    pf = _load(item.entry)
     if isinstance(pf, SkippedFile):
         done.skipped = SkippedFile(item.display, pf.reason)
         return done
@@ -287,7 +334,7 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
         tf = None
     data = pf.data if tf is None or not tf.changed else tf.text.encode(pf.encoding, errors="replace")
     if write and item.target is not None:
-        write_atomic(item.target, data, out_r)
+        write_new(item.target, data, out_r)
     if opts.rules_share:
         done.share_stats, note = _share_stats(pf, opts.share_defined)
         if note:
@@ -428,7 +475,7 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
                                       "launch_style": options.launch_style, "amd_arch": list(options.amd_arch),
                                       "rules_share": options.rules_share})
     load_mapping()
-    local = _local_names(entries)
+    local = _local_names(entries, keep=True)
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
     if opts.rules_share:
         from hipgauge.source.scanner import tree_defined
@@ -455,7 +502,11 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
             continue
         items.append(_Item(len(items), entry, display, target))
     share_stats: list[FileStats] = []
-    for done in _run_items(items, opts, out_r, write, on_progress):
+    try:
+        done_items = _run_items(items, opts, out_r, write, on_progress)
+    finally:
+        _READ_CACHE.clear()
+    for done in done_items:
         if done.skipped is not None:
             result.skipped.append(done.skipped)
             continue
@@ -475,7 +526,7 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
             except OSError as exc:
                 result.skipped.append(SkippedFile(rel, f"unreadable: {exc.strerror or exc}"))
                 continue
-            write_atomic(target, data, out_r)
+            write_new(target, data, out_r)
             result.copied.append(rel)
     return result
 
