@@ -21,6 +21,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from hipgauge.errors import InputError
+from hipgauge.tomlfile import read_toml_file
 
 
 @dataclass(frozen=True)
@@ -198,16 +199,7 @@ def load(path: Path | str | None = None, start: Path | str | None = None) -> Con
     if path is None:
         return cfg
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("config file not found", path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read config: {exc.__class__.__name__}", path) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML: {exc}", path) from None
+    data = read_toml_file(path, "config file not found", "cannot read config")
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         data = tool.get("hipgauge", {}) if isinstance(tool, dict) else {}

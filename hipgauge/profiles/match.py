@@ -41,11 +41,7 @@ import polars as pl
 from hipgauge.errors import InputError
 from hipgauge.model import MatchLevel
 from hipgauge.profiles.grouping import group_of_operator
-
-try:  # Python ≥ 3.11
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover
-    import tomli as tomllib  # type: ignore[no-redef]
+from hipgauge.tomlfile import read_toml_file
 
 STACK_SEPARATOR = " > "
 RANGE_PREFIX = "range:"
@@ -113,17 +109,7 @@ def parse_user_map(data: dict[str, Any], path: Path) -> UserMap:
 def load_user_map(path: str | Path) -> UserMap:
     """Read a ``--map`` TOML file; InputError naming the file on anything wrong with it."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("map file not found", p) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read map file: {exc.__class__.__name__}", p) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML: {exc}", p) from None
-    return parse_user_map(data, p)
+    return parse_user_map(read_toml_file(p, "map file not found", "cannot read map file"), p)
 
 
 def _glob_match(pattern: str, *values: str | None) -> bool:
