@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import typer
 from rich.text import Text
 
 from hipgauge.cli.app import app, emit_json, err, out, warn
+from hipgauge.cli.flags import check_percentile_target
 from hipgauge.errors import InputError
 
 DEMO_TARGET_NOTE = "target from examples/detector/hipgauge.toml"
@@ -27,13 +28,6 @@ def _config(config_path: Optional[Path], start: Path, sets: Optional[list[str]])
     cfg = config_mod.load(config_path, start=None if config_path else start)
     parse_set(cfg, list(sets or []))
     return cfg
-
-
-def _check(percentile: Optional[float], target_ms: Optional[float]) -> None:
-    if percentile is not None and not (0 < percentile <= 100):
-        raise InputError(f"--percentile {percentile:g}: must be in (0, 100]")
-    if target_ms is not None and not (target_ms > 0):
-        raise InputError(f"--target-ms {target_ms:g}: must be a positive number of milliseconds")
 
 
 def _stage_printer(enabled: bool):
@@ -62,23 +56,13 @@ def decide(
     json_out: bool = typer.Option(False, "--json", help="print the hipgauge.decide/1 JSON document"),
 ) -> None:
     """The five rubric signals with lean, evidence and source, and the overall triage."""
-    from hipgauge.decide.pipeline import run_assessment
     from hipgauge.report.terminal import print_decision
 
-    _check(percentile, target_ms)
+    check_percentile_target(percentile, target_ms)
     cfg = _config(config, paths[0], sets)
     opts = _opts(paths, baseline=baseline, candidate=candidate, latency_csv=latency_csv,
                  candidate_latency_csv=candidate_latency_csv, target_ms=target_ms, percentile=percentile)
-    run = run_assessment(opts, cfg, on_stage=_stage_printer(not json_out), stages={"scan", "profiles", "cost", "decide"})
-    if run.decision is None:
-        raise InputError("could not decide: " + "; ".join(f"{s['name']}: {s['reason']}" for s in run.stages if s["status"] != "ok"))
-    doc = run.decision.to_dict()
-    doc["stages"] = run.stages
-    if json_out:
-        emit_json(doc)
-        return
-    print_decision(out, doc)
-    _stage_notes(run)
+    _run_partial(opts, cfg, json_out, {"scan", "profiles", "cost", "decide"}, "decision", "decide", print_decision)
 
 
 @app.command()
@@ -93,21 +77,30 @@ def cost(
     json_out: bool = typer.Option(False, "--json", help="print the hipgauge.cost/1 JSON document"),
 ) -> None:
     """Hours to close the gap (low/high by category), yearly upkeep, avoided lock-in and break-even."""
-    from hipgauge.decide.pipeline import run_assessment
     from hipgauge.report.terminal import print_cost
 
     cfg = _config(config, paths[0], sets)
     opts = _opts(paths, baseline=baseline, candidate=candidate, latency_csv=latency_csv,
                  candidate_latency_csv=candidate_latency_csv)
-    run = run_assessment(opts, cfg, on_stage=_stage_printer(not json_out), stages={"scan", "profiles", "cost"})
-    if run.cost is None:
-        raise InputError("could not estimate the cost: " + "; ".join(f"{s['name']}: {s['reason']}" for s in run.stages if s["status"] != "ok"))
-    doc = run.cost.to_dict()
+    _run_partial(opts, cfg, json_out, {"scan", "profiles", "cost"}, "cost", "estimate the cost", print_cost)
+
+
+def _run_partial(opts: Any, cfg: Any, json_out: bool, stages: set[str], result: str, verb: str,
+                 printer: Callable[[Any, dict[str, Any]], None]) -> None:
+    """Run only ``stages`` and show the run's ``result`` (``decision`` / ``cost``): JSON, or ``printer``
+    then the stage notes; InputError("could not <verb>: …") when that stage gave nothing."""
+    from hipgauge.decide.pipeline import run_assessment
+
+    run = run_assessment(opts, cfg, on_stage=_stage_printer(not json_out), stages=stages)
+    record = getattr(run, result)
+    if record is None:
+        raise InputError(f"could not {verb}: " + "; ".join(f"{s['name']}: {s['reason']}" for s in run.stages if s["status"] != "ok"))
+    doc = record.to_dict()
     doc["stages"] = run.stages
     if json_out:
         emit_json(doc)
         return
-    print_cost(out, doc)
+    printer(out, doc)
     _stage_notes(run)
 
 
@@ -202,7 +195,7 @@ def assess(
     store_db: Optional[Path] = typer.Option(None, "--db", help="history store for --store (default: .hipgauge/history.duckdb here or above)"),
 ) -> None:
     """Everything at once: one report folder with index.html, report.md, assessment.json, findings.sarif."""
-    _check(percentile, target_ms)
+    check_percentile_target(percentile, target_ms)
     cfg = _config(config, paths[0], sets)
     opts = _opts(paths, baseline=baseline, candidate=candidate, latency_csv=latency_csv,
                  candidate_latency_csv=candidate_latency_csv, target_ms=target_ms, percentile=percentile,

@@ -7,12 +7,13 @@ Both report; neither gates: exit 0 whatever the verdict (``hipgauge gate`` is th
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import typer
 from rich.table import Table
 
 from hipgauge.cli.app import app, emit_json, out, warn
+from hipgauge.cli.flags import check_percentile_target
 from hipgauge.errors import InputError
 
 NAME_WIDTH = 60
@@ -69,14 +70,14 @@ def fmt_ms(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f} ms"
 
 
-def _check_percentile(p: float) -> None:
-    if not (0 < p <= 100):
-        raise InputError(f"--percentile {p:g}: must be in (0, 100]")
-
-
-def _check_target(t: float | None) -> None:
-    if t is not None and not (t > 0):
-        raise InputError(f"--target-ms {t:g}: must be a positive number of milliseconds")
+def _show(doc: dict[str, Any], json_out: bool, render: Callable[[], None]) -> None:
+    """The document as JSON, or its warnings then ``render()``."""
+    if json_out:
+        emit_json(doc)
+        return
+    for w in doc["warnings"]:
+        warn(w)
+    render()
 
 
 def _load(path: Path, fmt: Optional[str], latency_csv: Optional[Path]):
@@ -129,8 +130,7 @@ def compare(
     from hipgauge.profiles.match import load_user_map
     from hipgauge.profiles.parity import compare_profiles
 
-    _check_percentile(percentile)
-    _check_target(target_ms)
+    check_percentile_target(percentile, target_ms)
     if top < 1:
         raise InputError(f"--top {top}: must be at least 1")
     user_map = load_user_map(map_file) if map_file is not None else None
@@ -138,12 +138,7 @@ def compare(
     cand = _load(candidate, cand_fmt, cand_latency_csv)
     result = compare_profiles(base, cand, user_map=user_map, percentile=percentile, target_ms=target_ms)
     doc = result.to_dict()
-    if json_out:
-        emit_json(doc)
-        return
-    for w in doc["warnings"]:
-        warn(w)
-    render_compare(doc, top)
+    _show(doc, json_out, lambda: render_compare(doc, top))
 
 
 def render_compare(doc: dict[str, Any], top: int) -> None:
@@ -270,18 +265,12 @@ def project(
     latency at the percentile crosses the target; --assume applies what-if ratios. Reports only: exit 0."""
     from hipgauge.profiles.projection import parse_assume, project_baseline
 
-    _check_percentile(percentile)
-    _check_target(target_ms)
+    check_percentile_target(percentile, target_ms)
     ratios = parse_assume(assume)
     base = _load(baseline, fmt, latency_csv)
     result = project_baseline(base, target_ms, percentile=percentile, assume=ratios)
     doc = result.to_dict()
-    if json_out:
-        emit_json(doc)
-        return
-    for w in doc["warnings"]:
-        warn(w)
-    render_project(doc)
+    _show(doc, json_out, lambda: render_project(doc))
 
 
 def render_project(doc: dict[str, Any]) -> None:
