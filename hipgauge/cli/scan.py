@@ -15,24 +15,16 @@ from hipgauge.errors import InputError
 
 
 def expand_paths(paths: list[Path]) -> list[Path]:
-    """PATHs as given; a ``.txt`` file lists trees one per line (relative to the list's folder; '#' comments)."""
+    """PATHs as given; a ``.txt`` file lists trees one per line (relative to the list's folder; '#' comments).
+
+    A ``.txt`` that is a file hipgauge reads (``CMakeLists.txt``), or none of whose lines names an existing
+    path, is scanned as the file it is; in a list where some lines name existing paths, a line that does
+    not is an error naming the list and the line."""
     result: list[Path] = []
     for p in paths:
-        if p.suffix == ".txt" and p.is_file():
-            try:
-                text = p.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise InputError(f"cannot read the list of trees: {exc.__class__.__name__}", p) from None
-            for n, line in enumerate(text.splitlines(), 1):
-                line = line.split("#", 1)[0].strip()
-                if not line:
-                    continue
-                tree = Path(line).expanduser()
-                if not tree.is_absolute():
-                    tree = p.parent / tree
-                if not tree.exists():
-                    raise InputError(f"{line}: not found", p, n)
-                result.append(tree)
+        listed = _listed_trees(p) if p.suffix == ".txt" and p.is_file() else None
+        if listed is not None:
+            result.extend(listed)
         else:
             if not p.exists() and not p.is_symlink():
                 raise InputError("not found", p)
@@ -40,6 +32,43 @@ def expand_paths(paths: list[Path]) -> list[Path]:
     if not result:
         raise InputError("no tree to scan (the list is empty)", paths[0] if paths else None)
     return result
+
+
+def _listed_trees(p: Path) -> list[Path] | None:
+    """The trees a list file names, or None when ``p`` is not a list of trees (a file to scan as it is)."""
+    from hipgauge.source.walk import kind_of
+
+    if kind_of(p.name) is not None:  # CMakeLists.txt
+        return None
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return None  # not a list of paths
+    except OSError as exc:
+        raise InputError(f"cannot read the list of trees: {exc.strerror or exc.__class__.__name__}", p) from None
+    rows: list[tuple[int, str, Path]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        tree = Path(line).expanduser()
+        if not tree.is_absolute():
+            tree = p.parent / tree
+        rows.append((n, line, tree))
+    found = [_exists(tree) for _n, _line, tree in rows]
+    if rows and not any(found):
+        return None  # no line names a path: not a list of trees
+    for (n, line, _tree), ok in zip(rows, found):
+        if not ok:
+            raise InputError(f"{line}: not found", p, n)
+    return [tree for _n, _line, tree in rows]
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists() or path.is_symlink()
+    except (OSError, ValueError):  # a name too long, a NUL byte: not a path
+        return False
 
 
 def write_atomic_sarif(findings: list[Any], target: Path, scanned: set[Path]) -> None:
@@ -102,7 +131,7 @@ def scan(
         except ImportError:
             raise InputError("--executor dask needs dask[distributed]: pip install 'hipgauge[dask]'") from None
         map_files = make_map(scheduler, workers)
-    entries, skipped = walk_tree(trees, list(options.exclude), options.max_file_bytes)
+    entries, skipped = walk_tree(trees, list(options.exclude), options.max_file_bytes, python=True)
     root = str(trees[0]) if len(trees) == 1 else ", ".join(str(t) for t in trees)
     with progress("scanning", total=len(entries), enabled=not no_progress and not json_out) as advance:
         result = scan_entries(entries, skipped, options, root, map_files=map_files, on_progress=advance)

@@ -52,6 +52,8 @@ class FileResult:
     stats: FileStats | None = None
     skipped: SkippedFile | None = None
     warnings: list[str] = field(default_factory=list)
+    #: a .py file with no CUDA in it: neither scanned nor skipped (not listed)
+    passed_over: bool = False
 
 
 def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
@@ -61,6 +63,8 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
     from hipgauge.translate.mapping import load_mapping
 
     try:
+        if entry.kind == "python":
+            return _scan_python(entry, options)
         pf = load_file(entry)
         if isinstance(pf, SkippedFile):
             return FileResult(entry.display, skipped=pf)
@@ -82,6 +86,66 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
             raise
         return FileResult(entry.display, skipped=SkippedFile(
             entry.display, f"internal error while analysing: {exc.__class__.__name__}: {exc}"[:300]))
+
+
+def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
+    """A .py file: its inline CUDA fragments analysed as a CUDA file on the .py's own lines, and its nvcc build
+    settings (``load_inline(extra_cuda_cflags=…)``, ``CUDAExtension``) checked by the build rules."""
+    from hipgauge.source import pyinline
+    from hipgauge.source.inventory import inventory_file
+    from hipgauge.source.parse import parse_bytes
+    from hipgauge.translate.mapping import load_mapping
+
+    try:
+        with open(entry.path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        reason = "symlink loop" if exc.errno == 40 else f"unreadable: {exc.strerror or exc.__class__.__name__}"
+        return FileResult(entry.display, skipped=SkippedFile(entry.display, reason))
+    if not pyinline.has_markers(data):
+        return FileResult(entry.display, passed_over=True)
+    if b"\x00" in data[:8192]:
+        return FileResult(entry.display, skipped=SkippedFile(entry.display, "binary"))
+    try:
+        src = pyinline.extract(data)
+    except pyinline.PythonSyntaxError as exc:
+        return FileResult(entry.display, skipped=SkippedFile(entry.display, f"not analysed: {exc}"))
+    build = pyinline.wants_build_rules(data)
+    if not src.fragments and not build:
+        result = FileResult(entry.display, passed_over=not src.notes)
+        if src.notes:  # it compiles CUDA from somewhere else: say what was not read
+            result.skipped = SkippedFile(entry.display, "no inline CUDA string literal (" + src.notes[0] + ")")
+        return result
+    pf = parse_bytes(src.cuda, entry.display, "cuda", path=str(entry.path))
+    inv = inventory_file(pf, load_mapping(), options.defined)
+    result = FileResult(entry.display, kernels=inv.kernels, device_functions=inv.device_functions,
+                        launch_sites=inv.launch_sites, api_calls=inv.api_calls)
+    result.warnings.extend(f"{entry.display}: {note}" for note in src.notes)
+    if options.rules:
+        _apply_rules(pf, inv, options, result)
+        if build:
+            from hipgauge.rules.engine import check_file
+
+            bf = parse_bytes(src.build_text, entry.display, "setup.py", path=str(entry.path))
+            try:
+                more = check_file(bf, None, set(options.ignore), options.defined)
+            except Exception as exc:  # noqa: BLE001
+                if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
+                    raise
+                more = []
+                result.warnings.append(f"{entry.display}: build rules not applied ({exc.__class__.__name__})")
+            if more:
+                result.findings = sorted([*result.findings, *more], key=lambda f: (f.line, f.column, f.code))
+                if result.stats is not None:
+                    from hipgauge.rules.share import file_stats
+
+                    result.stats = file_stats(pf, inv.api_calls, result.findings)
+    if not src.fragments and not result.findings:
+        return FileResult(entry.display, passed_over=True)
+    result.lines = src.fragment_lines if src.fragments else pf.line_count  # CUDA lines, or the build file's
+    if result.stats is not None:
+        result.stats = replace(result.stats, lines=result.lines)
+    return result
 
 
 def _apply_rules(pf: Any, inv: Any, options: ScanOptions, result: FileResult) -> None:
@@ -213,7 +277,7 @@ def scan_tree(paths: list[Path] | list[str], options: ScanOptions, map_files: Ma
               on_progress: Callable[[int], None] | None = None) -> ScanResult:
     """Walk ``paths`` and scan every file found."""
     paths = [Path(p) for p in paths]
-    entries, skipped = walk_tree(paths, list(options.exclude), options.max_file_bytes)
+    entries, skipped = walk_tree(paths, list(options.exclude), options.max_file_bytes, python=True)
     root = str(paths[0]) if len(paths) == 1 else ", ".join(str(p) for p in paths)
     return scan_entries(entries, skipped, options, root, map_files, on_progress)
 
@@ -222,6 +286,8 @@ def assemble(results: list[FileResult], skipped: list[SkippedFile], root: str) -
     res = ScanResult(root=root)
     res.skipped = list(skipped)
     for r in sorted(results, key=lambda r: r.file):
+        if r.passed_over:
+            continue
         if r.skipped is not None:
             res.skipped.append(r.skipped)
             continue

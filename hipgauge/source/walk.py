@@ -4,6 +4,11 @@ Honours ``.gitignore`` files (at every level, git's own matching via pathspec) a
 (gitignore syntax, matched against the path relative to the scanned root). Follows symlinks to folders
 once (a folder reached twice, e.g. through a symlink loop, is not entered again); a symlink that cannot
 be resolved is reported as skipped. Never raises for a bad file: it lands in the skipped list.
+
+Extensionless headers (``cuda/std/atomic``, libc++-style) are walked as headers when they sit below an
+include-like folder (``include``, ``inc``…) and their first bytes start like C/C++ (``//``, ``/*``,
+``#pragma``, ``#ifndef``, ``#include``…); scripts, LICENSE files and the like are not. Python files
+(kind ``python``, for CUDA C++ in their string literals) are walked only when asked (``python=True``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,12 @@ CUDA_SUFFIXES = {".cu", ".cuh"}
 CPP_SUFFIXES = {".cpp", ".cc", ".cxx", ".c++"}
 HEADER_SUFFIXES = {".h", ".hpp", ".hh", ".hxx", ".inl"}
 MAKE_NAMES = {"Makefile", "makefile", "GNUmakefile"}
+PYTHON_SUFFIXES = {".py"}
+#: folders (anywhere above a file) whose extensionless files may be headers
+INCLUDE_DIRS = {"include", "includes", "inc"}
+#: how an extensionless header starts (after blanks): a comment or a preprocessor line
+_HEADER_STARTS = (b"//", b"/*", b"#pragma", b"#ifndef", b"#if", b"#include", b"#define", b"# ")
+_SNIFF_BYTES = 512
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "node_modules", ".tox", ".mypy_cache", ".pytest_cache"}
 
 
@@ -28,7 +39,7 @@ SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "node_modules", ".to
 class SourceEntry:
     path: Path  # absolute
     display: str  # relative to the scanned root, '/'-separated
-    kind: str  # cuda, cpp, header, cmake, make, setup.py
+    kind: str  # cuda, cpp, header, cmake, make, setup.py, python
     size: int = 0
 
 
@@ -47,7 +58,39 @@ def kind_of(name: str) -> str | None:
         return "make"
     if name == "setup.py":
         return "setup.py"
+    if suffix in PYTHON_SUFFIXES:
+        return "python"
     return None
+
+
+def looks_like_header(path: Path | str) -> bool:
+    """True when a file's first bytes start like C/C++ (a comment or a preprocessor line), not a ``#!`` script
+    or text. Unreadable files are not headers."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+    except OSError:
+        return False
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    head = head.lstrip(b" \t\r\n")
+    if b"\x00" in head or not head.startswith(_HEADER_STARTS):
+        return False
+    if head.startswith(b"# "):  # ``# include``/``# define`` (spaced directives); not a ``# comment`` of a script
+        word = head[1:].lstrip(b" \t").split(None, 1)
+        return bool(word) and word[0] in (b"include", b"define", b"ifndef", b"if", b"pragma")
+    return True
+
+
+def bare_header_kind(name: str, in_include_dir: bool, path: Path | str) -> str | None:
+    """``header`` for an extensionless file below an include-like folder that starts like C/C++, else None."""
+    if not in_include_dir or "." in name or name in MAKE_NAMES:
+        return None
+    return "header" if looks_like_header(path) else None
+
+
+def _in_include_dir(folder: Path) -> bool:
+    return any(part in INCLUDE_DIRS for part in folder.absolute().parts)
 
 
 def _spec(lines: list[str]) -> pathspec.PathSpec | None:
@@ -69,9 +112,10 @@ def _read_gitignore(folder: Path) -> pathspec.PathSpec | None:
 
 
 class _Walker:
-    def __init__(self, exclude: list[str], max_file_bytes: int):
+    def __init__(self, exclude: list[str], max_file_bytes: int, python: bool = False):
         self.exclude = _spec(list(exclude))
         self.max_file_bytes = max_file_bytes
+        self.python = python
         self.entries: list[SourceEntry] = []
         self.skipped: list[SkippedFile] = []
         self.seen_dirs: set[tuple[int, int]] = set()
@@ -82,8 +126,13 @@ class _Walker:
             return False
         return self.exclude.match_file(rel + "/" if is_dir else rel)
 
-    def add_file(self, path: Path, display: str, st: os.stat_result | None = None) -> None:
-        kind = kind_of(path.name)
+    def kind(self, name: str) -> str | None:
+        """``kind_of`` for this walk (Python files only when asked)."""
+        kind = kind_of(name)
+        return None if kind == "python" and not self.python else kind
+
+    def add_file(self, path: Path, display: str, st: os.stat_result | None = None, kind: str | None = None) -> None:
+        kind = kind or self.kind(path.name)
         if kind is None:
             return
         if display in self.seen_files:
@@ -106,7 +155,8 @@ class _Walker:
             return
         self.entries.append(SourceEntry(path.absolute(), display, kind, st.st_size))
 
-    def walk_dir(self, folder: Path, prefix: str, ignores: list[tuple[str, pathspec.PathSpec]]) -> None:
+    def walk_dir(self, folder: Path, prefix: str, ignores: list[tuple[str, pathspec.PathSpec]],
+                 include_dir: bool | None = None) -> None:
         try:
             st = folder.stat()
         except OSError as exc:
@@ -117,6 +167,10 @@ class _Walker:
         if key in self.seen_dirs:
             return  # reached again (symlink loop or a second link to the same folder)
         self.seen_dirs.add(key)
+        if include_dir is None:
+            include_dir = _in_include_dir(folder)
+        else:
+            include_dir = include_dir or folder.name in INCLUDE_DIRS
         spec = _read_gitignore(folder)
         if spec is not None:
             ignores = [*ignores, (prefix, spec)]
@@ -138,17 +192,20 @@ class _Walker:
                 continue
             path = Path(item.path)
             if is_dir:
-                self.walk_dir(path, rel, ignores)
+                self.walk_dir(path, rel, ignores, include_dir)
                 continue
-            if kind_of(item.name) is None:
-                continue
+            kind = self.kind(item.name)
+            if kind is None:
+                kind = bare_header_kind(item.name, include_dir, path)
+                if kind is None:
+                    continue
             if item.is_symlink():
                 try:
                     path.resolve(strict=True)
                 except (OSError, RuntimeError):
                     self.skipped.append(SkippedFile(rel, "symlink loop or dangling symlink"))
                     continue
-            self.add_file(path, rel)
+            self.add_file(path, rel, kind=kind)
 
 
 def _ignored(rel: str, is_dir: bool, ignores: list[tuple[str, pathspec.PathSpec]]) -> bool:
@@ -159,9 +216,12 @@ def _ignored(rel: str, is_dir: bool, ignores: list[tuple[str, pathspec.PathSpec]
     return False
 
 
-def walk_tree(paths: list[Path], exclude: list[str], max_file_bytes: int) -> tuple[list[SourceEntry], list[SkippedFile]]:
-    """Every readable source/build file under ``paths`` (sorted by display path) and the files skipped, with why."""
-    walker = _Walker(exclude, max_file_bytes)
+def walk_tree(paths: list[Path], exclude: list[str], max_file_bytes: int,
+              python: bool = False) -> tuple[list[SourceEntry], list[SkippedFile]]:
+    """Every readable source/build file under ``paths`` (sorted by display path) and the files skipped, with why.
+
+    ``python``: also list ``.py`` files (kind ``python``; the scan reads CUDA C++ from their string literals)."""
+    walker = _Walker(exclude, max_file_bytes, python)
     roots = [Path(p) for p in paths]
     several = len(roots) > 1
     for root in roots:
@@ -176,10 +236,15 @@ def walk_tree(paths: list[Path], exclude: list[str], max_file_bytes: int) -> tup
             walker.skipped.append(SkippedFile(str(root), "not found"))
         elif is_dir:
             walker.walk_dir(root, prefix, [])
-        elif kind_of(root.name) is None:
-            walker.skipped.append(SkippedFile(str(root), "not a source or build file hipgauge reads"))
-        else:
+        elif walker.kind(root.name) is not None:
             walker.add_file(root, root.name)
+        elif "." not in root.name and root.name not in MAKE_NAMES and looks_like_header(root):
+            walker.add_file(root, root.name, kind="header")  # named on its own: no include-like folder needed
+        elif "." not in root.name:
+            walker.skipped.append(SkippedFile(str(root), "no file extension and does not start like C/C++ "
+                                                         "(a comment or #include/#pragma/#ifndef line)"))
+        else:
+            walker.skipped.append(SkippedFile(str(root), "not a source or build file hipgauge reads"))
     walker.entries.sort(key=lambda e: e.display)
     walker.skipped.sort(key=lambda s: s.path)
     return walker.entries, walker.skipped

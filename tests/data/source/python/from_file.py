@@ -1,0 +1,2 @@
+import cupy
+kernel = cupy.RawKernel(open("kernel.cu").read(), "k")
