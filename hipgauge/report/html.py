@@ -12,24 +12,11 @@ from typing import Any
 import jinja2
 
 from hipgauge.report import charts
-
-
-def _pct(x: Any, digits: int = 1) -> str:
-    return "—" if x is None else f"{100 * float(x):.{digits}f}%"
+from hipgauge.report.figures import num, pct, usd
 
 
 def _num(x: Any, digits: int = 2) -> str:
-    if x is None:
-        return "—"
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if isinstance(x, (int, float)):
-        return f"{x:,.{digits}f}" if isinstance(x, float) else f"{x:,}"
-    return str(x)
-
-
-def _usd(x: Any) -> str:
-    return "—" if x is None else f"{float(x):,.0f} USD"
+    return num(x, digits, group_ints=True)
 
 
 def _value(x: Any) -> str:
@@ -64,7 +51,7 @@ def _env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(pct=_pct, num=_num, usd=_usd, value=_value, short=charts.short_name)
+    env.filters.update(pct=pct, num=_num, usd=usd, value=_value, short=charts.short_name)
     env.globals.update(parity_chart=charts.parity_chart, slack_chart=charts.slack_chart,
                        hours_chart=charts.hours_chart, lean_badge=charts.lean_badge, trend_chart=charts.trend_chart,
                        scalar_columns=_scalar_columns)

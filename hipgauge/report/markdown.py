@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hipgauge.report.figures import num, pct, usd
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~$])")
 
 
@@ -29,22 +31,6 @@ def fence(code: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{code.rstrip()}\n{ticks}"
 
 
-def _pct(x: Any) -> str:
-    return "—" if x is None else f"{100 * float(x):.1f}%"
-
-
-def _num(x: Any, d: int = 2) -> str:
-    if x is None:
-        return "—"
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    return f"{x:,.{d}f}" if isinstance(x, float) else str(x)
-
-
-def _usd(x: Any) -> str:
-    return "—" if x is None else f"{float(x):,.0f} USD"
-
-
 def _more(total: int, shown: int, what: str) -> list[str]:
     return [f"… and {total - shown} more {what}, all in assessment.json.", ""] if total > shown else []
 
@@ -57,23 +43,23 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 def _slack(slack: dict[str, Any], target_from: str) -> list[str]:
     p = slack.get("projection") or {}
-    pct = _num(p.get("percentile"), 0)
-    L = [f"Baseline P{pct} {_num(p.get('baseline_ms'))} ms ({md(p.get('source'))}; {p.get('iterations')} iterations), "
-         f"target {_num(p.get('target_ms'))} ms (assumed{': ' + md(target_from) if target_from else ''}). "
+    pctl = num(p.get("percentile"), 0)
+    L = [f"Baseline P{pctl} {num(p.get('baseline_ms'))} ms ({md(p.get('source'))}; {p.get('iterations')} iterations), "
+         f"target {num(p.get('target_ms'))} ms (assumed{': ' + md(target_from) if target_from else ''}). "
          f"{md(p.get('note') or '')}", "",
          f"Model (estimated): {md(slack['model'])}. Share and ms/iter: GPU kernel time per iteration (measured); "
-         f"\"P{pct} at r×\": the projected latency when only that group runs r× slower.", ""]
+         f"\"P{pctl} at r×\": the projected latency when only that group runs r× slower.", ""]
     ratios = [w["ratio"] for w in (slack["groups"][0]["whatif"] if slack["groups"] else [])]
     rows = []
     for g in slack["groups"]:
-        cells = [md(g["name"]), _pct(g["share"]), _num(g["time_ms"], 3),
-                 ("> 100×" if g["max_ratio"] > 100 else _num(g["max_ratio"], 3) + "×") if g["max_ratio"] is not None
+        cells = [md(g["name"]), pct(g["share"]), num(g["time_ms"], 3),
+                 ("> 100×" if g["max_ratio"] > 100 else num(g["max_ratio"], 3) + "×") if g["max_ratio"] is not None
                  else "target missed"]
         for w in g["whatif"]:
             mark = {True: " ✓", False: " ✗", None: ""}[w["meets_target"]]
-            cells.append(f"{_num(w['projected_ms'])} ms{mark}")
+            cells.append(f"{num(w['projected_ms'])} ms{mark}")
         rows.append(cells)
-    return L + _table(["group", "share", "ms/iter", "may be at most", *[f"P{pct} at {r:g}×" for r in ratios]], rows)
+    return L + _table(["group", "share", "ms/iter", "may be at most", *[f"P{pctl} at {r:g}×" for r in ratios]], rows)
 
 
 def _history(hist: dict[str, Any]) -> list[str]:
@@ -89,8 +75,8 @@ def _history(hist: dict[str, Any]) -> list[str]:
         for p in k["points"]:
             change = "first point" if prev is None else ("; ".join(p.get("changes") or []) or "no toolchain change")
             rows.append([md(k["label"]), f"#{p.get('assessment_id')}", md(str(p.get("recorded_at") or "")[:19]),
-                         md((p.get("commit") or "")[:10]), _num(p.get("ratio"), 3),
-                         _num(p.get("step"), 3) + "×" if p.get("step") else "—", md(change)])
+                         md((p.get("commit") or "")[:10]), num(p.get("ratio"), 3),
+                         num(p.get("step"), 3) + "×" if p.get("step") else "—", md(change)])
             prev = p
     L += _table(["kernel", "assessment", "recorded", "commit", "ratio", "step", "toolchain change"], rows)
     return L + _more(hist.get("kernels_total", 0), len(hist["kernels"]), "kernels (hipgauge history)")
@@ -104,24 +90,24 @@ def render_markdown(doc: dict[str, Any]) -> str:
     L += ["", "## The three measurements and the fourth number", ""]
     hp = h["parity"]
     if hp["kind"] == "compare":
-        parity = (f"projected P{_num(hp.get('percentile'), 0)} {_num(hp['projected_ms'])} ms vs target "
-                  f"{_num(hp['target_ms'])} ms (baseline {_num(hp['baseline_ms'])} ms); "
+        parity = (f"projected P{num(hp.get('percentile'), 0)} {num(hp['projected_ms'])} ms vs target "
+                  f"{num(hp['target_ms'])} ms (baseline {num(hp['baseline_ms'])} ms); "
                   f"{hp.get('slower_than_threshold')} rows slower than the threshold")
     elif hp["kind"] == "project":
-        parity = f"baseline P{_num(hp.get('percentile'), 0)} {_num(hp['baseline_ms'])} ms vs target {_num(hp['target_ms'])} ms"
+        parity = f"baseline P{num(hp.get('percentile'), 0)} {num(hp['baseline_ms'])} ms vs target {num(hp['target_ms'])} ms"
         if hp.get("tightest_group"):
             parity += (f"; tightest group {md(hp['tightest_group']['name'])} may be at most "
-                       f"{_num(hp['tightest_group']['max_ratio'], 3)}× slower")
+                       f"{num(hp['tightest_group']['max_ratio'], 3)}× slower")
     else:
         parity = "not measured (no profile given)"
     hh, hn = h["hours_to_close"], h["lockin_minus_upkeep"]
     hours = "—" if hh["low"] is None else f"{hh['low']:,.0f}–{hh['high']:,.0f} h"
     L += _table(["measure", "value", "source"], [
-        ["1 · translation share", _pct(h["translation_share"]["value"]), h["translation_share"]["source"]],
+        ["1 · translation share", pct(h["translation_share"]["value"]), h["translation_share"]["source"]],
         ["2 · per-kernel parity", parity, md(hp["source"])],
         ["3 · hours to close the gap", hours, hh["source"]],
-        ["4 · lock-in value − upkeep", (f"{_usd(hn['value'])}" if hn.get("lockin_known", True) else
-                                         f"unknown − {_usd(hn['upkeep_usd_per_year'])} upkeep")
+        ["4 · lock-in value − upkeep", (f"{usd(hn['value'])}" if hn.get("lockin_known", True) else
+                                         f"unknown − {usd(hn['upkeep_usd_per_year'])} upkeep")
          + f"/year; {md(hn.get('break_even') or '')}", hn["source"]],
     ])
     dec = doc.get("decision")
@@ -132,32 +118,32 @@ def render_markdown(doc: dict[str, Any]) -> str:
     parity_d = doc.get("parity")
     L += ["## Per-kernel parity", ""]
     if parity_d:
-        rows = [[md(r["label"]), md(r["match"]), _pct(r["share"]), _num(r["baseline_ms"], 3), _num(r["candidate_ms"], 3),
-                 ("**" + _num(r["ratio"], 3) + "**") if r["ratio"] and r["ratio"] > parity_d["threshold"] else _num(r["ratio"], 3)]
+        rows = [[md(r["label"]), md(r["match"]), pct(r["share"]), num(r["baseline_ms"], 3), num(r["candidate_ms"], 3),
+                 ("**" + num(r["ratio"], 3) + "**") if r["ratio"] and r["ratio"] > parity_d["threshold"] else num(r["ratio"], 3)]
                 for r in parity_d["rows"][:100]]
         L += _table(["kernel / operator", "match", "share", "baseline ms", "candidate ms", "ratio"], rows)
         pr = parity_d.get("projection")
         if pr:
             verdict = {True: "meets the target", False: "misses the target", None: "no target"}[pr["meets_target"]]
-            L += [f"End-to-end P{_num(pr['percentile'], 0)}: {_num(pr['baseline_ms'])} ms → {_num(pr['projected_ms'])} ms "
-                  f"(target {_num(pr['target_ms'])} ms): **{verdict}** ({md(pr['source'])}). {md(pr.get('note') or '')}", ""]
+            L += [f"End-to-end P{num(pr['percentile'], 0)}: {num(pr['baseline_ms'])} ms → {num(pr['projected_ms'])} ms "
+                  f"(target {num(pr['target_ms'])} ms): **{verdict}** ({md(pr['source'])}). {md(pr.get('note') or '')}", ""]
         ops = parity_d.get("operators") or []
         if ops:
             L += ["### Per operator", "", "All kernel time each framework operator launched, independent of kernel matching "
                   f"(measured; {md(parity_d.get('time_basis') or 'ms')}).", ""]
             L += _table(["operator", "group", "share", "baseline ms", "candidate ms", "kernels (base / cand)", "ratio"],
-                        [[md(o["operator"]), md(o.get("group") or ""), _pct(o["share"]),
-                          _num(o["baseline_ms"], 3) if o.get("baseline_count") else "not on this side",
-                          _num(o["candidate_ms"], 3) if o.get("candidate_count") else "not on this side",
-                          f"{_num(o.get('baseline_count'))} / {_num(o.get('candidate_count'))}",
-                          _num(o["ratio"], 3) if o.get("ratio") and o.get("candidate_count") else "—"] for o in ops[:30]])
+                        [[md(o["operator"]), md(o.get("group") or ""), pct(o["share"]),
+                          num(o["baseline_ms"], 3) if o.get("baseline_count") else "not on this side",
+                          num(o["candidate_ms"], 3) if o.get("candidate_count") else "not on this side",
+                          f"{num(o.get('baseline_count'))} / {num(o.get('candidate_count'))}",
+                          num(o["ratio"], 3) if o.get("ratio") and o.get("candidate_count") else "—"] for o in ops[:30]])
             L += _more(len(ops), 30, "operators")
         L += ["### Unmatched work (never dropped)", ""]
         for side, key in (("baseline only", "unmatched_baseline"), ("candidate only", "unmatched_candidate")):
             items = parity_d[key]
             L += [f"{side.capitalize()} ({len(items)}):", ""]
-            L += [f"- {md(u['label'])}" + (f" · {_num(u['time_ms'], 3)} ms" if u.get("time_ms") is not None else "")
-                  + (f" · {_pct(u['share'])} of its side" if u.get("share") is not None else "") for u in items[:25]] or ["- none"]
+            L += [f"- {md(u['label'])}" + (f" · {num(u['time_ms'], 3)} ms" if u.get("time_ms") is not None else "")
+                  + (f" · {pct(u['share'])} of its side" if u.get("share") is not None else "") for u in items[:25]] or ["- none"]
             L += [""] + _more(len(items), 25, "kernels")
     else:
         L += ["No candidate profile: the per-kernel delta is not measured.", ""]
@@ -246,13 +232,13 @@ def render_markdown(doc: dict[str, Any]) -> str:
     L += ["## Cost", ""]
     if cost:
         up = cost["upkeep"]
-        L += [f"One-time: **{cost['low_hours']:,.0f}–{cost['high_hours']:,.0f} hours** ({_usd(cost['one_time_low_usd'])} – "
-              f"{_usd(cost['one_time_high_usd'])}), estimated. Yearly upkeep {up['hours_per_year']:,.0f} h "
-              f"({_usd(up['usd_per_year'])}); avoided lock-in {_usd(cost['lockin_usd_per_year'])}/year. "
+        L += [f"One-time: **{cost['low_hours']:,.0f}–{cost['high_hours']:,.0f} hours** ({usd(cost['one_time_low_usd'])} – "
+              f"{usd(cost['one_time_high_usd'])}), estimated. Yearly upkeep {up['hours_per_year']:,.0f} h "
+              f"({usd(up['usd_per_year'])}); avoided lock-in {usd(cost['lockin_usd_per_year'])}/year. "
               f"Break-even: {md(cost['break_even'])}.", ""]
         L += [f"Note: {md(n)}" for n in cost["notes"]] + [""]
         L += _table(["category", "items", "low h", "high h"],
-                    [[md(c["category"]), str(c["count"]), _num(c["low_hours"], 1), _num(c["high_hours"], 1)] for c in cost["by_category"]])
+                    [[md(c["category"]), str(c["count"]), num(c["low_hours"], 1), num(c["high_hours"], 1)] for c in cost["by_category"]])
         L += ["### Parameters", ""] + _table(["parameter", "value", "source", "from"],
                                               [[md(p["name"]), md(p["value"]), p["source"], md(p["origin"])] for p in cost["parameters"]])
 

@@ -12,19 +12,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from hipgauge.report.figures import num, pct, usd
+
 _LEAN_STYLE = {"port": "bold green", "stay": "bold red", "neutral": "dim"}
-
-
-def _pct(x: Any) -> str:
-    return "—" if x is None else f"{100 * float(x):.1f}%"
-
-
-def _num(x: Any, d: int = 2) -> str:
-    return "—" if x is None else (f"{x:,.{d}f}" if isinstance(x, float) else str(x))
-
-
-def _usd(x: Any) -> str:
-    return "—" if x is None else f"{float(x):,.0f} USD"
 
 
 def print_decision(console: Console, dec: dict[str, Any]) -> None:
@@ -56,10 +46,10 @@ def print_cost(console: Console, cost: dict[str, Any]) -> None:
     t.add_row(Text("total", style="bold"), str(len(cost["items"])), f"{cost['low_hours']:.1f}", f"{cost['high_hours']:.1f}")
     console.print(t)
     up = cost["upkeep"]
-    console.print(Text(f"One-time: {_usd(cost['one_time_low_usd'])} – {_usd(cost['one_time_high_usd'])}"))
-    console.print(Text(f"Yearly upkeep: {up['hours_per_year']:.0f} h = {_usd(up['usd_per_year'])} "
+    console.print(Text(f"One-time: {usd(cost['one_time_low_usd'])} – {usd(cost['one_time_high_usd'])}"))
+    console.print(Text(f"Yearly upkeep: {up['hours_per_year']:.0f} h = {usd(up['usd_per_year'])} "
                        f"({up['validation_hours']:.0f} h validation, {len(up['dual_variant_kernels'])} kernels × two tuned variants)"))
-    console.print(Text(f"Avoided lock-in: {_usd(cost['lockin_usd_per_year'])}/year; net {_usd(cost['net_usd_per_year'])}/year"))
+    console.print(Text(f"Avoided lock-in: {usd(cost['lockin_usd_per_year'])}/year; net {usd(cost['net_usd_per_year'])}/year"))
     console.print(Text(f"Break-even: {cost['break_even']}", style="bold"))
     for n in cost["notes"]:
         console.print(Text("note: " + n, style="yellow"))
@@ -77,21 +67,21 @@ def print_assessment(console: Console, doc: dict[str, Any], folder: str | None =
     t.add_column("measure")
     t.add_column("value", overflow="fold")
     t.add_column("source")
-    t.add_row("1 translation share", _pct(h["translation_share"]["value"]), h["translation_share"]["source"])
+    t.add_row("1 translation share", pct(h["translation_share"]["value"]), h["translation_share"]["source"])
     hp = h["parity"]
     if hp["kind"] == "compare":
-        val = f"projected {_num(hp['projected_ms'])} ms vs target {_num(hp['target_ms'])} ms; {hp.get('slower_than_threshold')} slow rows"
+        val = f"projected {num(hp['projected_ms'])} ms vs target {num(hp['target_ms'])} ms; {hp.get('slower_than_threshold')} slow rows"
     elif hp["kind"] == "project":
-        val = f"baseline {_num(hp['baseline_ms'])} ms vs target {_num(hp['target_ms'])} ms"
+        val = f"baseline {num(hp['baseline_ms'])} ms vs target {num(hp['target_ms'])} ms"
         if hp.get("tightest_group"):
-            val += f"; {hp['tightest_group']['name']} may be ≤ {_num(hp['tightest_group']['max_ratio'], 3)}× slower"
+            val += f"; {hp['tightest_group']['name']} may be ≤ {num(hp['tightest_group']['max_ratio'], 3)}× slower"
     else:
         val = "not measured (no profile)"
     t.add_row("2 per-kernel parity", Text(val), str(hp["source"]))
     hh = h["hours_to_close"]
     t.add_row("3 hours to close", "—" if hh["low"] is None else f"{hh['low']:,.0f}–{hh['high']:,.0f} h", hh["source"])
     hn = h["lockin_minus_upkeep"]
-    value = _usd(hn["value"]) if hn.get("lockin_known", True) else f"unknown − {_usd(hn['upkeep_usd_per_year'])} upkeep"
+    value = usd(hn["value"]) if hn.get("lockin_known", True) else f"unknown − {usd(hn['upkeep_usd_per_year'])} upkeep"
     t.add_row("4 lock-in − upkeep", Text(f"{value}/year; {hn.get('break_even') or ''}"), hn["source"])
     console.print(t)
     if doc.get("decision"):
@@ -104,10 +94,10 @@ def print_assessment(console: Console, doc: dict[str, Any], folder: str | None =
     for w in doc.get("workloads") or []:
         groups = [g for g in (w.get("slack") or {}).get("groups", []) if g.get("max_ratio") is not None]
         p = (w.get("slack") or {}).get("projection") or {}
-        line = f"Separate workload, {w['name']}: P{p.get('percentile', 99):g} {_num(p.get('baseline_ms'))} ms vs {_num(w.get('target_ms'))} ms target"
+        line = f"Separate workload, {w['name']}: P{p.get('percentile', 99):g} {num(p.get('baseline_ms'))} ms vs {num(w.get('target_ms'))} ms target"
         if groups:
             g = groups[0]  # the largest group
-            line += f"; {g['name']} ({_pct(g['share'])} of kernel time) may be ≤ {_num(g['max_ratio'], 2)}× slower"
+            line += f"; {g['name']} ({pct(g['share'])} of kernel time) may be ≤ {num(g['max_ratio'], 2)}× slower"
         console.print(Text(line))
     for s in doc["stages"]:
         if s["status"] != "ok":
