@@ -66,6 +66,15 @@ class Decision(Record):
 # ----------------------------------------------------------------------------------------------
 
 
+def _lean_by(value: float, stay_at: float, port_below: float) -> str:
+    """stay at or above ``stay_at``, port below ``port_below``, neutral between."""
+    if value >= stay_at:
+        return STAY
+    if value < port_below:
+        return PORT
+    return NEUTRAL
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
@@ -144,12 +153,7 @@ def _hot_kernels(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any],
         source_share = sum(matched.values())
         details.update(vendor_time_share=vendor_share, source_time_share=source_share,
                        matched_kernels=len(matched))
-        if vendor_share >= spec["stay_at_time_share"]:
-            lean = STAY
-        elif vendor_share < spec["port_below_time_share"]:
-            lean = PORT
-        else:
-            lean = NEUTRAL
+        lean = _lean_by(vendor_share, stay_at=spec["stay_at_time_share"], port_below=spec["port_below_time_share"])
         summary = (f"{_pct(vendor_share)} of profiled kernel time is in kernels using warp/tensor-core/PTX constructs "
                    f"({len(vendor)} of {len(kernels)} source kernels; source kernels hold {_pct(source_share)} of the time)")
         weighted = f"profiled time ({shares.origin}; {len(matched)} of {len(kernels)} source kernels found in it)"
@@ -163,12 +167,7 @@ def _hot_kernels(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any],
     else:
         frac = len(vendor) / len(kernels)
         details["vendor_kernel_fraction"] = frac
-        if frac >= spec["stay_at_kernel_fraction"]:
-            lean = STAY
-        elif frac < spec["port_below_kernel_fraction"]:
-            lean = PORT
-        else:
-            lean = NEUTRAL
+        lean = _lean_by(frac, stay_at=spec["stay_at_kernel_fraction"], port_below=spec["port_below_kernel_fraction"])
         summary = f"{len(vendor)} of {len(kernels)} source kernels use warp/tensor-core/PTX constructs (by count: no profile weighting)"
         weighted = "counts (no profile" + (", and no source kernel found in it)" if shares else ")")
         for k in kernels:
