@@ -105,3 +105,10 @@ def test_lane_utilization_of_half_empty_wavefronts() -> None:
     nv = nvidia_occupancy("sm_90", 32, registers=16, static_smem=0)
     assert nv is not None and nv.lane_utilization == 1.0
     assert nvidia_occupancy("sm_90", 48, registers=16, static_smem=0).lane_utilization == 0.75
+
+
+def test_hip_vector_types_fold_to_cuda_spelling() -> None:
+    from hipgauge.toolchain.buildcheck import _vendor_neutral
+
+    assert _vendor_neutral("k(HIP_vector_type<float, 4u> const*, HIP_vector_type<unsigned int, 2u>*)") == "k(float4 const*, uint2*)"
+    assert _vendor_neutral("k(float4 const*)") == "k(float4 const*)"

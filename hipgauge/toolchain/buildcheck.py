@@ -273,8 +273,12 @@ def _diagnostics(vendor: str, output: str) -> list[Diagnostic]:
 
 
 def _compile(unit: _Unit, vendor: str, arch: str, compiler: Compiler, work: Path, timeout_s: float,
-             include_dirs: list[str], defines: list[str], units_by_display: dict[str, _Unit]) -> CompileResult:
-    """Compile one TU for one arch; on front-end errors blank their functions in a scratch copy and retry."""
+             include_dirs: list[str], defines: list[str], units_by_display: dict[str, _Unit],
+             display_of: dict[str, str] | None = None) -> CompileResult:
+    """Compile one TU for one arch; on front-end errors blank their functions in a scratch copy and retry.
+
+    ``display_of`` maps every file of the tree (its CUDA path and its translated HIP path, resolved) to
+    its display path, so an error in an included header is reported at the header's CUDA path."""
     first_path = unit.hip_path if vendor == "amd" else unit.cuda_path
     data = first_path.read_bytes()
     current = first_path
@@ -300,7 +304,7 @@ def _compile(unit: _Unit, vendor: str, arch: str, compiler: Compiler, work: Path
         for d in _diagnostics(vendor, run.output):
             if d.severity not in ("error", "fatal error") or (d.file or "").startswith("<"):
                 continue
-            md = _map_diag(d, path_map, units_by_display, {}, n, cwd=work)
+            md = _map_diag(d, path_map, units_by_display, display_of or {}, n, cwd=work)
             key = (md.file, md.line, md.column, md.message)
             if key in seen:
                 continue
@@ -361,13 +365,24 @@ def _base_name(demangled: str) -> str:
     return name.split("::")[-1]
 
 
+_HIP_VECTOR = re.compile(r"HIP_vector_type<((?:unsigned )?(?:long long|char|short|int|long|float|double)), (\d)u>")
+_VECTOR_STEM = {"unsigned char": "uchar", "unsigned short": "ushort", "unsigned int": "uint", "unsigned long": "ulong",
+                "unsigned long long": "ulonglong", "long long": "longlong"}
+
+
+def _vendor_neutral(name: str) -> str:
+    """A demangled kernel name with HIP's vector types spelled as CUDA's (``HIP_vector_type<float, 4u>`` → ``float4``),
+    so one kernel compiled by nvcc and by hipcc lands on one row."""
+    return _HIP_VECTOR.sub(lambda m: _VECTOR_STEM.get(m.group(1), m.group(1)) + m.group(2), name)
+
+
 def _kernel_rows(units: list[_Unit], compiles: list[CompileResult], amd: list[str], nv: list[str]) -> list[KernelRow]:
     rows: dict[tuple[str, str], KernelRow] = {}
     by_unit = {u.display: u for u in units}
     for c in compiles:
         unit = by_unit.get(c.file)
         for k in c.kernels:
-            key = (c.file, k.name)
+            key = (c.file, _vendor_neutral(k.name))
             row = rows.get(key)
             if row is None:
                 base = _base_name(k.name)
@@ -375,7 +390,7 @@ def _kernel_rows(units: list[_Unit], compiles: list[CompileResult], amd: list[st
                 if src_kernel is None and k.line is not None and unit is not None:
                     src_kernel = next((sk for sk in unit.kernels if sk.line <= k.line <= sk.end_line), None)
                 block, how = _block_for(base, unit)
-                row = KernelRow(kernel=k.name, file=c.file, line=src_kernel.line if src_kernel else k.line,
+                row = KernelRow(kernel=_vendor_neutral(k.name), file=c.file, line=src_kernel.line if src_kernel else k.line,
                                 block_size=block, block_size_source=how)
                 rows[key] = row
             row.resources[c.arch] = k
@@ -535,18 +550,24 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
         (work / "obj").mkdir()
         units_by_display = {u.display: u for u in units}
         nv_incs, amd_incs = _include_dirs(src_r, hip_root, list(include_dirs or []), entries)
+        display_of: dict[str, str] = {}
+        for e in entries:
+            shown = Path(e.path).name if single else e.display
+            display_of[str(Path(e.path).resolve())] = shown
+            if hip_root is not None:
+                display_of[str(hip_root.joinpath(*e.display.split("/")).resolve())] = shown
         tasks: list[Callable[[], CompileResult]] = []
         for u in units:
             if hipcc is not None:
                 for a in amd:
                     tasks.append(lambda u=u, a=a: _compile(u, "amd", a, hipcc, work / "obj", timeout_s,
                                                            amd_incs, list(defines or []),
-                                                           units_by_display))
+                                                           units_by_display, display_of))
             if nvcc is not None and not hip_tree:
                 for a in nv:
                     tasks.append(lambda u=u, a=a: _compile(u, "nvidia", a, nvcc, work / "obj", timeout_s,
                                                            nv_incs, list(defines or []),
-                                                           units_by_display))
+                                                           units_by_display, display_of))
         compiles: list[CompileResult] = []
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             for res in pool.map(lambda t: t(), tasks):
