@@ -26,7 +26,7 @@ safe-rewrite lists (``tests/test_translate_lexical.py``; ``benchmarks/bench_tran
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from hipgauge.translate.candidates import Candidates, occurrences
@@ -63,6 +63,13 @@ _SPECIFIERS = frozenset(b"""const volatile static extern inline constexpr conste
 friend mutable register thread_local unsigned signed long short __device__ __host__ __global__ __forceinline__
 __noinline__ __shared__ __constant__ __managed__ __inline__ template""".split())
 _DECL_NEXT = frozenset(b"=;,([){:")
+_BRACKETS = re.compile(rb"[()\[\]{}]")
+# keywords that end a function head before its body's ``{`` (``f() const {``), besides ``)``
+_BODY_AFTER = frozenset(b"const noexcept override mutable volatile".split())
+# words before a declarator that may be part of its type (``float acos(``): names and these keywords
+_TYPE_WORDS = frozenset(b"""auto bool char char8_t char16_t char32_t double float int long short signed unsigned void
+wchar_t const volatile static extern inline constexpr __device__ __host__ __forceinline__ __noinline__
+__inline__""".split())
 _ASM_QUALIFIERS = frozenset({b"volatile", b"__volatile__", b"__volatile", b"inline", b"goto"})
 
 
@@ -100,6 +107,9 @@ class _Lexer(_FileRewriter):
         self.macro_bodies: list[tuple[int, int]] = []
         self.launches: list[int] = []
         self.define_values: dict[str, str] = {}
+        self._bracket_pos: list[int] | None = None
+        self._bracket_top: list[int] = []
+        self._after_template: list[int] = []  # candidates after ``>::`` whose chain head is further back
 
     # -- scanning ------------------------------------------------------------------------------------------
     def point(self, offset: int) -> tuple[int, int]:
@@ -325,23 +335,47 @@ class _Lexer(_FileRewriter):
 
     def opener(self, pos: int) -> int:
         """The byte of the innermost unclosed ``(``/``[``/``{`` before ``pos`` (0 at file level)."""
-        data = self.data
-        depth = 0
-        j = pos - 1
-        while j >= 0:
-            i = bisect_right(self.skip_starts, j) - 1
-            if i >= 0 and j < self.skip_ends[i]:
-                j = self.skip_starts[i] - 1
-                continue
-            c = data[j]
-            if c in b")]}":
-                depth += 1
-            elif c in b"([{":
-                if depth == 0:
-                    return c
-                depth -= 1
-            j -= 1
-        return 0
+        at = self.opener_at(pos)
+        return self.data[at] if at >= 0 else 0
+
+    def opener_at(self, pos: int) -> int:
+        """Index of the innermost unclosed ``(``/``[``/``{`` before ``pos`` (-1 at file level). Brackets in
+        comments, literals and directive bodies do not count; a closer matches the nearest open bracket of any
+        kind (what a backward count would find)."""
+        if self._bracket_pos is None:
+            data = self.data
+            in_skip = self.in_skip
+            stack: list[int] = []
+            bpos: list[int] = []
+            tops: list[int] = []
+            for m in _BRACKETS.finditer(data):
+                j = m.start()
+                if in_skip(j):
+                    continue
+                if data[j] in b"([{":
+                    stack.append(j)
+                elif stack:
+                    stack.pop()
+                bpos.append(j)
+                tops.append(stack[-1] if stack else -1)
+            self._bracket_pos, self._bracket_top = bpos, tops
+        i = bisect_left(self._bracket_pos, pos) - 1
+        return self._bracket_top[i] if i >= 0 else -1
+
+    def scope_of(self, pos: int) -> str:
+        """``namespace`` (file level or a namespace's braces), ``body`` (the braces after ``)`` — a function
+        or statement body) or ``other`` for the code at ``pos``."""
+        at = self.opener_at(pos)
+        if at < 0:
+            return "namespace"
+        if self.data[at] != 123:  # {
+            return "other"
+        j, t = self.prev_token(at)
+        if t == b")" or t in _BODY_AFTER:
+            return "body"
+        while t and (_WORD[t[0]] and t not in _KEYWORDS or t == b"::"):
+            j, t = self.prev_token(j)
+        return "namespace" if t == b"namespace" else "other"
 
     def match_angle(self, j: int) -> int:
         """Index just past the ``>`` closing the ``<`` at ``j``; raises Unsure when it does not close."""
@@ -422,6 +456,10 @@ class _Lexer(_FileRewriter):
                     continue
                 if is_id:
                     ids[s] = (e, tok.decode())
+        if self._after_template:
+            covered = {a for segs, *_ in chains.values() for a, _ in segs}
+            if any(s not in covered for s in self._after_template):
+                raise Unsure("template scope before a candidate")
         if cands.asm:
             for tok in (b"asm", b"__asm__", b"__asm"):
                 for s in occurrences(data, tok):
@@ -484,8 +522,25 @@ class _Lexer(_FileRewriter):
                 return
             if ptok in (b")", b"]") and ntok not in _DECL_NEXT and ntok != b"":
                 return
+            if self._declared_name(ptok, ntok, tok):
+                return
             raise Unsure(f"declarator position: {tok!r}")
         raise Unsure(f"context {ptok!r} {tok!r} {ntok!r}")
+
+    def _declared_name(self, ptok: bytes, ntok: bytes, tok: bytes) -> bool:
+        """A name being declared (``float acos(float)``, ``T j1 = i1;``) where the tree has it as an
+        ``identifier`` all the same: at file or namespace level, or in a function or statement body — not in a
+        class body (``field_identifier``) and not a label. Names of unknown status stay Unsure (the tree would
+        take a function declared here as the file's own)."""
+        if ntok in (b":", b"") or tok in self.cands.warp:
+            return False
+        if not (ptok in (b"*", b"&", b"&&", b">") or (_WORD[ptok[0]] and (ptok not in _KEYWORDS
+                                                                         or ptok in _TYPE_WORDS))):
+            return False
+        entry = self.lookup(tok.decode())
+        if entry is None or entry.status == "unknown":
+            return False
+        return self.scope_of(self._at) in ("namespace", "body")
 
     # -- chains ---------------------------------------------------------------------------------------------
     def _chain(self, s: int, e: int, chains: dict, ids: dict) -> None:
@@ -498,7 +553,9 @@ class _Lexer(_FileRewriter):
                 break
             qat, q = self.prev_token(ptok_at)
             if q == b">":
-                raise Unsure("template scope before a candidate")
+                # ``a::b<T>::name``: the chain from its head (when one is assembled) holds this segment
+                self._after_template.append(s)
+                return
             if q and _WORD[q[0]] and q != b"0" and q not in _KEYWORDS:
                 head = qat
                 continue
