@@ -1,9 +1,10 @@
-"""The pointee type of an atomic's target argument, for the FP-atomic rules."""
+"""The pointee type of an atomic's target argument, and the hit of the FP-atomic rules on it."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from hipgauge.rules.hit import MEDIUM, Hit
 from hipgauge.rules.syntax import call_args, text
 
 
@@ -34,3 +35,14 @@ def atomic_target_type(call: Any, ctx: Any) -> str | None:
         else:
             return None
     return None
+
+
+def atomic_on_types(call: Any, ctx: Any, bases: tuple[str, ...]) -> list[Hit]:
+    """A MEDIUM hit on ``atomicAdd(...)`` when its target's pointee type is one of ``bases``."""
+    t = atomic_target_type(call, ctx)
+    if t is None:
+        return []
+    base = t.replace("const ", "").rstrip("*").strip()
+    if base in bases:
+        return [Hit(call, MEDIUM, f"on `{base}`")]
+    return []

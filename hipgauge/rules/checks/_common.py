@@ -56,6 +56,11 @@ def usage(node: Any, ctx: Any, confidence=HIGH, detail: str = "") -> list[Hit]:
     return [Hit(node, confidence, detail)]
 
 
+def named_usage(node: Any, ctx: Any, confidence=HIGH) -> list[Hit]:
+    """``usage`` with the token itself, in backticks, as the detail."""
+    return usage(node, ctx, confidence, f"`{text(node)}`")
+
+
 def asm_text(node: Any) -> str:
     """The template string(s) of a ``gnu_asm_expression`` (PTX text), '' when absent."""
     asm = ancestor(node, "gnu_asm_expression", limit=3)

@@ -29,8 +29,7 @@ void run(float* x) { k<<<128, 128>>>(x); }
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.hit import MEDIUM, Hit
 from hipgauge.rules.syntax import call_args, call_name
 
 CODE = "HG109"

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from hipgauge.rules.syntax import parent as parent_of
 
-from hipgauge.rules.checks._common import DEVICE_CODE, any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._common import DEVICE_CODE, words
+from hipgauge.rules.hit import MEDIUM, Hit
 from hipgauge.rules.syntax import call_name
 
 CODE = "HG110"

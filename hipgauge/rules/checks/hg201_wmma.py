@@ -35,7 +35,6 @@ from __future__ import annotations
 from hipgauge.rules.syntax import parent as parent_of
 
 from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 
 CODE = "HG201"
 NODE = None

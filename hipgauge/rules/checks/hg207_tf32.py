@@ -29,8 +29,7 @@ void setup(cublasHandle_t h) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._common import usage, words
 
 CODE = "HG207"
 NODE = None

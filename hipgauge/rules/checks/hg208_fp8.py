@@ -30,7 +30,6 @@ __global__ void k(const __half* w, float* out) {
 from __future__ import annotations
 
 from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 
 CODE = "HG208"
 NODE = None

@@ -28,8 +28,7 @@ __global__ void k(__half2* x) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._common import usage, words
 
 CODE = "HG209"
 NODE = None

@@ -28,8 +28,8 @@ __device__ void wait(volatile int* flag) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._common import words
+from hipgauge.rules.hit import HIGH, Hit
 
 CODE = "HG303"
 NODE = "call_expression"

@@ -28,8 +28,8 @@ __global__ void k(long long* t) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import DEVICE_CODE, any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._common import DEVICE_CODE, words
+from hipgauge.rules.hit import MEDIUM, Hit
 from hipgauge.rules.syntax import call_name
 
 CODE = "HG304"

@@ -29,8 +29,8 @@ __global__ void __launch_bounds__(256) k(float* x) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._common import words
+from hipgauge.rules.hit import HIGH, Hit
 from hipgauge.rules.syntax import text
 
 CODE = "HG401"

@@ -30,8 +30,8 @@ __global__ void k(float* x) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._common import usage, words
+from hipgauge.rules.hit import MEDIUM
 
 CODE = "HG406"
 NODE = None

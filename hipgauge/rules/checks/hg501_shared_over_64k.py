@@ -35,8 +35,8 @@ __global__ void k(float* out) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._common import any_of, words
+from hipgauge.rules.hit import HIGH, MEDIUM, Hit
 from hipgauge.rules.syntax import TYPE_BYTES, call_args, call_name, declared_type, descendants, text
 
 CODE = "HG501"

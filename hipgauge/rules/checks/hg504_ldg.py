@@ -28,8 +28,8 @@ __global__ void k(const float* __restrict__ x, float* y) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._common import words
+from hipgauge.rules.hit import HIGH, Hit
 
 CODE = "HG504"
 NODE = "call_expression"

@@ -28,9 +28,8 @@ void alloc(float** p, size_t n) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import named_usage, words
+from hipgauge.rules.hit import MEDIUM
 
 CODE = "HG505"
 NODE = None
@@ -38,4 +37,4 @@ ANCHOR = words("cudaMallocManaged", "__managed__", "cudaMemPrefetchAsync", "cuda
 
 
 def check(node, ctx):
-    return usage(node, ctx, MEDIUM, f"`{text(node)}`")
+    return named_usage(node, ctx, MEDIUM)

@@ -28,9 +28,8 @@ __global__ void k(float* acc, const __half* x) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.checks._atomics import atomic_target_type
+from hipgauge.rules.checks._common import words
+from hipgauge.rules.checks._atomics import atomic_on_types
 
 CODE = "HG507"
 NODE = "call_expression"
@@ -38,10 +37,4 @@ ANCHOR = words("atomicAdd", "atomicAdd_block", "atomicAdd_system")
 
 
 def check(node, ctx):
-    t = atomic_target_type(node, ctx)
-    if t is None:
-        return []
-    base = t.replace("const ", "").rstrip("*").strip()
-    if base in ("__half", "half", "__half2", "half2", "__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162"):
-        return [Hit(node, MEDIUM, f"on `{base}`")]
-    return []
+    return atomic_on_types(node, ctx, ("__half", "half", "__half2", "half2", "__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162"))

@@ -29,9 +29,8 @@ __global__ void k(int* flag) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import named_usage, words
+from hipgauge.rules.hit import MEDIUM
 
 CODE = "HG508"
 NODE = None
@@ -39,4 +38,4 @@ ANCHOR = words(r"atomic\w+_system", "__threadfence_system")
 
 
 def check(node, ctx):
-    return usage(node, ctx, MEDIUM, f"`{text(node)}`")
+    return named_usage(node, ctx, MEDIUM)

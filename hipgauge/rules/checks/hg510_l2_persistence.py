@@ -31,9 +31,8 @@ void pin(cudaStream_t s, void* p, size_t n) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import named_usage, words
+from hipgauge.rules.hit import HIGH
 
 CODE = "HG510"
 NODE = None
@@ -41,4 +40,4 @@ ANCHOR = words("cudaAccessPolicyWindow", "cudaStreamSetAttribute", "cudaStreamGe
 
 
 def check(node, ctx):
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)

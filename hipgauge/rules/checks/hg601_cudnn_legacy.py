@@ -35,7 +35,6 @@ void conv(miopenHandle_t h) {
 from __future__ import annotations
 
 from hipgauge.rules.checks._common import any_of, include, library_usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import text
 
 CODE = "HG601"

@@ -29,9 +29,8 @@ void mha(cudnnHandle_t h, cudnnTensorDescriptor_t x) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import any_of, include, named_usage, words
+from hipgauge.rules.hit import HIGH
 
 CODE = "HG602"
 NODE = None
@@ -40,4 +39,4 @@ SUPERSEDES = ('HG601',)
 
 
 def check(node, ctx):
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)

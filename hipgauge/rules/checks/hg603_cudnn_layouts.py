@@ -31,9 +31,8 @@ void setup(cudnnConvolutionDescriptor_t c) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import named_usage, words
+from hipgauge.rules.hit import HIGH
 
 CODE = "HG603"
 NODE = None
@@ -42,4 +41,4 @@ SUPERSEDES = ('HG601',)
 
 
 def check(node, ctx):
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)

@@ -37,7 +37,6 @@ from __future__ import annotations
 import re
 
 from hipgauge.rules.checks._common import any_of, include, library_usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import text
 
 CODE = "HG604"

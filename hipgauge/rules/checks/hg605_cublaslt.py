@@ -28,9 +28,8 @@ void mm(hipblasLtHandle_t h, hipblasLtMatmulDesc_t d) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import any_of, include, named_usage, words
+from hipgauge.rules.hit import HIGH
 
 CODE = "HG605"
 NODE = None
@@ -38,4 +37,4 @@ ANCHOR = any_of(include("cublasLt"), words(r"cublasLt\w+", r"CUBLASLT_\w+"))
 
 
 def check(node, ctx):
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)

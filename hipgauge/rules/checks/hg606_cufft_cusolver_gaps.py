@@ -29,9 +29,8 @@ void fft(cufftHandle p, cufftComplex* in, cufftComplex* out) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import named_usage, words
+from hipgauge.rules.hit import HIGH
 
 CODE = "HG606"
 NODE = None
@@ -39,4 +38,4 @@ ANCHOR = words(r"cufftXt\w+", r"cufft(?:Get|Set|Reset)PlanProperty\w*", r"cusolv
 
 
 def check(node, ctx):
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)

@@ -29,9 +29,8 @@ __global__ void k(const float* noise, float* out) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import any_of, include, named_usage, words
+from hipgauge.rules.hit import MEDIUM
 
 CODE = "HG607"
 NODE = None
@@ -39,4 +38,4 @@ ANCHOR = any_of(include("curand"), words(r"curand\w*"))
 
 
 def check(node, ctx):
-    return usage(node, ctx, MEDIUM, f"`{text(node)}`")
+    return named_usage(node, ctx, MEDIUM)

@@ -33,14 +33,12 @@ __global__ void k(const float* x, float* out) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.syntax import ancestor, descendants, text
 
 CODE = "HG608"
 NODE = None
 ANCHOR = rb"\bcub\s*::\s*Warp(?:Reduce|Scan|Load|Store|Exchange)\b"
-from hipgauge.rules.syntax import ancestor, descendants
 
 
 def check(node, ctx):

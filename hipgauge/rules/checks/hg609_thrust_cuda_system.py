@@ -29,9 +29,8 @@ void sort(thrust::device_vector<int>& v) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import usage
+from hipgauge.rules.hit import HIGH
 
 CODE = "HG609"
 NODE = None

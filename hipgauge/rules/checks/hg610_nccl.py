@@ -28,9 +28,8 @@ void allreduce(float* x, size_t n, rcclComm_t c) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import any_of, include, named_usage, words
+from hipgauge.rules.hit import HIGH
 
 CODE = "HG610"
 NODE = None
@@ -38,4 +37,4 @@ ANCHOR = any_of(include("nccl"), words(r"nccl[A-Z]\w*"))
 
 
 def check(node, ctx):
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)

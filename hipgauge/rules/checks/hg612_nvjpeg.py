@@ -27,9 +27,8 @@ void decode(RocJpegHandle h) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import any_of, include, named_usage, words
+from hipgauge.rules.hit import HIGH
 
 CODE = "HG612"
 NODE = None
@@ -37,4 +36,4 @@ ANCHOR = any_of(include("nvjpeg"), words(r"nvjpeg\w+"))
 
 
 def check(node, ctx):
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)

@@ -32,7 +32,6 @@ void step() {
 from __future__ import annotations
 
 from hipgauge.rules.checks._common import any_of, include, library_usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import text
 
 CODE = "HG613"

@@ -35,9 +35,8 @@ from __future__ import annotations
 
 import re
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import words
+from hipgauge.rules.hit import MEDIUM, Hit
 from hipgauge.rules.syntax import call_name, descendants
 
 CODE = "HG614"

@@ -29,9 +29,8 @@ void build(hiprtcProgram p, char* code) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import any_of, include, named_usage, words
+from hipgauge.rules.hit import HIGH
 
 CODE = "HG615"
 NODE = None
@@ -39,4 +38,4 @@ ANCHOR = any_of(include("nvrtc"), words(r"nvrtc\w+"))
 
 
 def check(node, ctx):
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)

@@ -28,9 +28,8 @@ void load(hipModule_t* m, const char* path) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import named_usage, words
+from hipgauge.rules.hit import HIGH
 
 CODE = "HG616"
 NODE = None
@@ -38,4 +37,4 @@ ANCHOR = words(r"cuModuleLoad\w*", r"cuLinkAdd\w+", r"cuLinkCreate\w*", "CU_JIT_
 
 
 def check(node, ctx):
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)

@@ -29,9 +29,8 @@ from __future__ import annotations
 
 from hipgauge.rules.syntax import parent as parent_of
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import any_of, include, named_usage, words
+from hipgauge.rules.hit import HIGH
 
 CODE = "HG617"
 NODE = None
@@ -41,4 +40,4 @@ ANCHOR = any_of(include("cutlass/", "cute/"), words("cutlass", "cute"))
 def check(node, ctx):
     if node.type == "identifier" and (parent_of(node) is None or parent_of(node).type not in ("using_declaration", "qualified_identifier")):
         return []
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)

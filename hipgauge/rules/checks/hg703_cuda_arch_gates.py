@@ -36,8 +36,8 @@ __device__ float f(float x) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._common import words
+from hipgauge.rules.hit import HIGH, Hit
 from hipgauge.rules.syntax import text
 from hipgauge.rules.syntax import ancestor
 

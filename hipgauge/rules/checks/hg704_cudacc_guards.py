@@ -33,8 +33,8 @@ Use instead
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._common import words
+from hipgauge.rules.hit import MEDIUM, Hit
 from hipgauge.rules.syntax import text
 from hipgauge.rules.syntax import ancestor
 

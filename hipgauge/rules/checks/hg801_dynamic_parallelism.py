@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 
 from hipgauge.rules.checks._buildscan import scan
-from hipgauge.rules.checks._common import any_of, usage, words
+from hipgauge.rules.checks._common import any_of, named_usage, words
 from hipgauge.rules.hit import HIGH, Hit
 from hipgauge.rules.syntax import ancestor, call_name, text
 
@@ -51,7 +51,7 @@ def check(node, ctx):
         if call is not None and ctx.in_device_code(call):
             return [Hit(call, HIGH, f"device-side launch of `{call_name(call)}`")]
         return []
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)
 
 
 def check_build(lines, ctx):

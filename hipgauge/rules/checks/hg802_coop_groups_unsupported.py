@@ -37,7 +37,7 @@ from __future__ import annotations
 from hipgauge.rules.syntax import parent as parent_of
 
 from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.hit import HIGH, Hit
 from hipgauge.rules.syntax import text
 
 CODE = "HG802"

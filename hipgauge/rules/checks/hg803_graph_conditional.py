@@ -30,9 +30,8 @@ void g(cudaGraph_t graph, cudaGraphExec_t* exec) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import named_usage, words
+from hipgauge.rules.hit import HIGH
 
 CODE = "HG803"
 NODE = None
@@ -40,4 +39,4 @@ ANCHOR = words(r"cudaGraphConditional\w*", r"cudaGraphCondType\w*", "cudaGraphSe
 
 
 def check(node, ctx):
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)

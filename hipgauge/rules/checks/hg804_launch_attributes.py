@@ -30,9 +30,8 @@ void run(dim3 g, dim3 b, cudaStream_t s, float* x) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import any_of, named_usage, words
+from hipgauge.rules.hit import HIGH
 import re
 
 from hipgauge.rules.checks._common import ASM, asm_hit
@@ -46,4 +45,4 @@ _PTX = re.compile(r"\bgriddepcontrol\.[\w.]+")
 def check(node, ctx):
     if node.type in ("asm", "__asm__", "__asm"):
         return asm_hit(node, _PTX)
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)

@@ -29,9 +29,8 @@ void init(int device) {
 
 from __future__ import annotations
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import text
+from hipgauge.rules.checks._common import named_usage, words
+from hipgauge.rules.hit import HIGH
 
 CODE = "HG805"
 NODE = None
@@ -39,4 +38,4 @@ ANCHOR = words(r"cuCtx(?:Create|Destroy|PushCurrent|PopCurrent|SetCurrent|GetCur
 
 
 def check(node, ctx):
-    return usage(node, ctx, HIGH, f"`{text(node)}`")
+    return named_usage(node, ctx, HIGH)

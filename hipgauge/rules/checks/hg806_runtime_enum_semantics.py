@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from hipgauge.rules.syntax import parent as parent_of
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._common import usage, words
+from hipgauge.rules.hit import LOW, MEDIUM, Hit
 from hipgauge.rules.syntax import text
 
 CODE = "HG806"

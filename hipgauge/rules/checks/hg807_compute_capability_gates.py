@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from hipgauge.rules.syntax import parent as parent_of
 
-from hipgauge.rules.checks._common import any_of, include, usage, words
-from hipgauge.rules.hit import HIGH, LOW, MEDIUM, Hit
+from hipgauge.rules.checks._common import any_of, named_usage, words
+from hipgauge.rules.hit import HIGH, MEDIUM, Hit
 from hipgauge.rules.syntax import text
 from hipgauge.rules.syntax import ancestor
 
@@ -43,7 +43,7 @@ ANCHOR = any_of(rb"\.\s*(?:major|minor)\b", words(r"cudaDevAttrComputeCapability
 
 def check(node, ctx):
     if node.type == "identifier":
-        return usage(node, ctx, MEDIUM, f"`{text(node)}`")
+        return named_usage(node, ctx, MEDIUM)
     fe = ancestor(node, "field_expression", limit=2)
     if fe is None:
         return []
