@@ -244,9 +244,6 @@ def _as_dict(obj: Any) -> Any:
 def run_assessment(opts: AssessOptions, config: Config, on_stage: Callable[[str], None] | None = None,
                    stages: set[str] | None = None) -> AssessmentRun:
     """Run the stages (``stages`` limits which: scan, translate, build-check, profiles, cost, decide)."""
-    from hipgauge.decide.cost import estimate_cost
-    from hipgauge.decide.rubric import decide
-
     want = stages or {"scan", "translate", "build-check", "profiles", "cost", "decide"}
     run = AssessmentRun()
     target = opts.target_ms if opts.target_ms is not None else config.get("objectives.latency_target_ms")
