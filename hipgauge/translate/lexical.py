@@ -582,6 +582,7 @@ class _Lexer(_FileRewriter):
         data = self.data
         segs: list[tuple[int, int]] = []
         plain: list[bool] = []
+        truncated = False
         j = head
         if data[j:j + 2] == b"::":
             j = self.next(j + 2)
@@ -598,7 +599,17 @@ class _Lexer(_FileRewriter):
             is_template = False
             after = seg_end
             if nt == b"<" and self.pp_of(j) < 0:
-                close = self.match_angle(nat)
+                try:
+                    close = self.match_angle(nat)
+                except Unsure as exc:
+                    if not str(exc).startswith("parenthesis"):
+                        raise
+                    # ``a::b<sizeof(T) == 4>``: the tree may read ``<`` as a comparison; either way the chain
+                    # ends here, and it only matters when a prefix of it is a mapped name (checked below)
+                    segs.append((j, seg_end))
+                    plain.append(False)
+                    truncated = True
+                    break
                 is_template = True
                 after = close
                 nat, nt = self.next_token(close)
@@ -615,6 +626,8 @@ class _Lexer(_FileRewriter):
         if not segs:
             return
         names = [data[a:b].decode() for a, b in segs]
+        if truncated and any(self.lookup("::".join(names[:k])) is not None for k in range(2, len(names) + 1)):
+            raise Unsure("parenthesis in template arguments")
         chains[head] = (segs, names, plain, head)
         # segments the tree sees as identifiers (the last one, template ones) go the identifier way too
         for i, (a, b) in enumerate(segs):
