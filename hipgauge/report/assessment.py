@@ -347,7 +347,8 @@ def build_assessment(*, scan: ScanResult | None = None, translate: Any = None, b
                      warnings: list[str] | None = None, slow_ratio_threshold: float = 1.10,
                      whatif_ratios: list[float] | None = None, version: str | None = None,
                      generated_at: str | None = None, workloads: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The assessment document. ``translate`` and ``build_check`` may be result objects or dicts.
+    """The assessment document. ``translate`` and ``build_check`` may be result objects or dicts; the build
+    check's error ``classification`` is the pipeline's (``decide.build_errors``), shown as given.
     ``workloads``: ``{"workload": Workload, "projection": …}`` of further profiles shown on their own."""
     if version is None:
         from hipgauge import __version__ as version
@@ -368,10 +369,6 @@ def build_assessment(*, scan: ScanResult | None = None, translate: Any = None, b
         if tr_section["translation_share"] is None and stats and isinstance(stats[0], dict):
             tr_section["translation_share"] = _share(stats)
     bc = build_check if isinstance(build_check, dict) else _to_dict(build_check)
-    if isinstance(bc, dict) and bc.get("compiles") is not None and not bc.get("classification"):
-        from hipgauge.decide.build_errors import classify_build_check
-
-        bc = {**bc, "classification": classify_build_check(bc)}
     doc: dict[str, Any] = {
         "schema": SCHEMA,
         "tool": {"name": "hipgauge", "version": version},
