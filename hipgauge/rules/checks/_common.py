@@ -100,3 +100,11 @@ def reference_kind(node: Any) -> str:
 def library_usage(node: Any, ctx: Any, detail: str, confidence=HIGH) -> list[Hit]:
     """``usage`` for a folding library rule: the hit carries its ``reference_kind``."""
     return [Hit(h.node, h.confidence, h.detail, reference_kind(node)) for h in usage(node, ctx, confidence, detail)]
+
+
+def asm_or_usage(node: Any, ctx: Any, pattern: re.Pattern[str]) -> list[Hit]:
+    """For a rule anchored on ``ASM`` and on names: the PTX ``pattern`` in an ``asm`` statement, else a
+    HIGH usage of the name."""
+    if node.type in ("asm", "__asm__", "__asm"):
+        return asm_hit(node, pattern)
+    return usage(node, ctx)

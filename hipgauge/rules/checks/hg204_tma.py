@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-from hipgauge.rules.checks._common import ASM, any_of, asm_hit, usage, words
+from hipgauge.rules.checks._common import ASM, any_of, asm_or_usage, words
 
 CODE = "HG204"
 NODE = None
@@ -42,6 +42,4 @@ _PTX = re.compile(r"\bcp\.async\.bulk[\w.]*|\bcp\.reduce\.async\.bulk[\w.]*")
 
 
 def check(node, ctx):
-    if node.type in ("asm", "__asm__", "__asm"):
-        return asm_hit(node, _PTX)
-    return usage(node, ctx)
+    return asm_or_usage(node, ctx, _PTX)

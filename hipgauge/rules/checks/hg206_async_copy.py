@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 
-from hipgauge.rules.checks._common import ASM, any_of, asm_hit, include, usage, words
+from hipgauge.rules.checks._common import ASM, any_of, asm_or_usage, include, words
 
 CODE = "HG206"
 NODE = None
@@ -48,6 +48,4 @@ _PTX = re.compile(r"\bcp\.async\.(?!bulk)[\w.]+|\bmbarrier\.[\w.]+")
 
 
 def check(node, ctx):
-    if node.type in ("asm", "__asm__", "__asm"):
-        return asm_hit(node, _PTX)
-    return usage(node, ctx)
+    return asm_or_usage(node, ctx, _PTX)
