@@ -147,3 +147,25 @@ def test_cli_scans_python_with_inline_cuda():
                        capture_output=True, text=True, env=env, timeout=120)
     assert p.returncode == 0 and "Traceback" not in p.stderr
     assert json.loads(p.stdout)["skipped"][0]["reason"].startswith("not analysed: Python syntax error")
+
+
+# --- fuzz: any bytes in, a same-length buffer or PythonSyntaxError out --------------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_PIECES = ["RawKernel(", "load_inline(", "cuda_sources=", "code=", "r'''", "'''", '"""', "f'", "'", '"', "\\", "\\n",
+           "{", "}", "{{", "}}", "__global__ void k() {}", "\n", " ", "x = ", "+", ",", ")", "(", "[", "]", "#", "é",
+           ".format(a=1)", "% 3", "b'", "SourceModule(", "src", "\r\n", "\t", "\r", "\x0c", "\x00"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_fuzz_extract(parts: list[str]):
+    data = "".join(parts).encode("utf-8")
+    try:
+        out = pyinline.extract(data)
+    except pyinline.PythonSyntaxError:
+        return
+    src = data.decode("utf-8").encode("utf-8")
+    assert len(out.cuda) == len(src) and out.cuda.count(b"\n") == src.count(b"\n")
+    assert len(out.build_text) == len(src)
