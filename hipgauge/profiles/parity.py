@@ -127,10 +127,7 @@ class ComparisonResult:
             d = o.to_dict()
             d["contribution"] = self.contribution(o.delta_ns)
             ops.append(d)
-        proj = self.projection.to_dict()
-        proj["meets_target"] = self.projection.meets_target
-        proj["verdict"] = self.verdict()
-        proj["model"] = self.model
+        proj = self.projection.stated(self.verdict(), self.model)
         return {
             "schema": SCHEMA,
             "baseline": self.baseline.to_dict(),

@@ -77,10 +77,7 @@ class ProjectionResult:
         return d
 
     def to_dict(self) -> dict[str, Any]:
-        proj = self.projection.to_dict()
-        proj["meets_target"] = self.projection.meets_target
-        proj["verdict"] = self.verdict()
-        proj["model"] = self.model
+        proj = self.projection.stated(self.verdict(), self.model)
         return {
             "schema": SCHEMA,
             "profile": self.profile,
