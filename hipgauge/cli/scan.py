@@ -107,6 +107,7 @@ def scan(
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (default: a local cluster)"),
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="worker processes (default: all cores)"),
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
+    max_findings: int = typer.Option(25, "--max-findings", min=0, help="findings listed in the terminal view (0: counts only)"),
 ) -> None:
     """Inventory a CUDA tree: kernels, launch sites, library calls with their HIP counterparts, port findings."""
     from hipgauge import config as config_mod
@@ -141,7 +142,7 @@ def scan(
     if json_out:
         emit_json(document)
     else:
-        render_summary(document)
+        render_summary(document, max_findings=max_findings)
         if sarif is not None:
             out.print(f"SARIF written to {sarif}")
     for w in result.warnings:
@@ -149,7 +150,28 @@ def scan(
             warn(w)
 
 
-def render_summary(doc: dict[str, Any], limit: int = 15) -> None:
+_SEVERITY_ORDER = {"blocker": 0, "wrong-results": 1, "slow": 2, "info": 3}
+_SEVERITY_STYLE = {"blocker": "bold red", "wrong-results": "red", "slow": "yellow", "info": "dim"}
+
+
+def render_findings(findings: list[dict[str, Any]], limit: int) -> None:
+    """The to-do list: worst first, then by file and line; each with its rule code and enclosing kernel."""
+    if limit <= 0 or not findings:
+        return
+    ordered = sorted(findings, key=lambda f: (_SEVERITY_ORDER.get(f["severity"], 9), f["file"], f["line"], f["code"]))
+    t = Table(title="Findings (worst first; `hipgauge explain CODE` for why and how to fix)", title_justify="left")
+    for col in ("code", "severity", "where", "in", "message"):
+        t.add_column(col, overflow="fold")
+    for f in ordered[:limit]:
+        sev = f["severity"]
+        t.add_row(f["code"], f"[{_SEVERITY_STYLE.get(sev, '')}]{sev}[/]", f"{f['file']}:{f['line']}",
+                  f.get("kernel") or "-", f["message"])
+    if len(ordered) > limit:
+        t.caption = f"… and {len(ordered) - limit} more (--max-findings N, or all of them with --json / --sarif)"
+    out.print(t)
+
+
+def render_summary(doc: dict[str, Any], limit: int = 15, max_findings: int = 25) -> None:
     """The terminal view of a ``hipgauge.scan/1`` document."""
     s = doc["summary"]
     out.print(f"[bold]hipgauge scan[/bold] {doc['root']}")
@@ -208,6 +230,7 @@ def render_summary(doc: dict[str, Any], limit: int = 15) -> None:
         cat = ", ".join(f"{k} {v}" for k, v in s["findings_by_category"].items())
         out.print(f"[bold]Findings[/bold] {s['findings']}: {sev}")
         out.print(f"  by category: {cat}")
+        render_findings(doc["findings"], max_findings)
     else:
         out.print("[bold]Findings[/bold] none")
 
@@ -237,5 +260,5 @@ def render_summary(doc: dict[str, Any], limit: int = 15) -> None:
                   f"[dim]({s['translation_share_source']})[/dim]")
 
 
-__all__ = ["scan", "render_summary", "expand_paths"]
+__all__ = ["scan", "render_summary", "render_findings", "expand_paths"]
 _ = err
