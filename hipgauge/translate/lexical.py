@@ -15,8 +15,12 @@ tree gave is read back from the neighbouring tokens:
   macro-body code; ``#include`` paths, warp-sync calls (argument lists matched with comments and strings
   skipped) and launches are recorded with the same positions.
 
-Whatever the tokens cannot decide the way the tree would — a name in a declarator position (a class member, a
-function being declared, a label), a ``/*`` inside a directive, a comment inside a warp-sync call, a mask named
+A name in a declarator position is an ``identifier`` to the tree at file or namespace level and in function or
+statement bodies (``float acos(float)``, ``T j1 = i1;``), so it is read as one there (the enclosing brace and
+the tokens before it say which); a name after ``>::`` is taken from the chain assembled from its head.
+
+Whatever the tokens cannot decide the way the tree would — a name in a declarator position elsewhere (a class
+member, a label) or of unknown status, a ``/*`` inside a directive, a comment inside a warp-sync call, a mask named
 by a constant, template brackets that do not close, trigraphs, non-ASCII or ``$`` identifiers, a
 ``hipLaunchKernelGGL`` launch rewrite — makes ``lexical_translate`` return None, and the caller uses the tree
 path for that file. The two paths give byte-identical output trees and identical references, statistics and
