@@ -225,6 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per benchmark (default 900)")
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md", help="where to write the table")
     parser.add_argument("--json", action="store_true", help="also print the results as JSON (hipgauge.benchmarks/1)")
+    parser.add_argument("--ingest-kernels", type=int, default=None,
+                        help="kernel events in the generated ingest trace (bench_ingest's default: 1,000,000; the "
+                             "HolisticTraceAnalysis peer needs ~23 MB of memory per 1,000 kernels)")
     args = parser.parse_args(argv)
     scripts = discover(args.only.split(",") if args.only else None)
     if not scripts:
@@ -233,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for script in scripts:
         print(f"running {script.name} …", file=sys.stderr, flush=True)
-        result = run_one(script, args.timeout, [])
+        extra = ["--kernels", str(args.ingest_kernels)] if script.stem == "bench_ingest" and args.ingest_kernels else []
+        result = run_one(script, args.timeout, extra)
         print(f"  {status_of(result)}, {result['wall_s']:.1f} s, peak RSS {result['peak_rss_mib']:.0f} MiB", file=sys.stderr)
         results.append(result)
         args.out.write_text(markdown(results) + "\n", encoding="utf-8")  # after each one: a later kill keeps these
