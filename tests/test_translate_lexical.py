@@ -88,3 +88,34 @@ def test_unsure_goes_to_the_tree(tmp_path: Path) -> None:
     for d in (a, b):
         d.pop("output"), d.pop("options")
     assert a == b
+
+
+DECLARED = b"""#include <cuda_runtime.h>
+namespace mylib {
+float acos(float x) { return x; }
+template <class T> T cos(const T& x);
+__device__ int clamp_it(int v) {
+  unsigned j1 = v;
+  cudaStream_t stream = 0;
+  return j1 + ::cuda::std::numeric_limits<int>::max();
+}
+}  // namespace mylib
+"""
+
+MEMBER = b"""struct S {
+  float acos(float x) const;
+};
+"""
+
+
+def test_names_declared_at_namespace_level_and_in_bodies_are_decided_lexically() -> None:
+    opts = TranslateOptions(rules_share=False)
+    lex, tree = _both(DECLARED, "declared.cu", opts)
+    assert lex is not None  # decided without the tree …
+    _same(lex, tree)  # … exactly as the tree decides
+    assert "hipStream_t stream" in lex.text
+
+
+def test_a_class_member_declarator_still_goes_to_the_tree() -> None:
+    lex, _ = _both(MEMBER, "member.cu", TranslateOptions(rules_share=False))
+    assert lex is None
