@@ -63,7 +63,7 @@ def kernel_shares(baseline: Any = None, comparison: Any = None, projection: Any 
                 import polars as pl
 
                 col = "name" if "name" in df.columns else "raw_name"
-                grouped = df.group_by(col).agg(pl.col("duration_ns").sum().alias("t"))
+                grouped = df.group_by(col, maintain_order=True).agg(pl.col("duration_ns").sum().alias("t"))
                 total = float(grouped["t"].sum() or 0)
                 if total > 0:
                     for name, t in zip(grouped[col].to_list(), grouped["t"].to_list()):

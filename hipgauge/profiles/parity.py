@@ -185,7 +185,7 @@ def _operator_rows(bdf: pl.DataFrame, cdf: pl.DataFrame, bdiv: int, cdiv: int, b
         if df.height == 0:
             return {}
         g = (df.with_columns(pl.col("operator").fill_null(NO_OPERATOR))
-             .group_by("operator")
+             .group_by("operator", maintain_order=True)
              .agg(pl.col("duration_ns").sum().alias("t"), pl.len().alias("n"), pl.col("name").first().alias("nm")))
         return {o: (int(t or 0), int(n), nm or "") for o, t, n, nm in g.iter_rows()}
 

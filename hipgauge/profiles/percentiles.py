@@ -215,7 +215,7 @@ def iteration_spans_ms(profile: Profile) -> list[float]:
     if df.height == 0:
         return []
     spans = (
-        df.group_by("iteration")
+        df.group_by("iteration", maintain_order=True)
         .agg(((pl.col("start_ns") + pl.col("duration_ns")).max() - pl.col("start_ns").min()).alias("span"))
         .sort("iteration")
     )
@@ -230,7 +230,7 @@ def kernel_sums_ms(profile: Profile) -> list[float]:
         return []
     if not view.known:
         return [float(df["duration_ns"].sum() or 0) / 1e6]
-    sums = df.group_by("iteration").agg(pl.col("duration_ns").sum().alias("t")).sort("iteration")
+    sums = df.group_by("iteration", maintain_order=True).agg(pl.col("duration_ns").sum().alias("t")).sort("iteration")
     return [float(v) / 1e6 for v in sums["t"].to_list()]
 
 

@@ -139,7 +139,7 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
     # per-kernel (name, key, group) time, for groups and for --assume
     per_kernel = (
         df.with_columns(pl.col("name").fill_null(pl.col("raw_name")).fill_null(""), pl.col("key").fill_null(""))
-        .group_by(["name", "key", GROUP_COLUMN]).agg(pl.col("duration_ns").sum().alias("t"))
+        .group_by(["name", "key", GROUP_COLUMN], maintain_order=True).agg(pl.col("duration_ns").sum().alias("t"))
         if df.height else pl.DataFrame({"name": [], "key": [], GROUP_COLUMN: [], "t": []})
     )
     used: set[str] = set()

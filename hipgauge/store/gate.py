@@ -134,11 +134,11 @@ def rows_against_last(last: AssessmentRecord, cand: Profile) -> tuple[list[Parit
     by_key: dict[str, tuple[float, int]] = {}
     by_op: dict[str, tuple[float, int]] = {}
     if df.height:
-        for key, total, count in df.group_by("key").agg(pl.col("duration_ns").sum(), pl.len()).iter_rows():
+        for key, total, count in df.group_by("key", maintain_order=True).agg(pl.col("duration_ns").sum(), pl.len()).iter_rows():
             if key is not None:
                 by_key[key] = (float(total), int(count))
         ops = df.filter(pl.col("operator").is_not_null())
-        for op, total, count in ops.group_by("operator").agg(pl.col("duration_ns").sum(), pl.len()).iter_rows():
+        for op, total, count in ops.group_by("operator", maintain_order=True).agg(pl.col("duration_ns").sum(), pl.len()).iter_rows():
             by_op[op] = (float(total), int(count))
     stored_total = sum(r.candidate_ns or 0.0 for r in last.parity)
     rows: list[ParityEntry] = []

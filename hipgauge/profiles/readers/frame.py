@@ -67,7 +67,7 @@ def iteration_windows(df: pl.DataFrame) -> list[tuple[int, int, int]]:
         return []
     spans = (
         df.filter(pl.col("iteration").is_not_null() & pl.col("start_ns").is_not_null())
-        .group_by("iteration")
+        .group_by("iteration", maintain_order=True)
         .agg(pl.col("start_ns").min().alias("s"), (pl.col("start_ns") + pl.col("duration_ns")).max().alias("e"))
         .sort("iteration")
     )

@@ -455,7 +455,7 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
     else:
         spans = (
             g.filter(pl.col("iteration").is_not_null())
-            .group_by("iteration")
+            .group_by("iteration", maintain_order=True)
             .agg(pl.col("start_ns").min().alias("s"), (pl.col("start_ns") + pl.col("duration_ns")).max().alias("e"))
             .sort("iteration")
         )
