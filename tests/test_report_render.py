@@ -64,7 +64,8 @@ def test_html_escapes_every_trace_and_source_value():
     html = render_html(doc)
     assert "<script" not in html.lower()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert "{{ 7*7 }}" in html and "49" not in re.sub(r"\d+\.\d+|\d{3,}", "", html).replace("0.49", "")
+    # the template text is shown, never evaluated (the page's own timestamp may hold a "49", so look at cells only)
+    assert "{{ 7*7 }}" in html and not re.search(r">\s*49\s*<", html)
     parser = _Tags()
     parser.feed(html)
     assert "script" not in parser.tags

@@ -201,7 +201,7 @@ def render_compare(doc: dict[str, Any], top: int) -> None:
             t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
         op_w = max(16, min(60, width - (95 if medium else 70)))
         for o in ops[:top]:
-            cells = [shorten(o["operator"], op_w), o["group"], fmt_ns(o["baseline_ns"]), fmt_ns(o["candidate_ns"]),
+            cells = [shorten(o.get("label") or o["operator"], op_w), o["group"], fmt_ns(o["baseline_ns"]), fmt_ns(o["candidate_ns"]),
                      fmt_ratio(o["ratio"]) if o["candidate_ns"] else "—", fmt_delta(o["delta_ns"])]
             if medium:
                 cells += [fmt_pct(o["share"]), f"{o['baseline_count']}/{o['candidate_count']}"]

@@ -12,6 +12,8 @@ count, and the result says so); otherwise totals over each profile. The table's 
 
 from __future__ import annotations
 
+import re
+
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,9 +56,15 @@ class OperatorRow(TimedOnBothSides):
     candidate_count: int
     share: float  # of baseline kernel time
     group: str = ""
+    candidate_operator: str | None = None  # set when the candidate names the same work differently
+
+    @property
+    def label(self) -> str:
+        return self.operator if not self.candidate_operator else f"{self.operator} ↔ {self.candidate_operator}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"operator": self.operator, "group": self.group, "baseline_ns": self.baseline_ns,
+        return {"operator": self.operator, "candidate_operator": self.candidate_operator or self.operator,
+                "label": self.label, "group": self.group, "baseline_ns": self.baseline_ns,
                 "candidate_ns": self.candidate_ns, "ratio": self.ratio, "delta_ns": self.delta_ns,
                 "baseline_count": self.baseline_count, "candidate_count": self.candidate_count, "share": self.share}
 
@@ -180,6 +188,37 @@ def _unmatched(idx: list[int], names: list[str], ops: list[str | None], durs: li
     return out
 
 
+_VENDOR_WORDS = re.compile(r"(cudnn|miopen|cublaslt|hipblaslt|cublas|hipblas|rocblas|cuda|rocm|hip)_?")
+
+
+def _pair_vendor_operators(only_base: list[str], only_cand: list[str], ab: dict[str, tuple[int, int, str]],
+                           ac: dict[str, tuple[int, int, str]]) -> dict[str, str]:
+    """Operators that exist on one side only but are the same work under a vendor's name
+    (``aten::cudnn_convolution`` ↔ ``aten::miopen_convolution``): first by name with the vendor words
+    removed, then one-to-one within a kernel group when each side has exactly one such operator left."""
+    pairs: dict[str, str] = {}
+    by_plain: dict[str, list[str]] = {}
+    for op in only_cand:
+        by_plain.setdefault(_VENDOR_WORDS.sub("", op), []).append(op)
+    for op in only_base:
+        cands = by_plain.get(_VENDOR_WORDS.sub("", op), [])
+        if len(cands) == 1 and op != NO_OPERATOR:
+            pairs[op] = cands[0]
+    left_b = [o for o in only_base if o not in pairs and o != NO_OPERATOR]
+    left_c = [o for o in only_cand if o not in pairs.values() and o != NO_OPERATOR]
+    groups_b: dict[str, list[str]] = {}
+    groups_c: dict[str, list[str]] = {}
+    for op in left_b:
+        groups_b.setdefault(classify(ab[op][2], op), []).append(op)
+    for op in left_c:
+        groups_c.setdefault(classify(ac[op][2], op), []).append(op)
+    for group, ops in groups_b.items():
+        other = groups_c.get(group, [])
+        if group not in ("", "custom") and len(ops) == 1 and len(other) == 1:
+            pairs[ops[0]] = other[0]
+    return pairs
+
+
 def _operator_rows(bdf: pl.DataFrame, cdf: pl.DataFrame, bdiv: int, cdiv: int, base_total: float) -> list[OperatorRow]:
     def agg(df: pl.DataFrame) -> dict[str, tuple[int, int, str]]:
         if df.height == 0:
@@ -190,12 +229,19 @@ def _operator_rows(bdf: pl.DataFrame, cdf: pl.DataFrame, bdiv: int, cdiv: int, b
         return {o: (int(t or 0), int(n), nm or "") for o, t, n, nm in g.iter_rows()}
 
     ab, ac = agg(bdf), agg(cdf)
+    pairs = _pair_vendor_operators([o for o in ab if o not in ac], [o for o in ac if o not in ab], ab, ac)
     rows = []
-    for op in sorted(set(ab) | set(ac)):
+    for op in sorted((set(ab) | set(ac)) - set(pairs) - set(pairs.values())):
         bt, bn, bname = ab.get(op, (0, 0, ""))
         ct, cn, cname = ac.get(op, (0, 0, ""))
         group = classify(bname or cname, None if op == NO_OPERATOR else op)
         rows.append(OperatorRow(op, bt / bdiv, ct / cdiv, bn, cn, (bt / bdiv / base_total) if base_total else 0.0, group))
+    for bop, cop in sorted(pairs.items()):
+        bt, bn, bname = ab[bop]
+        ct, cn, cname = ac[cop]
+        group = classify(bname, bop)
+        rows.append(OperatorRow(bop, bt / bdiv, ct / cdiv, bn, cn,
+                                (bt / bdiv / base_total) if base_total else 0.0, group, candidate_operator=cop))
     rows.sort(key=lambda r: (-abs(r.delta_ns), -r.baseline_ns, r.operator))
     return rows
 

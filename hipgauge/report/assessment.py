@@ -149,7 +149,9 @@ def _parity_section(comparison: Any, threshold: float) -> dict[str, Any] | None:
     operators = []
     for o in value_of(comparison, "operators", None) or []:
         b, c = float(value_of(o, "baseline_ns", 0) or 0), float(value_of(o, "candidate_ns", 0) or 0)
-        operators.append({"operator": str(value_of(o, "operator", "")), "group": value_of(o, "group") or "",
+        operators.append({"operator": str(value_of(o, "operator", "")),
+                          "label": str(value_of(o, "label", None) or value_of(o, "operator", "")),
+                          "group": value_of(o, "group") or "",
                           "baseline_ms": b / 1e6, "candidate_ms": c / 1e6, "ratio": (c / b) if b > 0 else None,
                           "share": float(value_of(o, "share", 0) or 0),
                           "baseline_count": _int_or_none(value_of(o, "baseline_count")),

@@ -132,7 +132,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
             L += ["### Per operator", "", "All kernel time each framework operator launched, independent of kernel matching "
                   f"(measured; {md(parity_d.get('time_basis') or 'ms')}).", ""]
             L += _table(["operator", "group", "share", "baseline ms", "candidate ms", "kernels (base / cand)", "ratio"],
-                        [[md(o["operator"]), md(o.get("group") or ""), pct(o["share"]),
+                        [[md(o.get("label") or o["operator"]), md(o.get("group") or ""), pct(o["share"]),
                           num(o["baseline_ms"], 3) if o.get("baseline_count") else "not on this side",
                           num(o["candidate_ms"], 3) if o.get("candidate_count") else "not on this side",
                           f"{num(o.get('baseline_count'))} / {num(o.get('candidate_count'))}",
