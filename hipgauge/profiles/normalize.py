@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import cxxfilt
+from hipgauge.symbols import demangle
+
+__all__ = ["demangle", "normalize_key"]
 
 _CLONE_RE = re.compile(r"\s*\[clone [^\]]*\]")
 _KD_RE = re.compile(r"\.kd$")
@@ -25,22 +27,6 @@ _WRAPPERS = frozenset({"cutlass::Kernel", "cutlass::Kernel2", "cutlass::device_k
 
 _OPEN = {"<": ">", "(": ")", "[": "]", "{": "}"}
 _CLOSE = {v: k for k, v in _OPEN.items()}
-
-
-@lru_cache(maxsize=65536)
-def demangle(name: str) -> str:
-    """Readable name: demangles ``_Z…`` symbols (dropping a ``.kd`` suffix); other names unchanged."""
-    if not name:
-        return name
-    stripped = name.strip()
-    if stripped.startswith("_Z") or stripped.startswith("__Z"):
-        base = _KD_RE.sub("", stripped)
-        try:
-            out = cxxfilt.demangle(base)
-        except Exception:  # cxxfilt raises on names it cannot parse; keep them as they are
-            return stripped
-        return out
-    return stripped
 
 
 def _split_template(text: str) -> tuple[str, str | None]:
