@@ -12,6 +12,7 @@ left out (a tree that wraps ``cudaMalloc`` still calls it).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from hipgauge.source.walk import SourceEntry
@@ -88,3 +89,144 @@ def tree_defined_names(entries: Iterable[SourceEntry], keep: Callable[[str], boo
             continue
         names |= defined_in(data)
     return frozenset(n for n in names if keep is None or keep(n))
+
+
+# ---------------------------------------------------------------------------------------------
+# Qualifier macros: ``#define KERNEL __global__``, ``#define CUB_DETAIL_KERNEL_ATTRIBUTES CCCL_DETAIL_KERNEL_ATTRIBUTES``
+# ---------------------------------------------------------------------------------------------
+
+#: what a qualifier macro may stand for (``__launch_bounds__`` alone makes no kernel, but its bounds are kept)
+QUALIFIER_WORDS = ("__global__", "__device__", "__host__", "__forceinline__", "__noinline__", "__launch_bounds__")
+_QUALIFIER_BYTES = frozenset(q.encode() for q in QUALIFIER_WORDS)
+#: a ``#define`` with its continuation lines, from its ``#``: name, parameter list, body
+_ANY_DEFINE = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)\n]*\))?((?:[^\n]*\\\r?\n)*[^\n]*)")
+_IDENT = re.compile(rb"[A-Za-z_]\w*")
+_COMMENT = re.compile(rb"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
+_BOUNDS = re.compile(rb"__launch_bounds__\s*\(")
+MAX_INDIRECTION = 8  # chains of qualifier macros followed this deep (CUB_… → CCCL_… → __global__ is two)
+
+
+@dataclass(frozen=True)
+class QualifierMacro:
+    """A macro that stands for CUDA function qualifiers, directly or through other qualifier macros."""
+
+    name: str
+    qualifiers: tuple[str, ...]  # in ``QUALIFIER_WORDS`` order; the union over every definition in the tree
+    params: tuple[str, ...] | None = None  # a function-like macro's parameters
+    launch_bounds: tuple[str, ...] = ()  # ``__launch_bounds__`` arguments of its body, as written (parameters unsubstituted)
+
+
+@dataclass(frozen=True)
+class MacroBody:
+    """One ``#define``: its name, parameters, the identifiers of its body and its ``__launch_bounds__`` arguments."""
+
+    name: str
+    params: tuple[str, ...] | None
+    idents: frozenset[bytes]
+    launch_bounds: tuple[str, ...] = ()
+
+
+def macro_bodies(data: bytes) -> list[MacroBody]:
+    """Every ``#define`` (at a line start) of ``data`` whose body names at least one identifier."""
+    out: list[MacroBody] = []
+    if b"define" not in data:
+        return out
+    search = _ANY_DEFINE.search
+    m = search(data)
+    while m is not None:
+        start = m.start()
+        line_start = data.rfind(b"\n", 0, start) + 1
+        if line_start != start and data[line_start:start].strip(b" \t"):
+            m = search(data, start + 1)
+            continue
+        body = m.group(3)
+        if b"/" in body:
+            body = _COMMENT.sub(b" ", body)
+        idents = frozenset(_IDENT.findall(body))
+        if idents:
+            params = None
+            if m.group(2) is not None:
+                params = tuple(p.strip().decode("latin-1") for p in m.group(2)[1:-1].split(b",") if p.strip())
+            bounds: tuple[str, ...] = ()
+            if b"__launch_bounds__" in idents:
+                b = _BOUNDS.search(body)
+                if b is not None:
+                    from hipgauge.source.macros import call_args_at
+
+                    args = call_args_at(body, b.end() - 1)
+                    bounds = tuple(" ".join(a.split()) for a in args or ())
+            out.append(MacroBody(m.group(1).decode("ascii"), params, idents, bounds))
+        m = search(data, m.end())
+    return out
+
+
+def qualifier_macros(bodies: Iterable[MacroBody]) -> dict[str, QualifierMacro]:
+    """The qualifier macros among ``bodies``: those whose body holds a CUDA function qualifier, or names a
+    qualifier macro (followed ``MAX_INDIRECTION`` levels deep). Several definitions of one name (``#if``
+    branches) give the union of their qualifiers; a definition with an empty body adds nothing."""
+    candidates: dict[str, list[MacroBody]] = {}
+    quals: dict[str, set[str]] = {}
+    for b in bodies:
+        candidates.setdefault(b.name, []).append(b)
+        direct = b.idents & _QUALIFIER_BYTES
+        if direct:
+            quals.setdefault(b.name, set()).update(q.decode() for q in direct)
+    for _ in range(MAX_INDIRECTION):
+        known = {n.encode(): q for n, q in quals.items()}
+        grew = False
+        for name, defs in candidates.items():
+            for b in defs:
+                for ident in b.idents & known.keys():
+                    if ident == name.encode():
+                        continue
+                    mine = quals.setdefault(name, set())
+                    if not known[ident] <= mine:
+                        mine |= known[ident]
+                        grew = True
+        if not grew:
+            break
+    out: dict[str, QualifierMacro] = {}
+    for name, q in quals.items():
+        defs = candidates[name]
+        params = next((b.params for b in defs if b.params is not None), None)
+        bounds = next((b.launch_bounds for b in defs if b.launch_bounds), ())
+        if not bounds:  # through another macro (``#define LB256 MY_BOUNDS(256)`` is not followed; a plain alias is)
+            for b in defs:
+                for ident in b.idents:
+                    other = candidates.get(ident.decode("ascii"))
+                    if other and ident != name.encode():
+                        bounds = next((o.launch_bounds for o in other if o.launch_bounds and o.params is None), ())
+                        if bounds:
+                            break
+                if bounds:
+                    break
+        out[name] = QualifierMacro(name, tuple(w for w in QUALIFIER_WORDS if w in q), params, bounds)
+    return out
+
+
+def tree_names(entries: Iterable[SourceEntry], keep: Callable[[str], bool] | None = None,
+               max_bytes: int = 8 * 1024 * 1024) -> tuple[frozenset[str], tuple[QualifierMacro, ...]]:
+    """One pass over the source files among ``entries``: the names they define (``tree_defined_names``) and
+    their qualifier macros (``qualifier_macros``, sorted by name)."""
+    names: set[str] = set()
+    bodies: list[MacroBody] = []
+    for e in entries:
+        if e.kind not in SOURCE_KINDS or e.size > max_bytes:
+            continue
+        try:
+            with open(e.path, "rb") as fh:
+                data = fh.read(max_bytes + 1)
+        except OSError:
+            continue
+        if b"\x00" in data[:8192]:
+            continue
+        names |= defined_in(data)
+        bodies.extend(b for b in macro_bodies(data) if _may_qualify(b))
+    macros = qualifier_macros(bodies)
+    return (frozenset(n for n in names if keep is None or keep(n)),
+            tuple(macros[n] for n in sorted(macros)))
+
+
+def _may_qualify(b: MacroBody) -> bool:
+    """Keep only bodies short enough to be a declaration's qualifiers (a whole function in a macro is not)."""
+    return len(b.idents) <= 12

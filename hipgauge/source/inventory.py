@@ -14,17 +14,23 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
 from hipgauge.model import ApiCall, DeviceFunction, Kernel, LaunchSite
+from hipgauge.source import defined as tree_defs
 from hipgauge.source import macros as mac
+from hipgauge.source.defined import QualifierMacro
 from hipgauge.source.parse import (BUILD_KINDS, FUNCTION_QUALIFIERS, ParsedFile, enclosing_function, end_line_of,
                                    function_name, line_of, node_text, qualifiers, scope_names)
 from hipgauge.source.tokens import file_tokens
 from hipgauge.translate.mapping import Mapping, MappingEntry, load_mapping
 
+_QUALIFIER_BYTES = tuple((q, q.encode()) for q in FUNCTION_QUALIFIERS)
+_IDENT_RE = re.compile(rb"[A-Za-z_]\w*")
+_BOUNDS_RE = re.compile(rb"\b__launch_bounds__\s*\(")
 CUMODULE_RE = re.compile(rb"cuModuleGetFunction\s*\(\s*&\s*([A-Za-z_]\w*)\s*,[^,]*,\s*\"([^\"]+)\"")
 
 #: API calls that launch a kernel: name → (index of the kernel/function argument, grid, block, smem, stream)
@@ -122,25 +128,40 @@ def _index(mapping: Mapping) -> _ScanIndex:
 
 
 def inventory_file(pf: ParsedFile, mapping: Mapping | None = None,
-                   tree_defined: frozenset[str] = frozenset()) -> "FileInventory":
+                   tree_defined: frozenset[str] = frozenset(),
+                   qualifier_macros: tuple[QualifierMacro, ...] = ()) -> "FileInventory":
     """Kernels, device functions, launch sites and API references of one parsed file.
 
     ``tree_defined``: names the scanned tree defines (``hipgauge.source.defined``); a name a prefix rule
-    would classify (``CUDA_CHECK`` by ``CUDA_*``) is not a CUDA reference when it is among them."""
+    would classify (``CUDA_CHECK`` by ``CUDA_*``) is not a CUDA reference when it is among them.
+    ``qualifier_macros``: macros the tree defines that stand for function qualifiers (``#define KERNEL
+    __global__`` in some header); those this file defines are found here in any case."""
     mapping = mapping or load_mapping()
     inv = FileInventory()
     if pf.kind in BUILD_KINDS or (getattr(pf, "parsed", True) and pf.tree is None):
         return inv
-    builder = _Builder(pf, mapping, inv, tree_defined)
+    builder = _Builder(pf, mapping, inv, tree_defined, _by_name(tuple(qualifier_macros)))
     builder.run()
     inv.own_names = {n for n in builder.defined if n not in mapping.entries}
     return inv
 
 
+@lru_cache(maxsize=8)
+def _by_name(macros: tuple[QualifierMacro, ...]) -> tuple[dict[bytes, QualifierMacro], frozenset[bytes]]:
+    """The tree's qualifier macros by name (bytes), and the set of names (built once per tree and process)."""
+    table = {m.name.encode(): m for m in macros}
+    return table, frozenset(table)
+
+
+_NO_MACROS: tuple[dict[bytes, QualifierMacro], frozenset[bytes]] = ({}, frozenset())
+
+
 class _Builder:
     def __init__(self, pf: ParsedFile, mapping: Mapping, inv: FileInventory,
-                 tree_defined: frozenset[str] = frozenset()):
+                 tree_defined: frozenset[str] = frozenset(),
+                 tree_macros: tuple[dict[bytes, QualifierMacro], frozenset[bytes]] = _NO_MACROS):
         self.pf = pf
+        self.tree_macros = tree_macros
         self.tree_defined = tree_defined
         self.data = pf.data
         self.mapping = mapping
@@ -155,15 +176,21 @@ class _Builder:
         inv.macros = mac.find_macros(data)
         self.macro_starts = [m.start for m in inv.macros]
         self.defined.update(m.name for m in inv.macros)
-        # object-like macros that stand for execution-space qualifiers (#define KERNEL __global__)
-        self.qual_macros: dict[str, list[str]] = {}
-        for m in inv.macros:
-            if m.params is None:
-                body = data[m.body_start:m.end]
-                quals = [q for q in FUNCTION_QUALIFIERS if q.encode() in body]
-                if "__global__" in quals or "__device__" in quals:
-                    self.qual_macros[m.name] = quals
-        if b"__global__" in data or b"__device__" in data:
+        # macros that stand for qualifiers (#define KERNEL __global__): the tree's, and this file's own
+        table, names = self.tree_macros
+        used = file_tokens(self.pf).idents & names if names else frozenset()
+        self.qual_macros: dict[bytes, QualifierMacro] = {n: table[n] for n in used}
+        local_needed = not names or self.pf.kind not in tree_defs.SOURCE_KINDS  # else the tree's pre-pass read them
+        if local_needed and inv.macros and (b"__global__" in data or b"__device__" in data or used):
+            local = tree_defs.qualifier_macros(b for b in tree_defs.macro_bodies(data) if tree_defs._may_qualify(b))
+            for name, qm in local.items():
+                key = name.encode()
+                have = self.qual_macros.get(key)
+                if have is None or not set(qm.qualifiers) <= set(have.qualifiers):
+                    self.qual_macros[key] = qm if have is None else _union(have, qm)
+        self.qual_words = {n for n, q in self.qual_macros.items()
+                           if "__global__" in q.qualifiers or "__device__" in q.qualifiers}
+        if b"__global__" in data or b"__device__" in data or self.qual_words:
             self.functions()
         if b"#" in data and b"include" in data:
             self.headers()
@@ -216,7 +243,7 @@ class _Builder:
     def functions(self) -> None:
         seen: set[int] = set()
         pf = self.pf
-        words = {b"__global__", b"__device__", *(n.encode() for n in self.qual_macros)}
+        words = {b"__global__", b"__device__", *self.qual_words}
         for start, word in file_tokens(pf).occurrences(words):
             end = start + len(word)
             node = self.root.descendant_for_byte_range(start, end)
@@ -225,21 +252,37 @@ class _Builder:
             fn = node
             for _ in range(4):
                 if fn is None or fn.type in ("function_definition", "declaration", "field_declaration",
-                                             "translation_unit", "compound_statement"):
+                                             "translation_unit", "compound_statement", "expression_statement"):
                     break
                 fn = fn.parent
+            head_start = fn.start_byte if fn is not None else 0
+            if fn is not None and fn.type == "expression_statement" and word in self.qual_words:
+                # ``KERNEL_WITH_BOUNDS(256) void k(…) {…}``: the grammar reads the macro call as a statement of
+                # its own, followed by the function definition it qualifies
+                after = fn.next_named_sibling
+                if after is not None and after.type == "function_definition" and not self.data[
+                        fn.end_byte:after.start_byte].strip():
+                    fn = after
             if fn is None or fn.type != "function_definition" or fn.id in seen:
                 continue
             body = fn.child_by_field_name("body")
             if body is None or start >= body.start_byte:
                 continue
             seen.add(fn.id)
-            quals = qualifiers(fn, pf)
+            head_start = min(head_start, fn.start_byte)
+            head = self.data[head_start:body.start_byte]
+            if b"/" in head:  # a misparsed head can span comments (``//! __global__ void Example()``)
+                head = mac.blank_comments_and_strings(head)
+            quals = [q for q, qb in _QUALIFIER_BYTES if qb in head]
+            head_macros: list[tuple[int, QualifierMacro]] = []
             if self.qual_macros:
-                head = self.data[fn.start_byte:body.start_byte]
-                for macro_name, expansion in self.qual_macros.items():
-                    if re.search(rb"\b" + re.escape(macro_name.encode()) + rb"\b", head):
-                        quals = [q for q in FUNCTION_QUALIFIERS if q in quals or q in expansion]
+                for m in _IDENT_RE.finditer(head):
+                    qm = self.qual_macros.get(m.group(0))
+                    if qm is not None:
+                        head_macros.append((head_start + m.end(), qm))
+                if head_macros:
+                    expansion = {q for _, qm in head_macros for q in qm.qualifiers}
+                    quals = [q for q in FUNCTION_QUALIFIERS if q in quals or q in expansion]
             if "__global__" not in quals and "__device__" not in quals:
                 continue
             name = function_name(fn, pf)
@@ -247,7 +290,7 @@ class _Builder:
             is_kernel = "__global__" in quals
             self.inv.device_ranges.append((fn.start_byte, fn.end_byte, name, is_kernel))
             if is_kernel:
-                self.inv.kernels.append(self.kernel(fn, name))
+                self.inv.kernels.append(self.kernel(fn, name, head_macros))
             else:
                 self.inv.device_functions.append(DeviceFunction(
                     name=name, file=pf.display, line=line_of(fn), end_line=end_line_of(fn),
@@ -255,7 +298,7 @@ class _Builder:
         self.inv.device_ranges.sort()
         self.device_starts = [r[0] for r in self.inv.device_ranges]
 
-    def kernel(self, fn: Node, name: str) -> Kernel:
+    def kernel(self, fn: Node, name: str, head_macros: list[tuple[int, QualifierMacro]] = ()) -> Kernel:  # type: ignore[assignment]
         pf = self.pf
         template_params: list[str] = []
         parent = fn.parent
@@ -270,11 +313,35 @@ class _Builder:
                 break
             if child.type == "compound_statement":
                 break
+        if not bounds:
+            bounds = self.lexical_bounds(fn, head_macros)
         scopes = scope_names(fn, pf)
         qualified = "::".join([*scopes, name]) if scopes else name
         return Kernel(name=name, file=pf.display, line=line_of(fn), end_line=end_line_of(fn),
                       template_params=template_params, launch_bounds=bounds,
                       static_smem_bytes=self.static_smem(fn), qualified_name=qualified)
+
+    def lexical_bounds(self, fn: Node, head_macros: list[tuple[int, QualifierMacro]]) -> list[str]:
+        """``__launch_bounds__`` arguments the grammar did not see: written in a head it misparsed (after an unknown
+        macro), or brought by a qualifier macro (a function-like one's parameters replaced by the call's arguments)."""
+        body = fn.child_by_field_name("body")
+        end = body.start_byte if body is not None else fn.end_byte
+        head = self.data[fn.start_byte:end]
+        if b"__launch_bounds__" in head:
+            m = _BOUNDS_RE.search(head)
+            if m is not None:
+                args = mac.call_args_at(self.data, fn.start_byte + m.end() - 1, end)
+                if args:
+                    return [" ".join(a.split()) for a in args]
+        for after, qm in head_macros:
+            if not qm.launch_bounds:
+                continue
+            if not qm.params:
+                return list(qm.launch_bounds)
+            args = mac.call_args_at(self.data, after, end) if self.data[after:end].lstrip()[:1] == b"(" else None
+            values = dict(zip(qm.params, args or ()))
+            return [_substitute(b, values) for b in qm.launch_bounds]
+        return []
 
     def static_smem(self, fn: Node) -> int | None:
         body = fn.child_by_field_name("body")
@@ -521,6 +588,19 @@ class _Builder:
         self.inv.launch_sites.append(LaunchSite(
             file=self.pf.display, line=self.pf.line_at(pos), kernel=lex.kernel, via="chevron", grid=cfg[0],
             block=cfg[1], shared_mem=cfg[2], stream=cfg[3], in_macro=in_macro, caller=caller))
+
+
+def _union(a: QualifierMacro, b: QualifierMacro) -> QualifierMacro:
+    quals = set(a.qualifiers) | set(b.qualifiers)
+    return QualifierMacro(a.name, tuple(q for q in tree_defs.QUALIFIER_WORDS if q in quals), a.params or b.params,
+                          a.launch_bounds or b.launch_bounds)
+
+
+def _substitute(text: str, values: dict[str, str]) -> str:
+    """A macro body's text with its parameters replaced by the call's arguments."""
+    if not values:
+        return text
+    return re.sub(r"[A-Za-z_]\w*", lambda m: values.get(m.group(0), m.group(0)), text)
 
 
 def _kernel_from_arg(text: str | None) -> str | None:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from hipgauge.model import (ApiCall, DeviceFunction, FileStats, Finding, Kernel, LaunchSite, ScanResult, Severity,
                             SkippedFile)
-from hipgauge.source.defined import tree_defined_names
+from hipgauge.source.defined import QualifierMacro, tree_defined_names, tree_names
 from hipgauge.source.walk import SourceEntry, walk_tree
 
 MapFiles = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
@@ -33,11 +33,16 @@ class ScanOptions:
     #: names the scanned tree defines (``#define CUDA_CHECK``…): not CUDA API uses. ``scan_entries`` fills it
     #: from a lexical pre-pass over the whole tree when empty, so every executor sees the same set.
     defined: frozenset[str] = frozenset()
+    #: macros the scanned tree defines that stand for function qualifiers (``#define KERNEL __global__``,
+    #: CCCL's ``CUB_DETAIL_KERNEL_ATTRIBUTES``): ``scan_entries`` fills it in the same pre-pass when None
+    qualifier_macros: tuple[QualifierMacro, ...] | None = None
 
     def __post_init__(self) -> None:  # accept lists too, keep the object hashable and picklable
         object.__setattr__(self, "exclude", tuple(self.exclude))
         object.__setattr__(self, "ignore", tuple(self.ignore))
         object.__setattr__(self, "defined", frozenset(self.defined))
+        if self.qualifier_macros is not None:
+            object.__setattr__(self, "qualifier_macros", tuple(self.qualifier_macros))
 
 
 @dataclass
@@ -71,7 +76,7 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
         result = FileResult(entry.display, lines=pf.line_count)
         if pf.decode_note:
             result.warnings.append(f"{entry.display}: {pf.decode_note}")
-        inv = inventory_file(pf, load_mapping(), options.defined)
+        inv = inventory_file(pf, load_mapping(), options.defined, options.qualifier_macros or ())
         result.kernels, result.device_functions = inv.kernels, inv.device_functions
         result.launch_sites, result.api_calls = inv.launch_sites, inv.api_calls
         if options.rules:
@@ -117,7 +122,7 @@ def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
             result.skipped = SkippedFile(entry.display, "no inline CUDA string literal (" + src.notes[0] + ")")
         return result
     pf = parse_bytes(src.cuda, entry.display, "cuda", path=str(entry.path))
-    inv = inventory_file(pf, load_mapping(), options.defined)
+    inv = inventory_file(pf, load_mapping(), options.defined, options.qualifier_macros or ())
     result = FileResult(entry.display, kernels=inv.kernels, device_functions=inv.device_functions,
                         launch_sites=inv.launch_sites, api_calls=inv.api_calls)
     result.warnings.extend(f"{entry.display}: {note}" for note in src.notes)
@@ -233,8 +238,10 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
         from hipgauge.rules.registry import anchor_index
 
         anchor_index()  # the rule modules, catalogue and anchor index, inherited the same way
-    if not options.defined:
-        options = replace(options, defined=tree_defined(entries, options.rules, options.max_file_bytes))
+    if not options.defined or options.qualifier_macros is None:
+        defined, qual = tree_names(entries, library_name_test(load_mapping(), options.rules), options.max_file_bytes)
+        options = replace(options, defined=options.defined or defined,
+                          qualifier_macros=qual if options.qualifier_macros is None else options.qualifier_macros)
     workers = options.workers or os.cpu_count() or 1
     if map_files is None:
         map_files = serial_map if len(entries) < SERIAL_BELOW or workers <= 1 else local_map(workers)
@@ -253,6 +260,20 @@ def tree_defined(entries: list[SourceEntry], rules: bool = True, max_bytes: int 
     from hipgauge.translate.mapping import load_mapping
 
     return tree_defined_names(entries, library_name_test(load_mapping(), rules), max_bytes)
+
+
+def tree_qualifier_macros(entries: list[SourceEntry], max_bytes: int = 8 * 1024 * 1024) -> tuple[QualifierMacro, ...]:
+    """The qualifier macros ``entries`` define (``ScanOptions.qualifier_macros``): give them to ``inventory_file``
+    to find a file's kernels as ``scan_entries`` does."""
+    return tree_names(entries, None, max_bytes)[1]
+
+
+def tree_scan_names(entries: list[SourceEntry], rules: bool = True, max_bytes: int = 8 * 1024 * 1024
+                    ) -> tuple[frozenset[str], tuple[QualifierMacro, ...]]:
+    """``tree_defined`` and ``tree_qualifier_macros`` in one pass over the files."""
+    from hipgauge.translate.mapping import load_mapping
+
+    return tree_names(entries, library_name_test(load_mapping(), rules), max_bytes)
 
 
 def library_name_test(mapping: Any, rules: bool = True) -> Callable[[str], bool]:

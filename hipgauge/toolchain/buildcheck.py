@@ -195,9 +195,15 @@ def _load_units(entries: list[Any], hip_root: Path | None, src_root: Path, singl
     from hipgauge.rules.engine import check_file
     from hipgauge.source.inventory import inventory_file
     from hipgauge.source.parse import load_file
+    from hipgauge.source.scanner import tree_scan_names
 
     units: list[_Unit] = []
     warnings: list[str] = []
+    try:  # the names and qualifier macros the whole tree defines, as ``hipgauge scan`` uses them
+        defined, qual_macros = tree_scan_names(entries)
+    except Exception as exc:  # noqa: BLE001 - an aid to the inventory, never a reason to stop
+        defined, qual_macros = frozenset(), ()
+        warnings.append(f"tree-wide macro pre-pass failed ({exc.__class__.__name__}: {exc})")
     for e in entries:
         if e.kind != "cuda" or not str(e.path).endswith(".cu"):
             continue
@@ -212,12 +218,12 @@ def _load_units(entries: list[Any], hip_root: Path | None, src_root: Path, singl
         kernels: list[Any] = []
         launches: list[Any] = []
         try:
-            inv = inventory_file(pf)
+            inv = inventory_file(pf, None, defined, qual_macros)
             kernels, launches = inv.kernels, inv.launch_sites
         except Exception as exc:  # noqa: BLE001 - the inventory is an aid to the report, never a reason to stop
             warnings.append(f"{display}: kernels and launch sites not read ({exc.__class__.__name__}: {exc})")
         try:
-            findings = check_file(pf, inv)
+            findings = check_file(pf, inv, frozenset(), defined)
         except Exception as exc:  # noqa: BLE001 - rules are an aid to the report, never a reason to stop
             warnings.append(f"{display}: rules not applied, errors carry no rule code ({exc.__class__.__name__}: {exc})")
         hip_path = hip_root.joinpath(*display.split("/")) if hip_root is not None else Path(e.path)
