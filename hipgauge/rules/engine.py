@@ -3,7 +3,8 @@
 Source files are scanned once for all rules' anchor tokens (``AnchorIndex.find``: the file's shared
 identifier set plus one literal-led regex, in C); a file with no anchor is not parsed; each anchor
 is located in the syntax tree, anchors in comments and string literals are dropped, and the rule's
-detector inspects the nearest enclosing node of the type it declares. Build files are read line by
+detector inspects the nearest enclosing node of the type it declares; an anchor inside a ``#define`` body
+(raw text to the parser) goes to the rule's ``check_macro``, a lexical look (``hipgauge.rules.macrobody``). Build files are read line by
 line with comments blanked. Suppressions: ``// hipgauge: ignore[HG101]`` or ``ignore[HG101,HG102]``
 on the finding's line (``# hipgauge: ignore[...]`` in build files); a bare ``hipgauge: ignore``
 silences every rule on that line; ``ignore`` (from config) silences codes everywhere.
@@ -17,7 +18,7 @@ from typing import Any, Iterable
 
 from hipgauge.model import Finding
 from hipgauge.rules.buildtext import strip_comments
-from hipgauge.rules.hit import Hit, LineHit
+from hipgauge.rules.hit import MEDIUM, Hit, LineHit
 from hipgauge.rules.registry import anchor_index, registry
 from hipgauge.rules.spec import BUILD_KINDS, RuleSpec
 from hipgauge.rules.syntax import Context, ancestor, in_code, path_to, set_path
@@ -90,6 +91,8 @@ def _source_findings(ctx: Context, anchors: list[tuple[int, int, tuple[RuleSpec,
                 if code_ok is None:
                     code_ok = in_code(token)
                 if not code_ok:
+                    if token.type == "preproc_arg" and hasattr(rule.module, "check_macro"):
+                        out.extend(_macro_findings(rule, ctx, token, start, end, lines, seen))
                     continue
             target = token if rule.node is None else ancestor(token, rule.node)
             if target is None or (rule.code, target.id) in seen:
@@ -104,6 +107,24 @@ def _source_findings(ctx: Context, anchors: list[tuple[int, int, tuple[RuleSpec,
                     out.append((rule, finding))
     for rule, items in folding.values():
         out.extend((rule, f) for f in _fold(items, rule.module.FOLD))
+    return out
+
+
+def _macro_findings(rule: RuleSpec, ctx: Context, token: Any, start: int, end: int, lines: list[str],
+                    seen: set[tuple[str, int]]) -> list[tuple[RuleSpec, Finding]]:
+    """A rule's lexical check of the ``#define`` body holding the anchor (``hipgauge.rules.macrobody``)."""
+    found = ctx.macro_bodies.code_anchor(start, end)
+    if found is None:
+        return []
+    macro, body = found
+    out = []
+    for offset, detail in rule.module.check_macro(body, start - macro.start, end - macro.start, macro, ctx) or ():
+        at = macro.start + offset
+        if (rule.code, at) in seen:
+            continue
+        seen.add((rule.code, at))
+        note = f"in macro {macro.name}" + (f": {detail}" if detail else "")
+        out.append((rule, _finding(rule, Hit(token, MEDIUM, note), ctx, lines, at)))
     return out
 
 

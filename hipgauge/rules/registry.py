@@ -11,8 +11,9 @@ A rule module (one per rule, named ``hgNNN_<topic>.py``) defines:
 * optionally ``SUPERSEDES`` (codes this rule replaces on the same line), ``IN_STRINGS``
   (anchors inside string literals count, e.g. PTX text inside ``asm``), ``REQUIRES`` (byte strings one
   of which the file must hold for the rule to fire at all, e.g. ``__device__`` for device-code rules:
-  its anchors are then dropped before the file is parsed) and ``FOLD`` (a library label: one finding
-  per call site, other references folded in).
+  its anchors are then dropped before the file is parsed), ``FOLD`` (a library label: one finding
+  per call site, other references folded in) and ``check_macro(body, at, end, macro, ctx)`` (a lexical
+  look at an anchor inside a ``#define`` body: ``hipgauge.rules.macrobody``).
 
 Its docstring is its documentation: What it does / Why is this bad? / Example / Use instead.
 """
@@ -67,8 +68,9 @@ def by_code() -> dict[str, RuleSpec]:
 
 _INCLUDE_PREFIX = rb"#[ \t]*include"
 _INCLUDE_ANY = rb'#[ \t]*include[ \t]*[<"][\w./+-]*'
-#: a text anchor led by whole words and ``::`` (``\bcub\s*::\s*Warp…``): tried only where one of the words occurs
-_WORD_LED = re.compile(rb"\\b(?:\(\?:([A-Za-z_][\w|]*)\)|([A-Za-z_]\w*))\\s\*::")
+#: a text anchor led by whole words and ``::`` or ``##`` (``\bcub\s*::\s*Warp…``, ``\b(?:cuda|CU_)\s*##``): tried
+#: only where one of the words occurs
+_WORD_LED = re.compile(rb"\\b(?:\(\?:([A-Za-z_][\w|]*)\)|([A-Za-z_]\w*))\\s\*(?:::|##)")
 
 
 class AnchorIndex:

@@ -241,6 +241,13 @@ class Context:
             return f() if f else None
         return None
 
+    @cached_property
+    def macro_bodies(self) -> Any:
+        """This file's ``#define`` bodies, for the rules' lexical macro checks (``hipgauge.rules.macrobody``)."""
+        from hipgauge.rules.macrobody import MacroBodies
+
+        return MacroBodies(self.data, self.inventory)
+
     # ---- names and types -------------------------------------------------------------------
     def type_of(self, name: str, at: Any) -> str | None:
         """The declared type of ``name`` as seen from ``at``: parameters and declarations of the

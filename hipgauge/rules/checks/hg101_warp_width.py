@@ -5,6 +5,8 @@ What it does
 Flags, in device code, `x & 31`, `x % 32`, `x >> 5` and `x / 32` where `x` is a thread index
 (`threadIdx`, a `lane`/`tid`/`warp` value), and anywhere a `WARP_SIZE`-style macro or constant
 defined as 32. The same arithmetic on unrelated values (bit packing) is reported with low confidence.
+In a `#define` body (`#define LANE (threadIdx.x & 31)`) the left operand is read lexically; only
+thread-index operands are reported there, with medium confidence.
 
 Why is this bad?
 ----------------
@@ -37,6 +39,7 @@ import re
 
 from hipgauge.rules.checks._common import any_of, words
 from hipgauge.rules.hit import HIGH, LOW, Hit
+from hipgauge.rules.macrobody import left_operand
 from hipgauge.rules.syntax import text
 
 CODE = "HG101"
@@ -75,3 +78,18 @@ def check(node, ctx):
             and _WARP_NAME.search(text(name)) and ctx.fold(value) == 32:
         return [Hit(node, HIGH, f"`{text(name)}` initialised to 32")]
     return []
+
+
+_OP_TEXT = re.compile(rb"(&|%|>>|/)\s*(31|0x1[fF]|32|5)[uU]?$")
+
+
+def check_macro(body, at, end, macro, ctx):
+    """``x & 31`` / ``x % 32`` / ``x >> 5`` / ``x / 32`` in a ``#define`` body, ``x`` a thread index."""
+    m = _OP_TEXT.match(body[at:end])
+    if m is None or ctx.fold(m.group(2).decode()) not in _OPS.get(m.group(1).decode(), ()):
+        return []
+    lhs = left_operand(body, at, macro.body_start - macro.start)
+    if "blockDim" in lhs or not _THREADISH.search(lhs):
+        return []
+    start = body.rfind(lhs.encode("latin-1"), 0, at)
+    return [(start if start >= 0 else at, f"`{lhs} {body[at:end].decode('latin-1')}`")]

@@ -4,7 +4,8 @@ What it does
 ------------
 Flags `__shfl*_sync`, `__ballot_sync`, `__any_sync`, `__all_sync`, `__match_*_sync`,
 `__reduce_*_sync` and `__syncwarp` whose mask argument is a 32-bit value: a literal such as
-`0xffffffff` or `~0u`, a macro that expands to one, or a variable declared 32-bit.
+`0xffffffff` or `~0u`, a macro that expands to one, or a variable declared 32-bit. Calls written
+inside a `#define` body are read lexically and reported with medium confidence.
 
 Why is this bad?
 ----------------
@@ -40,6 +41,7 @@ import re
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import HIGH, MEDIUM, Hit
 from hipgauge.rules.syntax import THIRTY_TWO_BIT_TYPES, call_args, text
+from hipgauge.source.macros import call_args_at
 
 CODE = "HG103"
 NODE = "call_expression"
@@ -68,4 +70,21 @@ def check(node, ctx):
         t = ctx.type_of(s, node)
         if t in THIRTY_TWO_BIT_TYPES:
             return [Hit(mask, MEDIUM, f"mask `{s}` is declared `{t}`")]
+    return []
+
+
+def check_macro(body, at, end, macro, ctx):
+    """The same test on a call written in a ``#define`` body (lexical; ``hipgauge.rules.macrobody``)."""
+    open_ = body.find(b"(", end, end + 40)
+    if open_ < 0 or body[end:open_].strip(b" \t\\\r\n"):
+        return []
+    args = call_args_at(body, open_)
+    if not args:
+        return []
+    s = args[0]
+    if is_32bit_mask_text(s):
+        return [(at, f"mask `{s}` is 32-bit")]
+    value = ctx.macros.get(s)
+    if value is not None and is_32bit_mask_text(value):
+        return [(at, f"mask `{s}` expands to 32-bit `{value}`")]
     return []

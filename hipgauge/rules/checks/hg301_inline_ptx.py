@@ -3,7 +3,8 @@
 What it does
 ------------
 Flags every `asm`/`__asm__` statement whose text is not AMDGCN assembly. More specific rules
-(tensor-core PTX, wgmma, TMA, cp.async) replace this one on the same line.
+(tensor-core PTX, wgmma, TMA, cp.async) replace this one on the same line. An `asm` statement
+inside a `#define` body is found lexically and reported with medium confidence.
 
 Why is this bad?
 ----------------
@@ -52,3 +53,22 @@ def check(node, ctx):
         return []
     first = body.strip('"').split(";")[0].strip()[:40]
     return [Hit(asm, HIGH, f"`{first}`" if first else "")]
+
+
+#: host CPU instructions seen in asm macros (spin-wait hints, fences): not PTX
+_HOST_ASM = re.compile(r'^"\s*(?:pause|yield|rep;\s*nop|nop|mfence|lfence|sfence|cpuid|rdtsc\w*|dmb\b|dsb\b|isb\b|wfe|sev)')
+_ASM_HEAD = re.compile(rb"\s*(?:(?:volatile|__volatile__|goto|inline)\s*)*\(")
+_STRING = re.compile(rb'"((?:\\.|[^"\\\n])*)"')
+
+
+def check_macro(body, at, end, macro, ctx):
+    """An ``asm(...)`` statement written in a ``#define`` body."""
+    if _ASM_HEAD.match(body, end) is None:
+        return []
+    raw = ctx.data[macro.start:macro.end]
+    s = _STRING.search(raw, end)
+    text_ = s.group(0).decode("utf-8", "replace") if s else ""
+    if _AMDGCN.search(text_) or _HOST_ASM.search(text_):
+        return []
+    first = re.sub(r"^(?:\s|\{|\\[nt])+", "", text_.strip('"')).split(";")[0].strip()[:40]
+    return [(at, f"`{first}`" if first else "")]
