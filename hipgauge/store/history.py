@@ -148,8 +148,10 @@ class HistoryStore:
                     con.executemany("INSERT INTO finding_counts VALUES (?, ?, ?, ?)",
                                     [[new_id, code, sev, n] for code, (sev, n) in sorted(rec.findings.items())])
                 if rec.build_checks:
-                    con.executemany("INSERT INTO build_checks VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                    [[new_id, b.arch, b.vendor, b.units, b.failed, b.errors, b.ok] for b in rec.build_checks])
+                    con.executemany("INSERT INTO build_checks (assessment_id, arch, vendor, units, failed, errors, ok, "
+                                    "port_errors, environment_errors) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                    [[new_id, b.arch, b.vendor, b.units, b.failed, b.errors, b.ok, b.port_errors,
+                                      b.environment_errors] for b in rec.build_checks])
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
@@ -229,10 +231,11 @@ def _load(con: duckdb.DuckDBPyConnection, project: str | None, with_details: boo
         except ValueError:
             name_list = []
         records[aid].parity.append(ParityEntry(label, match, base, cand, ratio, share, bcount, ccount, per_it, op, name_list))
-    for aid, arch, vendor, units, failed, errors, ok in con.execute(
-        f"SELECT * FROM build_checks WHERE assessment_id IN ({marks}) ORDER BY arch", ids,
+    for aid, arch, vendor, units, failed, errors, ok, port, env in con.execute(
+        "SELECT assessment_id, arch, vendor, units, failed, errors, ok, port_errors, environment_errors "
+        f"FROM build_checks WHERE assessment_id IN ({marks}) ORDER BY arch", ids,
     ).fetchall():
-        records[aid].build_checks.append(BuildCheckEntry(arch, vendor, units, failed, errors, ok))
+        records[aid].build_checks.append(BuildCheckEntry(arch, vendor, units, failed, errors, ok, port, env))
     return list(records.values())
 
 

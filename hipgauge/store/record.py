@@ -66,6 +66,10 @@ class BuildCheckEntry(Record):
     failed: int
     errors: int
     ok: bool
+    #: from the assessment's error classification, when it has one: errors that are the port's own, and errors
+    #: that only come from library headers missing on the machine that ran the check (not a port defect)
+    port_errors: int | None = None
+    environment_errors: int | None = None
 
 
 @dataclass
@@ -237,6 +241,14 @@ def _build_checks(doc: dict[str, Any]) -> list[BuildCheckEntry]:
         entry.failed += 0 if ok else 1
         entry.errors += n_errors
         entry.ok = entry.ok and ok
+    by_arch = (section.get("classification") or {}).get("by_arch") if isinstance(section.get("classification"), dict) else None
+    if isinstance(by_arch, dict):
+        for arch, counts in by_arch.items():
+            entry = per_arch.get(str(arch))
+            if entry is None or not isinstance(counts, dict):
+                continue
+            entry.port_errors = _int(counts.get("port")) or 0
+            entry.environment_errors = (_int(counts.get("environment")) or 0) + (_int(counts.get("consequence")) or 0)
     return [per_arch[a] for a in sorted(per_arch)]
 
 

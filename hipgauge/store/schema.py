@@ -71,6 +71,14 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
             "ALTER TABLE assessments ADD COLUMN triage VARCHAR",
         ],
     ),
+    (
+        4,
+        "build-check errors split into port errors and environment gaps (library headers not installed)",
+        [
+            "ALTER TABLE build_checks ADD COLUMN port_errors BIGINT",
+            "ALTER TABLE build_checks ADD COLUMN environment_errors BIGINT",
+        ],
+    ),
 ]
 
 LATEST: int = MIGRATIONS[-1][0]
