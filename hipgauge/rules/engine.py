@@ -18,6 +18,7 @@ from typing import Any, Iterable
 
 from hipgauge.model import Finding
 from hipgauge.rules.buildtext import strip_comments
+from hipgauge.rules.checks._common import DEVICE_CODE
 from hipgauge.rules.hit import MEDIUM, Hit, LineHit
 from hipgauge.rules.registry import anchor_index, registry
 from hipgauge.rules.spec import BUILD_KINDS, RuleSpec
@@ -45,7 +46,10 @@ def check_file(pf: Any, inventory: Any = None, ignore: set[str] | frozenset[str]
         lines = _lines(pf)
         raw = _build_findings(lines, ctx, ignore)
     else:
-        anchors = anchor_index().find(ctx.data, file_tokens(pf))
+        # device-only rules (``REQUIRES = DEVICE_CODE``) need a literal qualifier in the file, or a kernel or device
+        # function the inventory found through a qualifier macro (``#define KERN __global__`` in a header)
+        present = DEVICE_CODE if getattr(inventory, "device_ranges", None) else ()
+        anchors = anchor_index().find(ctx.data, file_tokens(pf), present)
         if not anchors or ctx.tree is None:  # nothing to look at: the file is not even parsed
             return []
         lines = _lines(pf)

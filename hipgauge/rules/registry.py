@@ -166,8 +166,11 @@ class AnchorIndex:
                 self._no_rules.add(ident)
         return out
 
-    def find(self, data: bytes, tokens: Any = None) -> list[tuple[int, int, tuple[RuleSpec, ...]]]:
-        """``(start, end, rules)`` of every anchor in ``data``, in file order."""
+    def find(self, data: bytes, tokens: Any = None, present: tuple[bytes, ...] = ()
+             ) -> list[tuple[int, int, tuple[RuleSpec, ...]]]:
+        """``(start, end, rules)`` of every anchor in ``data``, in file order. ``present``: ``REQUIRES`` strings to
+        count as met though not written in the file (``__global__`` where the inventory found a kernel declared
+        through a qualifier macro)."""
         from hipgauge.source.tokens import FileTokens
 
         if tokens is None:
@@ -198,7 +201,8 @@ class AnchorIndex:
                 out.append((start, end, rs))
         out.sort(key=lambda t: t[0])
         if self.requires and out:
-            unmet = {r for r, needs in self.requires.items() if not any(n in data for n in needs)}
+            unmet = {r for r, needs in self.requires.items()
+                     if not any(n in present or n in data for n in needs)}
             if unmet:
                 out = [(s, e, rs) for s, e, rs in ((s, e, tuple(r for r in rs if r not in unmet)) for s, e, rs in out) if rs]
         return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_right
 from functools import cached_property
 from typing import Any, Iterable, Iterator
 
@@ -173,16 +174,27 @@ class Context:
         return ancestor(node, FUNCTION)
 
     def function_info(self, node: Any) -> tuple[str | None, bool, bool]:
-        """``(name, is_kernel, is_device_code)`` of the function enclosing ``node``."""
+        """``(name, is_kernel, is_device_code)`` of the function enclosing ``node``.
+
+        The qualifiers written on the function decide first; where they do not make it device code, the
+        inventory's kernel and device-function spans do (a function declared through a qualifier macro,
+        ``#define KERN __global__`` in some header of the tree): its name and kind then come from there."""
         fn = self.function_of(node)
         if fn is None:
-            return None, False, False
-        hit = self._fn.get(fn.id)
-        if hit is None:
-            q = qualifiers(fn)
-            device = "__global__" in q or "__device__" in q
-            hit = self._fn[fn.id] = (function_name(fn), "__global__" in q, device)
+            hit = (None, False, False)
+        else:
+            hit = self._fn.get(fn.id)
+            if hit is None:
+                q = qualifiers(fn)
+                device = "__global__" in q or "__device__" in q
+                hit = self._fn[fn.id] = (function_name(fn), "__global__" in q, device)
         name, kernel, device = hit
+        if not device and self._device_starts:
+            span = self.device_span_at(node.start_byte)
+            if span is not None:
+                return span[2], span[3], True
+        if fn is None:
+            return None, False, False
         if not device:
             lam = ancestor(node, "lambda_expression", limit=40)
             if lam is not None and b"__device__" in lam.text[:200]:
@@ -191,6 +203,22 @@ class Context:
 
     def in_device_code(self, node: Any) -> bool:
         return self.function_info(node)[2]
+
+    @cached_property
+    def _device_starts(self) -> list[int]:
+        """Start bytes of the inventory's ``device_ranges`` (sorted); empty without an inventory."""
+        return [r[0] for r in getattr(self.inventory, "device_ranges", None) or ()]
+
+    def device_span_at(self, offset: int) -> tuple[int, int, str, bool] | None:
+        """The innermost kernel or device function of the inventory (``(start, end, name, is_kernel)``) that
+        holds byte ``offset``, or None."""
+        starts = self._device_starts
+        i = bisect_right(starts, offset) - 1
+        ranges = self.inventory.device_ranges
+        for j in range(i, max(i - 4, -1), -1):  # definitions nest only through local classes and lambdas
+            if ranges[j][0] <= offset < ranges[j][1]:
+                return ranges[j]
+        return None
 
     # ---- constants -------------------------------------------------------------------------
     @cached_property

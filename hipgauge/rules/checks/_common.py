@@ -14,7 +14,8 @@ USAGE_TYPES = frozenset({"identifier", "type_identifier", "namespace_identifier"
                          "preproc_include", "qualified_identifier", "template_type", "statement_identifier"})
 
 
-#: ``REQUIRES`` of a rule that only fires in device code: ``in_device_code`` needs one of these tokens in the file
+#: ``REQUIRES`` of a rule that only fires in device code: ``in_device_code`` needs one of these tokens in the file,
+#: or a kernel or device function the inventory found through a qualifier macro (the engine then counts them present)
 DEVICE_CODE = (b"__global__", b"__device__")
 
 
