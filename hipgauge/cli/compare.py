@@ -154,7 +154,7 @@ def render_compare(doc: dict[str, Any], top: int) -> None:
 
     rows = doc["rows"]
     width = max(out.width, 80)
-    wide = width >= 150
+    wide = width >= 200  # side-by-side name columns only when each can still show a useful part of a kernel name
     medium = width >= 120
     fixed = (10 if medium else 5) + 9 + 9 + 5 + 10 + (5 + 6 if medium else 0) + (34 if wide else 0)
     ncols = 6 + (2 if medium else 0) + (2 if wide else 0)
