@@ -71,13 +71,16 @@ def print_assessment(console: Console, doc: dict[str, Any], folder: str | None =
     hp = h["parity"]
     if hp["kind"] == "compare":
         val = f"projected {num(hp['projected_ms'])} ms vs target {num(hp['target_ms'])} ms; {hp.get('slower_than_threshold')} slow rows"
-    elif hp["kind"] == "project":
-        val = f"baseline {num(hp['baseline_ms'])} ms vs target {num(hp['target_ms'])} ms"
+    source = str(hp["source"])
+    if hp["kind"] == "project":
+        # no candidate yet: the baseline latency is measured, the slack is the projection model's estimate
+        val = f"not measured (no AMD profile); baseline {num(hp['baseline_ms'])} ms vs target {num(hp['target_ms'])} ms"
         if hp.get("tightest_group"):
             val += f"; {hp['tightest_group']['name']} may be ≤ {num(hp['tightest_group']['max_ratio'], 3)}× slower"
-    else:
+            source = f"{source} baseline; estimated slack"
+    elif hp["kind"] != "compare":
         val = "not measured (no profile)"
-    t.add_row("2 per-kernel parity", Text(val), str(hp["source"]))
+    t.add_row("2 per-kernel parity", Text(val), source)
     hh = h["hours_to_close"]
     t.add_row("3 hours to close", "—" if hh["low"] is None else f"{hh['low']:,.0f}–{hh['high']:,.0f} h", hh["source"])
     hn = h["lockin_minus_upkeep"]
