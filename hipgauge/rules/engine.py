@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any, Iterable
 
 from hipgauge.model import Finding
@@ -50,6 +51,8 @@ def check_file(pf: Any, inventory: Any = None, ignore: set[str] | frozenset[str]
         # function the inventory found through a qualifier macro (``#define KERN __global__`` in a header)
         present = DEVICE_CODE if getattr(inventory, "device_ranges", None) else ()
         anchors = anchor_index().find(ctx.data, file_tokens(pf), present)
+        if present:
+            anchors = _with_kernel_anchors(anchors, ctx.data, inventory.device_ranges)
         if not anchors or ctx.tree is None:  # nothing to look at: the file is not even parsed
             return []
         lines = _lines(pf)
@@ -58,6 +61,38 @@ def check_file(pf: Any, inventory: Any = None, ignore: set[str] | frozenset[str]
             anchors = _drop_own_names(anchors, ctx.data, {n.encode() for n in own})
         raw = _source_findings(ctx, anchors, lines, ignore)
     return _finish(raw, lines, ignore) if raw else []
+
+
+@lru_cache(maxsize=1)
+def _kernel_keyed() -> tuple[RuleSpec, ...]:
+    return tuple(r for r in registry() if getattr(r.module, "KERNELS", False))
+
+
+def _kernel_rules(data: bytes) -> tuple[RuleSpec, ...]:
+    """Rules anchored at every kernel definition the inventory found (``KERNELS = True``) whose ``REQUIRES`` the
+    file meets."""
+    return tuple(r for r in _kernel_keyed() if not getattr(r.module, "REQUIRES", None)
+                 or any(n in data for n in r.module.REQUIRES))
+
+
+def _with_kernel_anchors(anchors: list[tuple[int, int, tuple[RuleSpec, ...]]], data: bytes,
+                         ranges: list[tuple[int, int, str, bool]]) -> list[tuple[int, int, tuple[RuleSpec, ...]]]:
+    """``anchors`` plus one at the start of each kernel of the inventory (``device_ranges``) for the rules keyed
+    on kernel definitions, so a kernel declared through a qualifier macro (no ``__global__`` in the file) is
+    checked too; a kernel also reached from its literal qualifier is checked once (the engine's ``seen``)."""
+    rules = None
+    extra = []
+    for start, _end, _name, is_kernel in ranges:
+        if not is_kernel:
+            continue
+        if rules is None:
+            rules = _kernel_rules(data)
+            if not rules:
+                return anchors
+        extra.append((start, start + 1, rules))
+    if not extra:
+        return anchors
+    return sorted(anchors + extra, key=lambda t: t[0])
 
 
 def _drop_own_names(anchors: list[tuple[int, int, tuple[RuleSpec, ...]]], data: bytes,

@@ -12,8 +12,10 @@ A rule module (one per rule, named ``hgNNN_<topic>.py``) defines:
   (anchors inside string literals count, e.g. PTX text inside ``asm``), ``REQUIRES`` (byte strings one
   of which the file must hold for the rule to fire at all, e.g. ``__device__`` for device-code rules:
   its anchors are then dropped before the file is parsed), ``FOLD`` (a library label: one finding
-  per call site, other references folded in) and ``check_macro(body, at, end, macro, ctx)`` (a lexical
-  look at an anchor inside a ``#define`` body: ``hipgauge.rules.macrobody``).
+  per call site, other references folded in), ``check_macro(body, at, end, macro, ctx)`` (a lexical
+  look at an anchor inside a ``#define`` body: ``hipgauge.rules.macrobody``) and ``KERNELS`` (with an
+  inventory, the rule is also anchored at each kernel definition it found, those declared through a
+  qualifier macro included: ``check`` then gets their ``function_definition``).
 
 Its docstring is its documentation: What it does / Why is this bad? / Example / Use instead.
 """

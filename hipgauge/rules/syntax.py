@@ -220,6 +220,20 @@ class Context:
                 return ranges[j]
         return None
 
+    def kernel_record(self, fn: Any) -> Any | None:
+        """The inventory's ``Kernel`` for the function definition ``fn`` (a kernel the inventory found, written
+        ``__global__`` or declared through a qualifier macro), or None (no inventory, or not a kernel)."""
+        if not self._device_starts:
+            return None
+        span = self.device_span_at(fn.start_byte)
+        if span is None or not span[3] or span[0] != fn.start_byte:
+            return None
+        line = fn.start_point[0] + 1
+        for k in getattr(self.inventory, "kernels", None) or ():
+            if k.line == line and k.name == span[2]:
+                return k
+        return None
+
     # ---- constants -------------------------------------------------------------------------
     @cached_property
     def macros(self) -> dict[str, str]:

@@ -2,8 +2,9 @@
 
 What it does
 ------------
-Flags a `__global__` function with neither `__launch_bounds__` nor
-`__attribute__((amdgpu_flat_work_group_size(...)))` when, in the same file, every launch of it
+Flags a `__global__` function (written so, or declared through a qualifier macro such as
+`#define KERNEL __global__` that the scanned tree defines) with neither `__launch_bounds__` (written
+or brought by a macro) nor `__attribute__((amdgpu_flat_work_group_size(...)))` when, in the same file, every launch of it
 whose block size folds to a constant uses at most 256 threads, and its body looks register-heavy.
 The register heuristic (stated, not measured): local (non-`__shared__`) arrays of at least 32
 32-bit words in total, or at least 16 words when the kernel also has `#pragma unroll` loops.
@@ -61,6 +62,7 @@ CODE = "HG403"
 NODE = "function_definition"
 ANCHOR = words("__global__")
 REQUIRES = (b"<<<", b"LaunchKernel", b"LaunchCooperativeKernel")
+KERNELS = True  # with an inventory: every kernel it found, those declared through qualifier macros included
 
 _BOUNDS = (b"__launch_bounds__", b"amdgpu_flat_work_group_size", b"__maxnreg__")
 _HEAVY_WORDS, _HEAVY_WORDS_UNROLLED, _MEDIUM_WORDS = 32, 16, 64
@@ -103,12 +105,15 @@ def _declared_with_bounds(ctx, name: str) -> bool:
 
 
 def check(fn, ctx):
-    if "__global__" not in qualifiers(fn):
+    kernel = ctx.kernel_record(fn)  # the inventory's kernel: its bounds are recovered through macros too
+    if kernel is None and "__global__" not in qualifiers(fn):
+        return []
+    if kernel is not None and kernel.launch_bounds:
         return []
     head = fn.text[: (fn.child_by_field_name("body").start_byte - fn.start_byte) if fn.child_by_field_name("body") else None]
     if any(b in head for b in _BOUNDS):
         return []
-    name = function_name(fn)
+    name = kernel.name if kernel is not None else function_name(fn)
     sizes = [block_threads(ctx, l.block) for l in launches(ctx) if l.kernel == name]
     known = [s for s in sizes if s is not None]
     if not known or max(known) > _MAX_SMALL_BLOCK:

@@ -3,7 +3,10 @@
 What it does
 ------------
 Flags `-rdc=true`, `--relocatable-device-code`, `-dc` and `CUDA_SEPARABLE_COMPILATION` in build
-files, and `extern __device__` declarations in source.
+files, and `extern __device__` declarations in source. With the scanned tree's inventory, an `extern`
+declaration whose qualifier does not read `__device__` (a qualifier macro such as `#define DEV
+__device__`) counts when the name it declares is used inside a kernel or device function of the file
+(the inventory's device-code spans, macro-declared ones included) and the file does not define it.
 
 Why is this bad?
 ----------------
@@ -31,6 +34,7 @@ import re
 from hipgauge.rules.checks._buildscan import scan
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import MEDIUM, Hit
+from hipgauge.rules.syntax import text
 
 CODE = "HG705"
 REQUIRES = (b"__device__",)  # an extern __device__ symbol
@@ -39,12 +43,48 @@ ANCHOR = words("extern")
 _FLAG = re.compile(r"-rdc[= ]\s*true\b|--relocatable-device-code\b|(?<![\w-])-dc\b|\bCUDA_SEPARABLE_COMPILATION\b")
 
 
+_NOT_DEVICE_SYMBOL = frozenset({"__shared__", "__host__"})  # dynamic shared memory; a host declaration
+
+
 def check(node, ctx):
     kinds = {c.type for c in node.children}
     storage = {c.text for c in node.children if c.type == "storage_class_specifier"}
-    if b"extern" in storage and "__device__" in kinds:
+    if b"extern" not in storage:
+        return []
+    if "__device__" in kinds:
         return [Hit(node, MEDIUM, "device symbol defined in another translation unit")]
+    if kinds & _NOT_DEVICE_SYMBOL or not getattr(ctx.inventory, "device_ranges", None):
+        return []
+    name = _declared_name(node)
+    if name and _used_in_device_code(ctx, node, name):
+        return [Hit(node, MEDIUM, f"`{name}` is used in device code and defined in another translation unit")]
     return []
+
+
+def _declared_name(decl) -> str | None:
+    """The one name an ``extern`` declaration declares (through pointer, array, function and init declarators)."""
+    names = decl.children_by_field_name("declarator")
+    if len(names) != 1:
+        return None
+    node = names[0]
+    while node is not None and node.type != "identifier":
+        node = node.child_by_field_name("declarator")
+    return text(node) if node is not None else None
+
+
+def _used_in_device_code(ctx, decl, name: str) -> bool:
+    """``name`` occurs in code inside one of the inventory's device-code spans, other than in ``decl`` itself,
+    and is not one of the file's own kernels or device functions."""
+    if any(r[2] == name for r in ctx.inventory.device_ranges):
+        return False
+    needle = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+    for m in needle.finditer(ctx.data):
+        at = m.start()
+        if decl.start_byte <= at < decl.end_byte:
+            continue
+        if ctx.device_span_at(at) is not None:
+            return True
+    return False
 
 
 def check_build(lines, ctx):
