@@ -462,8 +462,9 @@ class _Lexer(_FileRewriter):
                     ids[s] = (e, tok.decode())
         if self._after_template:
             covered = {a for segs, *_ in chains.values() for a, _ in segs}
-            if any(s not in covered for s in self._after_template):
-                raise Unsure("template scope before a candidate")
+            for s in self._after_template:
+                if s not in covered:
+                    self._after_template_name(s, ids)
         if cands.asm:
             for tok in (b"asm", b"__asm__", b"__asm"):
                 for s in occurrences(data, tok):
@@ -499,6 +500,58 @@ class _Lexer(_FileRewriter):
             self._lex_identifier(s, e, name)
         for start, end in self.macro_bodies:
             self._macro_body(_Span(start, end))
+
+    def _after_template_name(self, s: int, ids: dict) -> None:
+        """A candidate after ``x<…>::`` whose chain no candidate heads: the tree resolves it on its own (an
+        ``identifier``/``type_identifier``; a scope segment is not resolved), since no segment of the chain
+        can start a mapped qualified name. Unsure when the chain cannot be walked back to its head."""
+        data = self.data
+        j, t = self.prev_token(s)  # ``::``
+        while t == b"::":
+            j, t = self.prev_token(j)
+            if t == b">":
+                j = self._angle_back(j)
+                j, t = self.prev_token(j)
+            if not t or not _WORD[t[0]] or t in _KEYWORDS or t == b"0":
+                raise Unsure("template scope before a candidate")
+            if t in self.cands.quals:
+                raise Unsure("template scope before a candidate")
+            j, t = self.prev_token(j)
+        tok = self.word_at(s)
+        _, nt = self.next_token(s + len(tok))
+        if nt != b"::" and tok in self.cands.ids:
+            ids[s] = (s + len(tok), tok.decode())
+
+    def _angle_back(self, gt: int) -> int:
+        """Index of the ``<`` that the ``>`` at ``gt`` closes, walking back; Unsure when unclear."""
+        data = self.data
+        depth = 0
+        parens = 0
+        j = gt
+        while j >= 0:
+            if self.in_skip(j):
+                i = bisect_right(self.skip_starts, j) - 1
+                j = self.skip_starts[i] - 1
+                continue
+            c = data[j]
+            if c == 62 and not (j > 0 and data[j - 1] == 45):  # > (not ->)
+                if not parens:
+                    depth += 1
+            elif c == 60:  # <
+                if not parens:
+                    depth -= 1
+                    if depth == 0:
+                        return j
+            elif c in b")]":
+                parens += 1
+            elif c in b"([":
+                if not parens:
+                    raise Unsure("template scope before a candidate")
+                parens -= 1
+            elif c in b";{}#":
+                raise Unsure("template scope before a candidate")
+            j -= 1
+        raise Unsure("template scope before a candidate")
 
     def _template_then_scope(self, lt: int) -> bool:
         j = self.match_angle(lt)
@@ -544,6 +597,10 @@ class _Lexer(_FileRewriter):
         entry = self.lookup(tok.decode())
         if entry is None or entry.status == "unknown":
             return False
+        if self.opener(self._at) == 40:
+            # inside parentheses every reading names it an ``identifier``: an expression (``x * fabs(y)``) or a
+            # parameter's declarator (``unsigned exp)``); a known-status name is recorded the same either way
+            return True
         return self.scope_of(self._at) in ("namespace", "body")
 
     # -- chains ---------------------------------------------------------------------------------------------
