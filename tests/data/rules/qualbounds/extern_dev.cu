@@ -12,3 +12,9 @@ void launch_scale(float* x) {
     host_only_count += 1;
     scale<<<1, 64>>>(x);
 }
+
+KERN void __launch_bounds__(64) stage(float* x) {
+    extern __shared__ float buf[];
+    buf[threadIdx.x] = x[threadIdx.x];
+    x[threadIdx.x] = buf[63 - threadIdx.x];
+}
