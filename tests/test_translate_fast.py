@@ -125,3 +125,15 @@ def test_share_is_scans_definition_beside_translates_count(tmp_path: Path) -> No
     fast = translate_tree(EXAMPLE, tmp_path / "out2", TranslateOptions(rules_share=False)).totals()
     assert fast["translation_share"] == fast["rewrite_share"] == s["rewrite_share"]
     assert "not computed" in fast["translation_share_basis"]
+
+
+def test_share_matches_scan_on_kernels_declared_through_qualifier_macros(tmp_path: Path) -> None:
+    """A tree whose kernels are declared through macros of another file: scan's tree-wide qualifier macros
+    reach translate's share too, so the two report the same figure."""
+    from hipgauge.rules.share import overall_share
+    from hipgauge.source.scanner import ScanOptions, scan_tree
+
+    tree = Path(__file__).resolve().parent / "data" / "rules" / "qualmacros"
+    share = translate_tree(tree, tmp_path / "out").totals()["translation_share"]
+    assert share == round(overall_share(scan_tree([tree], ScanOptions()).file_stats), 4)
+    assert share < 1.0  # the macro-declared kernel's 32-lane code is found by both

@@ -336,7 +336,7 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
     if write and item.target is not None:
         write_new(item.target, data, out_r)
     if opts.rules_share:
-        done.share_stats, note = _share_stats(pf, opts.share_defined)
+        done.share_stats, note = _share_stats(pf, opts.share_defined, opts.share_qualifier_macros)
         if note:
             done.warnings.append(note)
     if tf is not None:
@@ -345,14 +345,15 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
     return done
 
 
-def _share_stats(pf: Any, defined: frozenset[str] = frozenset()) -> tuple[FileStats | None, str | None]:
+def _share_stats(pf: Any, defined: frozenset[str] = frozenset(),
+                 qualifier_macros: tuple[Any, ...] = ()) -> tuple[FileStats | None, str | None]:
     """The file's statistics as ``hipgauge scan`` computes them (inventory → rules → ``rules.share``)."""
     from hipgauge.rules.engine import check_file
     from hipgauge.rules.share import file_stats
     from hipgauge.source.inventory import inventory_file
 
     try:
-        inv = inventory_file(pf, load_mapping(), defined)
+        inv = inventory_file(pf, load_mapping(), defined, qualifier_macros)
         try:
             findings = list(check_file(pf, inv, set(), defined))
         except Exception as exc:  # noqa: BLE001 - as scan does: the file keeps its references
@@ -478,9 +479,10 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
     local = _local_names(entries, keep=True)
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
     if opts.rules_share:
-        from hipgauge.source.scanner import tree_defined
+        from hipgauge.source.scanner import tree_scan_names
 
-        opts = replace(opts, share_defined=tree_defined(entries))
+        defined, qualifier_macros = tree_scan_names(entries, max_bytes=options.max_file_bytes)
+        opts = replace(opts, share_defined=defined, share_qualifier_macros=qualifier_macros)
     if write:
         out_r.mkdir(parents=True, exist_ok=True)
     known: set[str] = set()
