@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 from hipgauge.source.walk import SourceEntry
 
@@ -77,6 +77,14 @@ def tree_defined_names(entries: Iterable[SourceEntry], keep: Callable[[str], boo
     """Names the source files among ``entries`` define (see ``defined_in``), those for which ``keep`` is true.
     Unreadable files are passed over (the scan reports them)."""
     names: set[str] = set()
+    for data in _source_bytes(entries, max_bytes):
+        names |= defined_in(data)
+    return frozenset(n for n in names if keep is None or keep(n))
+
+
+def _source_bytes(entries: Iterable[SourceEntry], max_bytes: int) -> Iterator[bytes]:
+    """The bytes of each readable, non-binary source file among ``entries`` (unreadable ones are passed over:
+    the scan reports them)."""
     for e in entries:
         if e.kind not in SOURCE_KINDS or e.size > max_bytes:
             continue
@@ -85,10 +93,8 @@ def tree_defined_names(entries: Iterable[SourceEntry], keep: Callable[[str], boo
                 data = fh.read(max_bytes + 1)
         except OSError:
             continue
-        if b"\x00" in data[:8192]:
-            continue
-        names |= defined_in(data)
-    return frozenset(n for n in names if keep is None or keep(n))
+        if b"\x00" not in data[:8192]:
+            yield data
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,16 +216,7 @@ def tree_names(entries: Iterable[SourceEntry], keep: Callable[[str], bool] | Non
     their qualifier macros (``qualifier_macros``, sorted by name)."""
     names: set[str] = set()
     bodies: list[MacroBody] = []
-    for e in entries:
-        if e.kind not in SOURCE_KINDS or e.size > max_bytes:
-            continue
-        try:
-            with open(e.path, "rb") as fh:
-                data = fh.read(max_bytes + 1)
-        except OSError:
-            continue
-        if b"\x00" in data[:8192]:
-            continue
+    for data in _source_bytes(entries, max_bytes):
         names |= defined_in(data)
         bodies.extend(b for b in macro_bodies(data) if _may_qualify(b))
     macros = qualifier_macros(bodies)

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from hipgauge.model import (ApiCall, DeviceFunction, FileStats, Finding, Kernel, LaunchSite, ScanResult, Severity,
                             SkippedFile)
-from hipgauge.source.defined import QualifierMacro, tree_defined_names, tree_names
+from hipgauge.source.defined import QualifierMacro, tree_names
 from hipgauge.source.walk import SourceEntry, walk_tree
 
 MapFiles = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
@@ -239,7 +239,7 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
 
         anchor_index()  # the rule modules, catalogue and anchor index, inherited the same way
     if not options.defined or options.qualifier_macros is None:
-        defined, qual = tree_names(entries, library_name_test(load_mapping(), options.rules), options.max_file_bytes)
+        defined, qual = tree_names(entries, library_name_test(mapping, options.rules), options.max_file_bytes)
         options = replace(options, defined=options.defined or defined,
                           qualifier_macros=qual if options.qualifier_macros is None else options.qualifier_macros)
     workers = options.workers or os.cpu_count() or 1
@@ -254,14 +254,6 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
     return assemble(results, skipped, root)
 
 
-def tree_defined(entries: list[SourceEntry], rules: bool = True, max_bytes: int = 8 * 1024 * 1024) -> frozenset[str]:
-    """The names ``entries`` define that look like CUDA library names (``ScanOptions.defined``): give them to
-    ``inventory_file`` and ``check_file`` to analyse a file of the tree as ``scan_entries`` does."""
-    from hipgauge.translate.mapping import load_mapping
-
-    return tree_defined_names(entries, library_name_test(load_mapping(), rules), max_bytes)
-
-
 def tree_qualifier_macros(entries: list[SourceEntry], max_bytes: int = 8 * 1024 * 1024) -> tuple[QualifierMacro, ...]:
     """The qualifier macros ``entries`` define (``ScanOptions.qualifier_macros``): give them to ``inventory_file``
     to find a file's kernels as ``scan_entries`` does."""
@@ -270,7 +262,9 @@ def tree_qualifier_macros(entries: list[SourceEntry], max_bytes: int = 8 * 1024 
 
 def tree_scan_names(entries: list[SourceEntry], rules: bool = True, max_bytes: int = 8 * 1024 * 1024
                     ) -> tuple[frozenset[str], tuple[QualifierMacro, ...]]:
-    """``tree_defined`` and ``tree_qualifier_macros`` in one pass over the files."""
+    """In one pass over the files: the names ``entries`` define that look like CUDA library names
+    (``ScanOptions.defined``) and their qualifier macros (``ScanOptions.qualifier_macros``); give both to
+    ``inventory_file`` (and the names to ``check_file``) to analyse a file of the tree as ``scan_entries`` does."""
     from hipgauge.translate.mapping import load_mapping
 
     return tree_names(entries, library_name_test(load_mapping(), rules), max_bytes)
