@@ -217,24 +217,12 @@ class _FileRewriter:
                         quals[(q.start_byte, q.end_byte)] = q
                 if is_id and ntype in ("identifier", "type_identifier"):
                     ids[start] = node
-        for node in found.get("def", []):
-            self._collect_definition(node)
-        for node in found.get("fdecl", []):
-            decl = node.child_by_field_name("declarator")
-            if decl is not None and decl.type == "identifier":
-                self.local_names.add(self.text(decl))
-        for node in found.get("init", []):
-            self._collect_constant(node)
-        for node in found.get("include", []):
-            self._include(node)
+        self._collect_declarations(found)
         for key in sorted(calls):
             self._call(calls[key])
         for node in found.get("launch", []):
             self._launch(node)
-        for node in found.get("asm", []):
-            line = node.start_point[0] + 1
-            self.record("asm", None, line, node.start_point[1], False, kind="asm", status="unsupported",
-                        library="device")
+        self._record_asm(found.get("asm", []))
         for key in sorted(quals):
             self._qualified(quals[key])
         for key in sorted(ids):
@@ -248,6 +236,24 @@ class _FileRewriter:
 
         root = self.pf.tree.root_node
         found = captures(root, _QUERY)
+        self._collect_declarations(found)
+        for node in found.get("call", []):
+            self._call(node)
+        for node in found.get("launch", []):
+            self._launch(node)
+        self._record_asm(found.get("asm", []))
+        for node in found.get("qual", []):
+            parent = node.parent
+            if parent is None or parent.type != "qualified_identifier":
+                self._qualified(node)
+        for node in found.get("id", []):
+            if node.start_byte not in self.consumed:
+                self._identifier(node)
+        for node in found.get("macro", []):
+            self._macro_body(node)
+
+    def _collect_declarations(self, found: dict[str, list[Any]]) -> None:
+        """Names this file defines or declares (never renamed), full-mask constants, and its #includes."""
         for node in found.get("def", []):
             self._collect_definition(node)
         for node in found.get("fdecl", []):
@@ -258,23 +264,11 @@ class _FileRewriter:
             self._collect_constant(node)
         for node in found.get("include", []):
             self._include(node)
-        for node in found.get("call", []):
-            self._call(node)
-        for node in found.get("launch", []):
-            self._launch(node)
-        for node in found.get("asm", []):
-            line = node.start_point[0] + 1
-            self.record("asm", None, line, node.start_point[1], False, kind="asm", status="unsupported",
-                        library="device")
-        for node in found.get("qual", []):
-            parent = node.parent
-            if parent is None or parent.type != "qualified_identifier":
-                self._qualified(node)
-        for node in found.get("id", []):
-            if node.start_byte not in self.consumed:
-                self._identifier(node)
-        for node in found.get("macro", []):
-            self._macro_body(node)
+
+    def _record_asm(self, nodes: list[Any]) -> None:
+        for node in nodes:
+            self.record("asm", None, node.start_point[0] + 1, node.start_point[1], False, kind="asm",
+                        status="unsupported", library="device")
 
     def _collect_definition(self, node: Any) -> None:
         name = node.child_by_field_name("name")
