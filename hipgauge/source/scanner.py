@@ -12,7 +12,7 @@ import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from hipgauge.model import (ApiCall, DeviceFunction, FileStats, Finding, Kernel, LaunchSite, ScanResult, Severity,
                             SkippedFile)
@@ -178,24 +178,32 @@ def scan_chunk(args: tuple[list[SourceEntry], ScanOptions]) -> list[FileResult]:
     return [scan_file(e, options) for e in entries]
 
 
-def chunk_entries(entries: list[SourceEntry], workers: int) -> list[list[SourceEntry]]:
-    """Split into chunks of similar byte size, about 8 per worker, largest files first."""
-    if not entries:
+T = TypeVar("T")
+
+
+def chunk_by_size(items: list[T], workers: int, size_of: Callable[[T], int]) -> list[list[T]]:
+    """Split into chunks of similar byte size, about 8 per worker, largest first (scan and translate pools)."""
+    if not items:
         return []
-    total = sum(max(e.size, 1) for e in entries)
+    total = sum(max(size_of(it), 1) for it in items)
     target = max(total // max(workers * 8, 1), 64 * 1024)
-    chunks: list[list[SourceEntry]] = []
-    cur: list[SourceEntry] = []
+    chunks: list[list[T]] = []
+    cur: list[T] = []
     cur_size = 0
-    for e in sorted(entries, key=lambda e: -e.size):
-        cur.append(e)
-        cur_size += max(e.size, 1)
+    for it in sorted(items, key=lambda it: -size_of(it)):
+        cur.append(it)
+        cur_size += max(size_of(it), 1)
         if cur_size >= target:
             chunks.append(cur)
             cur, cur_size = [], 0
     if cur:
         chunks.append(cur)
     return chunks
+
+
+def chunk_entries(entries: list[SourceEntry], workers: int) -> list[list[SourceEntry]]:
+    """Split into chunks of similar byte size, about 8 per worker, largest files first."""
+    return chunk_by_size(entries, workers, lambda e: e.size)
 
 
 def _init_worker() -> None:

@@ -371,21 +371,10 @@ def _translate_chunk(args: tuple[list[_Item], TranslateOptions, Path, bool]) -> 
 
 
 def _chunks(items: list[_Item], workers: int) -> list[list[_Item]]:
-    """Chunks of similar byte size, about 8 per worker, largest files first."""
-    total = sum(max(it.entry.size, 1) for it in items)
-    target = max(total // max(workers * 8, 1), 64 * 1024)
-    chunks: list[list[_Item]] = []
-    cur: list[_Item] = []
-    size = 0
-    for it in sorted(items, key=lambda it: -it.entry.size):
-        cur.append(it)
-        size += max(it.entry.size, 1)
-        if size >= target:
-            chunks.append(cur)
-            cur, size = [], 0
-    if cur:
-        chunks.append(cur)
-    return chunks
+    """Chunks of similar byte size, about 8 per worker, largest files first (as scan's pool)."""
+    from hipgauge.source.scanner import chunk_by_size
+
+    return chunk_by_size(items, workers, lambda it: it.entry.size)
 
 
 def _init_worker() -> None:
