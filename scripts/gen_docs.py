@@ -45,10 +45,11 @@ def _effort(low: float, high: float) -> str:
 
 def rules_md() -> str:
     from hipgauge.model import Severity
-    from hipgauge.rules.engine import all_rules
-    from hipgauge.rules.spec import CATEGORIES
+    from hipgauge.rules.registry import catalogue
+    from hipgauge.rules.spec import CATALOGUE_AS_OF, CATALOGUE_SOURCES, CATEGORIES
 
-    rules = all_rules()
+    rules = [r for r in catalogue() if not r.retired]
+    retired = [r for r in catalogue() if r.retired]
     out: list[str] = [
         GENERATED.format(src="the rule modules in hipgauge/rules/checks/"),
         "",
@@ -77,6 +78,12 @@ def rules_md() -> str:
         "**Silencing a rule**: `// hipgauge: ignore[HG101]` (or `ignore[HG101,HG102]`) on the finding's line",
         "(`# hipgauge: ignore[...]` in CMake/Make/setup.py files); a bare `hipgauge: ignore` silences every rule",
         "on that line; `ignore = [\"HG405\"]` in `hipgauge.toml` silences a code everywhere.",
+        "",
+        "**Adding a rule**: one module in `hipgauge/rules/checks/` (see [contributing-rules.md](contributing-rules.md)).",
+        "",
+        f"**Sources** shared by the catalogue (read {CATALOGUE_AS_OF}); each rule lists its own below:",
+        "",
+        *[f"- {s}" for s in CATALOGUE_SOURCES],
         "",
         "## Summary",
         "",
@@ -114,6 +121,10 @@ def rules_md() -> str:
             if r.sources:
                 out += ["", "#### Sources", ""]
                 out += [f"- {s}" for s in r.sources]
+    if retired:
+        out += ["", "## Retired", "", "These codes no longer fire and are never reused.", ""]
+        for r in retired:
+            out += [f"### {r.code}", "", f"**{r.title}** (retired) · [{r.code}](#{r.code.lower()})", ""]
     return "\n".join(out) + "\n"
 
 
@@ -124,7 +135,7 @@ def _toml_str(text: str) -> str:
 def rules_toml() -> str:
     """The ledger of rule codes with what each rule says, generated from the modules."""
     from hipgauge.rules.registry import catalogue
-    from hipgauge.rules.spec import load_catalogue
+    from hipgauge.rules.spec import CATALOGUE_AS_OF, CATALOGUE_SOURCES, load_catalogue
 
     rules = catalogue()
     have = {r.code for r in rules}
@@ -139,7 +150,11 @@ def rules_toml() -> str:
         "# Each rule is one module (hipgauge/rules/checks/hgNNN_*.py: CODE, RULE = RuleMeta(...), its docstring and",
         "# its detector); the rationale is the docstring's \"Why is this bad?\" section. Codes are stable and never",
         "# reused: a retired rule keeps its module (retired = true) and its row here. effort_hours = [low, high]",
-        "# engineer hours to fix ONE finding (estimated); findings carry the midpoint.",
+        "# engineer hours to fix ONE finding (estimated); findings carry the midpoint. as_of / sources: when and",
+        "# from what the catalogue's shared facts were read (each rule's own sources are in its row).",
+        "",
+        f"as_of = {_toml_str(CATALOGUE_AS_OF)}",
+        f"sources = [{', '.join(_toml_str(x) for x in CATALOGUE_SOURCES)}]",
     ]
     for r in rules:
         out += [

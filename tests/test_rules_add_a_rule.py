@@ -149,3 +149,22 @@ def test_a_reused_code_is_refused(tmp_path: Path) -> None:
     (tmp_path / "hg101_again.py").write_text(THROWAWAY.replace("HG899", "HG101"), encoding="utf-8")
     with pytest.raises(ValueError, match="code HG101 is already used"):
         reg.discover(*reg.RULE_DIRS, (tmp_path, None))
+
+
+def test_a_retired_rule_keeps_its_code_and_page_but_does_not_run(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    text = THROWAWAY.replace("HG899", "HG898").replace("    sources=", "    retired=True,\n    sources=")
+    (tmp_path / "hg898_retired_demo.py").write_text(text, encoding="utf-8")
+    monkeypatch.setattr(reg, "RULE_DIRS", reg.RULE_DIRS + ((tmp_path, None),))
+    reg.clear_caches()
+    try:
+        assert "HG898" not in {r.code for r in all_rules()}
+        assert reg.by_code()["HG898"].retired
+        example = RuleDoc.code_blocks(reg.by_code()["HG898"].doc.example)[0][1]
+        assert "HG898" not in {f.code for f in check_file(snippet_file(example), None, set())}
+        gen = _gen_docs()
+        assert "### HG898\n" in gen.rules_md() and 'code = "HG898"' in gen.rules_toml()
+        assert 'retired = true' in gen.rules_toml().split('code = "HG898"')[1]
+    finally:
+        monkeypatch.undo()
+        reg.clear_caches()

@@ -51,6 +51,7 @@ def test_rule_module_declares_everything(name: str) -> None:
     for field in ("title", "message", "fix"):
         assert getattr(meta, field).strip(), f"{name}: {field}"
     assert meta.category in CATEGORIES and meta.severity in SEVERITIES
+    assert CATEGORIES[int(mod.CODE[2]) - 1] == meta.category, f"{name}: HG{mod.CODE[2]}xx codes are {CATEGORIES[int(mod.CODE[2]) - 1]}"
     low, high = meta.effort
     assert 0 <= low <= high and high > 0
     assert meta.sources and all(s.startswith("https://") for s in meta.sources)
@@ -95,7 +96,7 @@ def test_the_ledger_is_generated_from_the_modules() -> None:
 
 
 def test_generating_the_ledger_refuses_to_drop_a_code(monkeypatch: pytest.MonkeyPatch) -> None:
-    import hipgauge.rules.spec as spec
+    from hipgauge.rules import spec
 
     gen = _gen_docs()
     ledger = dict(load_catalogue(), HG899={"code": "HG899"})

@@ -126,7 +126,8 @@ def clear_caches() -> None:
 
 
 def by_code() -> dict[str, RuleSpec]:
-    return {r.code: r for r in registry()}
+    """``code -> rule`` for every rule module, retired ones included (``hipgauge explain`` still explains them)."""
+    return {r.code: r for r in catalogue()}
 
 
 def codes_with_role(role: str) -> list[str]:

@@ -31,6 +31,14 @@ RUBRIC_ROLES = ("covered-library", "exotic-library", "vendor-precision")
 RubricRole = Literal["covered-library", "exotic-library", "vendor-precision"]
 LIBRARY_ROLES = ("covered-library", "exotic-library")
 CODE_PATTERN = re.compile(r"HG[1-8]\d\d")
+#: where the catalogue's shared facts come from (each rule's own sources are in its module), and when it was read
+CATALOGUE_AS_OF = "2026-11-29"
+CATALOGUE_SOURCES = (
+    "https://github.com/ROCm/HIP/tree/c5e11fc (HIP documentation, 2024-10-16)",
+    "https://github.com/ROCm/rocm-systems/tree/develop/projects/hip (HIP documentation, ROCm 7.x)",
+    "https://github.com/ROCm/HIPIFY/tree/014177b (HIPIFY tables, 2024-10-24)",
+    "https://github.com/ROCm/ROCm/tree/e396b48 (ROCm GPU specs, 2025-03-21)",
+)
 SOURCE_KINDS = frozenset({"cuda", "cpp", "header"})
 BUILD_KINDS = frozenset({"cmake", "make", "setup.py"})
 
