@@ -111,8 +111,8 @@ def scan(
 ) -> None:
     """Inventory a CUDA tree: kernels, launch sites, library calls with their HIP counterparts, port findings."""
     from hipgauge import config as config_mod
-    from hipgauge.source.scan_json import scan_document
-    from hipgauge.source.scanner import ScanOptions, scan_entries
+    from hipgauge.report.scan_json import scan_document
+    from hipgauge.app.scan import ScanOptions, scan_entries
     from hipgauge.source.walk import walk_tree
 
     if executor not in ("local", "dask"):

@@ -37,7 +37,7 @@ def translate(
     """Translate a CUDA tree into a new HIP tree; per-file statistics, unconverted references with file:line."""
     from hipgauge.translate.rewrite import LAUNCH_STYLES, TranslateOptions
     from hipgauge.translate.safe_rewrites import ALL_SAFE_REWRITES
-    from hipgauge.translate.tree import translate_tree
+    from hipgauge.app.translate import translate_tree
 
     if launch not in LAUNCH_STYLES:
         raise InputError(f"--launch must be one of {', '.join(LAUNCH_STYLES)}; got {launch!r}")
@@ -113,7 +113,7 @@ def build_check_cmd(
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
 ) -> None:
     """Compile each translation unit with hipcc (per AMD arch) and nvcc (per NVIDIA arch); resources and occupancy."""
-    from hipgauge.toolchain.buildcheck import build_check
+    from hipgauge.app.buildcheck import build_check
 
     if not path.exists():
         raise InputError("not found", path)

@@ -17,7 +17,7 @@ def main(argv: list[str]) -> int:
     args = json.loads(argv[0])
     out = Path(argv[1])
     try:
-        from hipgauge.toolchain.buildcheck import build_check
+        from hipgauge.app.buildcheck import build_check
 
         result = build_check(**args)
         doc = result.to_dict() if hasattr(result, "to_dict") else dict(result)

@@ -61,7 +61,7 @@ def _declaration_at(root: object, row: int) -> object | None:
 
 def blank_error_regions(data: bytes, error_lines: set[int]) -> tuple[bytes, list[Blanked]]:
     """Copy of ``data`` with the function bodies / declarations / includes holding ``error_lines`` blanked."""
-    from hipgauge.source.parse import parse_bytes, function_name
+    from hipgauge.source.parse import function_name, parse_bytes
 
     pf = parse_bytes(data, "<isolate>", "cuda")
     root = pf.tree.root_node
