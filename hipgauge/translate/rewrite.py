@@ -14,6 +14,7 @@ from typing import Any
 
 from hipgauge.knowledge.mapping import Mapping, MappingEntry, load_mapping
 from hipgauge.model import ApiCall
+from hipgauge.source.parse import captures
 from hipgauge.translate.buildfiles import translate_build_file
 from hipgauge.translate.candidates import Candidates, find_candidates, occurrences
 from hipgauge.translate.edits import EditList
@@ -135,8 +136,6 @@ class FileRewriter:
             self._run_full()
 
     def _run_candidates(self, cands: Candidates) -> None:
-        from hipgauge.source.parse import captures
-
         root = self.pf.tree.root_node
         data = self.data
         unknown = any((e := self.lookup(t.decode())) is not None and e.status == "unknown" for t in cands.ids)
@@ -193,8 +192,6 @@ class FileRewriter:
             self._macro_body(macros[key])
 
     def _run_full(self) -> None:
-        from hipgauge.source.parse import captures
-
         root = self.pf.tree.root_node
         found = captures(root, _QUERY)
         self._collect_declarations(found)
