@@ -18,7 +18,7 @@ class TranslateOptions:
     exclude: tuple[str, ...] = ()
     max_file_bytes: int = 8 * 1024 * 1024
     known_local_names: frozenset[str] = frozenset()  # macros/functions the tree defines (not CUDA APIs)
-    share_defined: frozenset[str] = frozenset()  # scan's tree-wide defined names (source.scanner.tree_scan_names)
+    share_defined: frozenset[str] = frozenset()  # scan's tree-wide defined names (app.scan.tree_scan_names)
     share_qualifier_macros: tuple[Any, ...] = ()  # scan's tree-wide qualifier macros (the same pass)
     rules_share: bool = True  # also run scan's inventory + rules per file for the scan-defined translation share
     workers: int | None = None  # local process pool size for a tree; None = all cores (serial under 8 files)
