@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import polars as pl
+
 from hipgauge.errors import InputError
 from hipgauge.model import Profile, Record
 from hipgauge.profiles.normalize import normalize_key
@@ -118,8 +120,6 @@ def rows_against_last(last: AssessmentRecord, cand: Profile) -> tuple[list[Parit
     per launch (total / launches), which makes profiles of different length comparable.
     Returns (rows, basis, notes). Share: the kernel's share of the last candidate's kernel time.
     """
-    import polars as pl
-
     view = iteration_view(cand)
     df, divisor, per_iter = view.kernels, view.divisor, view.known
     by_key: dict[str, tuple[float, int]] = {}

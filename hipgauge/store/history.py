@@ -9,6 +9,8 @@ Opening a file written by an older hipgauge migrates it to the current schema fi
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import time
 from contextlib import contextmanager
 from fnmatch import fnmatchcase
@@ -305,8 +307,6 @@ def _profiles_named_in(doc: dict[str, Any]) -> tuple[Any, Any]:
 
 def _project_from_root(root: str) -> str | None:
     """The git top-level folder's name of the scanned tree, else the tree's own folder name."""
-    import os
-    import subprocess
 
     folder = Path(root)
     folder = folder if folder.is_dir() else folder.parent
