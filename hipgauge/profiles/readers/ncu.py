@@ -18,7 +18,8 @@ import polars as pl
 from hipgauge.errors import InputError
 from hipgauge.model import Profile
 
-from .frame import kernel_frame
+from .finish import finish_profile
+from .registry import Format
 from .table import BYTE_UNITS, TIME_UNITS, Table, number, read_table
 
 FORMAT = "ncu-csv"
@@ -63,15 +64,12 @@ def read_ncu_csv(path: str | Path, max_bytes: int | None = None) -> Profile:
         df, meta = _details(t)
     else:
         df, meta = _raw(t)
-    if df.height == 0:
-        raise InputError("no kernel launches with a duration", path)
     warnings = ["ncu serializes and replays kernels: durations are per-kernel, not end-to-end; no start times or iterations"]
     if t.skipped_lines:
         warnings.append(f"{t.skipped_lines} non-table line(s) (==PROF==, application output) were ignored")
     device = meta.get("device_name")
-    return Profile(path=str(path), source_format=FORMAT, vendor="nvidia",
-                   kernels=kernel_frame(df, vendor="nvidia", source_format=FORMAT, device=device),
-                   device=device, metadata=meta, warnings=warnings)
+    return finish_profile(path, FORMAT, "nvidia", df, device=device, metadata=meta, warnings=warnings,
+                          empty="no kernel launches with a duration")
 
 
 def _meta_from(cc: str | None, meta: dict[str, str]) -> None:
@@ -188,3 +186,6 @@ def _frame(rows: list[dict]) -> pl.DataFrame:
     schema = {"raw_name": pl.String, "duration_ns": pl.Int64, "stream": pl.Int64, "block": pl.String, "grid": pl.String,
               "registers": pl.Int64, "shared_mem_bytes": pl.Int64, "correlation": pl.Int64}
     return pl.DataFrame(rows, schema=schema)
+
+
+FORMATS = (Format(FORMAT, read_ncu_csv, lambda head: head.csv_score(_is_header)),)
