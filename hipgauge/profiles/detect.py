@@ -1,7 +1,7 @@
 """Which profile format a file is, from its content (the extension is only a tie-breaker).
 
 ``detect_format(path) -> str | None``: the registered format (``readers/registry.py``) whose ``sniff``
-scores the file's head highest (a format of any role: ``"latency-csv"`` too), or None.
+scores the file's head highest (a format of any role: the latency CSV too), or None.
 ``find_in_directory(path)``: the profile file inside a tool's output folder.
 """
 

@@ -3,7 +3,7 @@
 A reader module declares, once, each format it reads::
 
     FORMATS = (
-        Format("rocprof-v1", read=read_rocprof_v1_csv, sniff=_sniff_v1, files=(("results.csv", 50),)),
+        Format(NAME, read=read_mine, sniff=_sniff_mine, files=(("*mine_trace.csv", 50),)),
     )
 
 - ``name``: what ``--format`` takes and what ``Profile.source_format`` says.
