@@ -200,7 +200,7 @@ KERNEL_RECORD_SCHEMA: dict[str, str] = {
     "source_format": "String",  # "kineto", "nsys-csv", "nsys-sqlite", "ncu-csv", "rocprof-v1", "rocprofv3-csv", …
     "raw_name": "String",  # the kernel name exactly as the file has it
     "name": "String",  # demangled
-    "key": "String",  # normalized for matching (see profiles/normalize.py)
+    "key": "String",  # normalized for matching (see kernel_names.py)
     "operator": "String",  # launching cpu_op (PyTorch) or null
     "range": "String",  # enclosing NVTX/roctx range or null
     "iteration": "Int64",  # ProfilerStep#N / iteration index, null when unknown

@@ -15,6 +15,7 @@ from rich.table import Table
 from hipgauge.cli.app import app, emit_json, out, warn
 from hipgauge.cli.flags import check_percentile_target
 from hipgauge.errors import InputError
+from hipgauge.kernel_names import display_name
 
 NAME_WIDTH = 60
 
@@ -28,18 +29,6 @@ def shorten(text: str, width: int = NAME_WIDTH) -> str:
     head = (keep + 1) // 2
     tail = keep - head
     return text[:head] + "…" + text[len(text) - tail:]
-
-
-def display_name(name: str) -> str:
-    """A kernel name as the tables show it: the normalized key (no return type, arguments or template
-    noise) when it is informative, else the name."""
-    from hipgauge.profiles.normalize import normalize_key
-
-    try:
-        key = normalize_key(name)
-    except Exception:  # noqa: BLE001 - display only
-        key = ""
-    return key if key and len(key) >= 4 else name
 
 
 def fmt_ns(value: float | None) -> str:

@@ -22,7 +22,7 @@ else:  # pragma: no cover
 from hipgauge.config import SCHEMA as CONFIG_SCHEMA
 from hipgauge.config import Config, defaults
 from hipgauge.datafiles import load_data_toml
-from hipgauge.decide.shares import base_name
+from hipgauge.kernel_names import base_name
 from hipgauge.model import Record, ScanResult, value_of
 
 SCHEMA = "hipgauge.cost/1"

@@ -6,9 +6,8 @@ from typing import Any
 
 import polars as pl
 
+from hipgauge.kernel_names import demangle, normalize_key
 from hipgauge.model import KERNEL_RECORD_SCHEMA
-
-from ..normalize import demangle, normalize_key
 
 POLARS_TYPES: dict[str, Any] = {name: getattr(pl, dtype) for name, dtype in KERNEL_RECORD_SCHEMA.items()}
 
