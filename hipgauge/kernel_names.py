@@ -31,10 +31,12 @@ from functools import lru_cache
 
 import cxxfilt
 
-__all__ = ["VENDOR_WORDS", "base_name", "demangle", "display_name", "key_or_name", "normalize_key", "short_name",
-           "strip_vendor_words", "unqualified_name", "vendor_neutral"]
+__all__ = ["KD_SUFFIX", "VENDOR_WORDS", "base_name", "demangle", "display_name", "key_or_name", "normalize_key",
+           "short_name", "strip_vendor_words", "unqualified_name", "vendor_neutral"]
 
-_KD_RE = re.compile(r"\.kd$")
+#: the code-object suffix AMD symbols carry (``_Z…Pfi.kd``), as a regular expression
+KD_SUFFIX = r"\.kd$"
+_KD_RE = re.compile(KD_SUFFIX)
 
 
 # --------------------------------------------------------------------------------------------
@@ -237,7 +239,7 @@ def short_name(name: str, limit: int = 44) -> str:
     if text.startswith("void "):
         text = text[5:]
     depth = 0
-    out = []
+    out: list[str] = []
     for ch in text:
         if ch == "(" and depth == 0 and out:
             break

@@ -86,6 +86,9 @@ def _details(t: Table) -> tuple[pl.DataFrame, dict[str, str]]:
     c = t.col
     ci = {k: c(k) for k in ("ID", "Process ID", "Kernel Name", "Stream", "Block Size", "Grid Size", "CC",
                             "Metric Name", "Metric Unit", "Metric Value")}
+    ci_kname, ci_metric, ci_value = ci["Kernel Name"], ci["Metric Name"], ci["Metric Value"]
+    if ci_kname is None or ci_metric is None or ci_value is None:
+        raise InputError("details page without Kernel Name / Metric Name / Metric Value columns", t.path, t.header_line)
     launches: dict[tuple[str, str], dict] = {}
     cc = None
     for line, f in t.rows:
@@ -93,7 +96,7 @@ def _details(t: Table) -> tuple[pl.DataFrame, dict[str, str]]:
         rec = launches.get(key)
         if rec is None:
             rec = launches[key] = {
-                "raw_name": f[ci["Kernel Name"]],
+                "raw_name": f[ci_kname],
                 "stream": number(f[ci["Stream"]]) if ci["Stream"] is not None else None,
                 "block": _dims(f[ci["Block Size"]]) if ci["Block Size"] is not None else None,
                 "grid": _dims(f[ci["Grid Size"]]) if ci["Grid Size"] is not None else None,
@@ -101,9 +104,9 @@ def _details(t: Table) -> tuple[pl.DataFrame, dict[str, str]]:
             }
             if ci["CC"] is not None and f[ci["CC"]].strip():
                 cc = f[ci["CC"]].strip()
-        metric = f[ci["Metric Name"]].strip()
+        metric = f[ci_metric].strip()
         unit = f[ci["Metric Unit"]] if ci["Metric Unit"] is not None else ""
-        raw_value = f[ci["Metric Value"]]
+        raw_value = f[ci_value]
         if metric in _DURATION_METRICS:
             v = number(raw_value, t.path, line, metric)
             if v is not None:
@@ -136,6 +139,8 @@ def _raw(t: Table) -> tuple[pl.DataFrame, dict[str, str]]:
     c = t.col
     ci_id, ci_name = c("ID"), c("Kernel Name")
     ci_dur = next((c(m) for m in _DURATION_METRICS[:2] if c(m) is not None), None)
+    if ci_name is None:
+        raise InputError("raw page without a Kernel Name column", t.path, t.header_line)
     if ci_dur is None:
         raise InputError("raw page without gpu__time_duration.sum (profile with --metrics gpu__time_duration.sum)",
                          t.path, t.header_line)

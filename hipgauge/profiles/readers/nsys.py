@@ -52,6 +52,12 @@ def _unit(header: str, default: float = 1.0) -> float:
     return TIME_UNITS.get(u, default)
 
 
+def _byte_unit(header: str) -> int:
+    """Bytes per unit of a shared-memory column (``StcSMem (MB)``); MB (2**20) when the header names none."""
+    m = _UNIT_RE.search(header)
+    return BYTE_UNITS.get((m.group(1) if m else "mb").lower(), 1 << 20)
+
+
 def _dims_ws(cell: str) -> str | None:
     parts = cell.split()
     return ",".join(parts) if parts else None
@@ -110,8 +116,7 @@ def _gpu_trace(t: Table) -> Profile:
     ci_grid = [c("GrdX"), c("GrdY"), c("GrdZ")]
     ci_blk = [c("BlkX"), c("BlkY"), c("BlkZ")]
     ci_ss, ci_ds = t.col_prefix("StcSMem"), t.col_prefix("DymSMem")
-    smem_scale = [BYTE_UNITS.get((_UNIT_RE.search(t.header[i]) or [None, "mb"])[1].lower(), 1 << 20) if i is not None else 0
-                  for i in (ci_ss, ci_ds)]
+    smem_scale = [_byte_unit(t.header[i]) if i is not None else 0 for i in (ci_ss, ci_ds)]
     rows: dict[str, list] = {k: [] for k in ("raw_name", "start_ns", "duration_ns", "correlation", "stream", "device",
                                              "registers", "shared_mem_bytes", "grid", "block")}
     mem_n = mem_ns = 0

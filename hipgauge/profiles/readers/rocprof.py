@@ -23,6 +23,7 @@ import orjson
 import polars as pl
 
 from hipgauge.errors import InputError
+from hipgauge.kernel_names import KD_SUFFIX
 from hipgauge.model import Profile
 
 from .chrome_json import ChromeTrace
@@ -333,7 +334,7 @@ def read_rocprofv3_json(path: str | Path, max_bytes: int | None = None) -> Profi
               "grid": pl.String, "block": pl.String}
     df = pl.DataFrame(rows, schema=schema)
     # demangled names from the tool keep ".kd"; strip it for the readable name
-    df = df.with_columns(pl.col("name").str.replace(r"\.kd$", ""))
+    df = df.with_columns(pl.col("name").str.replace(KD_SUFFIX, ""))
     return _profile(path, "rocprofv3-json", df, [], meta, device=device)
 
 
@@ -473,7 +474,8 @@ FORMATS = (
     Format("rocprof-v1", read_rocprof_v1_csv, _sniff_v1_csv, files=(("results.csv", 50),)),
     Format("rocprof-v1-json", read_rocprof_v1_json, _sniff_v1_json),
     Format("rocprof-v1-db", read_rocprof_v1_db, _sniff_v1_db),
-    Format("rocprof-stats", read_rocprof_stats, _sniff_stats, files=(("*kernel_stats.csv", 100), ("results.stats.csv", 130))),
+    Format("rocprof-stats", read_rocprof_stats, _sniff_stats,
+           files=(("*kernel_stats.csv", 100), ("results.stats.csv", 130))),
     Format("rocprofv3-csv", read_rocprofv3_csv, _sniff_v3_csv, files=(("*kernel_trace.csv", 20),)),
     Format("rocprofv3-json", read_rocprofv3_json, _sniff_v3_json, files=(("*results.json", 40),)),
     Format("rocpd", read_rocpd, _sniff_rocpd, files=(("*_results.db", 30),)),
