@@ -404,7 +404,7 @@ def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev
         flows = flows.unique(["g_thread", "start_ns"], keep="first")
         link = link.join(flows, on=["g_thread", "start_ns"], how="left").with_columns(
             pl.coalesce("corr", _nonneg("fid")).alias("corr")).drop("fid")
-    ev.flows = {"fid": array("q")}
+    ev.flows = {}
     link = link.drop("g_thread")
 
     # kernel → runtime call (launch point, External id)

@@ -35,6 +35,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from hipgauge.profiles import readers
+
 from .files import head_bytes
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -151,8 +153,6 @@ def formats() -> dict[str, Format]:
     """name → Format, in declaration order (modules by name, then each module's ``FORMATS`` order)."""
     global _registry
     if _registry is None:
-        from hipgauge.profiles import readers
-
         found: dict[str, Format] = {}
         for info in sorted(pkgutil.iter_modules(readers.__path__), key=lambda m: m.name):
             if info.name.startswith("_"):
