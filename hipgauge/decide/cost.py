@@ -23,7 +23,7 @@ from hipgauge.config import SCHEMA as CONFIG_SCHEMA
 from hipgauge.config import Config, defaults
 from hipgauge.datafiles import load_data_toml
 from hipgauge.decide.build_errors import classify_build_check
-from hipgauge.decide.shares import base_name
+from hipgauge.kernel_names import base_name
 from hipgauge.knowledge.mapping import NON_LIBRARY
 from hipgauge.model import Record, ScanResult, value_of
 

@@ -18,7 +18,8 @@ from typing import Any
 from hipgauge.config import Config, defaults
 from hipgauge.datafiles import load_data_toml
 from hipgauge.knowledge.mapping import NON_LIBRARY
-from hipgauge.decide.shares import KernelShares, base_name, kernel_shares
+from hipgauge.decide.shares import KernelShares, kernel_shares
+from hipgauge.kernel_names import base_name
 from hipgauge.model import Record, ScanResult, value_of
 from hipgauge.rules.registry import codes_with_role
 

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from hipgauge.profiles.normalize import normalize_key
+from hipgauge.kernel_names import display_name
 
 NAME_WIDTH = 60
 
@@ -21,16 +21,6 @@ def shorten(text: str, width: int = NAME_WIDTH) -> str:
     head = (keep + 1) // 2
     tail = keep - head
     return text[:head] + "…" + text[len(text) - tail:]
-
-
-def display_name(name: str) -> str:
-    """A kernel name as the tables show it: the normalized key (no return type, arguments or template
-    noise) when it is informative, else the name."""
-    try:
-        key = normalize_key(name)
-    except Exception:  # noqa: BLE001 - display only
-        key = ""
-    return key if key and len(key) >= 4 else name
 
 
 def fmt_ns(value: float | None) -> str:
