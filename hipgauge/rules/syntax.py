@@ -13,6 +13,8 @@ from bisect import bisect_right
 from functools import cached_property
 from typing import Any, Iterable, Iterator
 
+from hipgauge.rules.macrobody import MacroBodies
+
 NOT_CODE = frozenset({"comment", "preproc_arg", "string_literal", "string_content", "raw_string_literal", "char_literal",
                       "system_lib_string", "escape_sequence", "concatenated_string"})
 FUNCTION = "function_definition"
@@ -286,8 +288,6 @@ class Context:
     @cached_property
     def macro_bodies(self) -> Any:
         """This file's ``#define`` bodies, for the rules' lexical macro checks (``hipgauge.rules.macrobody``)."""
-        from hipgauge.rules.macrobody import MacroBodies
-
         return MacroBodies(self.data, self.inventory)
 
     # ---- names and types -------------------------------------------------------------------

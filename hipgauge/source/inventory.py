@@ -24,7 +24,7 @@ from hipgauge.source import defined as tree_defs
 from hipgauge.source import macros as mac
 from hipgauge.source.defined import QualifierMacro
 from hipgauge.source.parse import (BUILD_KINDS, FUNCTION_QUALIFIERS, ParsedFile, enclosing_function, end_line_of,
-                                   function_name, line_of, node_text, qualifiers, scope_names)
+                                   function_name, line_of, node_text, scope_names)
 from hipgauge.source.tokens import file_tokens
 from hipgauge.knowledge.mapping import Mapping, MappingEntry, load_mapping
 
@@ -543,7 +543,7 @@ class _Builder:
         return var
 
     def chevrons(self) -> None:
-        pf, data = self.pf, self.data
+        data = self.data
         pos = data.find(b"<<<")
         while pos >= 0:
             self.chevron(pos)

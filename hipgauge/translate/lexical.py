@@ -426,7 +426,6 @@ class _Lexer(FileRewriter):
                 self.full_mask_names.add(name)
         data = self.data
         cands = self.cands
-        lookup = self.lookup
         warp_names = cands.warp
         toks = sorted(cands.ids | cands.quals | warp_names)
         chains: dict[int, tuple[list[tuple[int, int]], list[str], list[bool], int]] = {}
@@ -510,7 +509,6 @@ class _Lexer(FileRewriter):
         """A candidate after ``x<…>::`` whose chain no candidate heads: the tree resolves it on its own (an
         ``identifier``/``type_identifier``; a scope segment is not resolved), since no segment of the chain
         can start a mapped qualified name. Unsure when the chain cannot be walked back to its head."""
-        data = self.data
         j, t = self.prev_token(s)  # ``::``
         while t == b"::":
             j, t = self.prev_token(j)
@@ -663,7 +661,6 @@ class _Lexer(FileRewriter):
             seg_end = j + len(w)
             nat, nt = self.next_token(seg_end)
             is_template = False
-            after = seg_end
             if nt == b"<" and self.pp_of(j) < 0:
                 try:
                     close = self.match_angle(nat)
@@ -677,7 +674,6 @@ class _Lexer(FileRewriter):
                     truncated = True
                     break
                 is_template = True
-                after = close
                 nat, nt = self.next_token(close)
             segs.append((j, seg_end))
             plain.append(not is_template)
