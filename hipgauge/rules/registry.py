@@ -226,7 +226,7 @@ class AnchorIndex:
             matched = self._any_word.findall(b"\n".join(new))
             if len(self._no_rules) < 500_000:
                 self._no_rules.update(new.difference(matched))
-            new = matched
+            new = new.intersection(matched)
         for ident in new:
             rs = self.word_rules(ident)
             if rs:

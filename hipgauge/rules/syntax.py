@@ -182,6 +182,7 @@ class Context:
         inventory's kernel and device-function spans do (a function declared through a qualifier macro,
         ``#define KERN __global__`` in some header of the tree): its name and kind then come from there."""
         fn = self.function_of(node)
+        hit: tuple[str | None, bool, bool] | None
         if fn is None:
             hit = (None, False, False)
         else:

@@ -196,6 +196,7 @@ def tree_depth(tree: Tree, limit: int) -> int:
     depth = deepest = 0
     while True:
         node = cursor.node
+        assert node is not None  # a cursor always stands on a node
         if depth + 4 * (node.end_byte - node.start_byte) + 64 > limit and cursor.goto_first_child():
             depth += 1
             if depth > deepest:

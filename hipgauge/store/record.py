@@ -244,11 +244,11 @@ def _build_checks(doc: dict[str, Any]) -> list[BuildCheckEntry]:
     by_arch = (section.get("classification") or {}).get("by_arch") if isinstance(section.get("classification"), dict) else None
     if isinstance(by_arch, dict):
         for arch, counts in by_arch.items():
-            entry = per_arch.get(str(arch))
-            if entry is None or not isinstance(counts, dict):
+            found = per_arch.get(str(arch))
+            if found is None or not isinstance(counts, dict):
                 continue
-            entry.port_errors = _int(counts.get("port")) or 0
-            entry.environment_errors = (_int(counts.get("environment")) or 0) + (_int(counts.get("consequence")) or 0)
+            found.port_errors = _int(counts.get("port")) or 0
+            found.environment_errors = (_int(counts.get("environment")) or 0) + (_int(counts.get("consequence")) or 0)
     return [per_arch[a] for a in sorted(per_arch)]
 
 

@@ -228,7 +228,7 @@ class _Lexer(FileRewriter):
         if j < body_end:
             self._skip(j, end)
             self.macro_bodies.append((j, body_end))
-            if name == b"define" and dm.group(2) is None:
+            if name == b"define" and dm is not None and dm.group(2) is None:
                 self.define_values[dm.group(1).decode()] = data[j:body_end].decode("utf-8", "replace")
         else:
             self._skip(head_end if name != b"define" else body_from, end)
@@ -707,7 +707,7 @@ class _Lexer(FileRewriter):
             line, col = self.point(head)
             hip = entry.hip_name
             ok = bool(hip) and entry.has_counterpart
-            if ok and hip != qname:
+            if ok and hip and hip != qname:
                 rest = "::".join(names[1:k])
                 if rest and hip.endswith("::" + rest) and plain[0]:
                     ok = self.replace(segs[0][0], segs[0][1], hip[: -len(rest) - 2])
@@ -727,7 +727,7 @@ class _Lexer(FileRewriter):
             return
         line, col = self.point(s)
         ok = bool(entry.hip_name) and entry.has_counterpart
-        if ok and entry.hip_name != name:
+        if ok and entry.hip_name and entry.hip_name != name:
             ok = self.replace(s, e, entry.hip_name)
         self.record(name, entry, line + 1, col, ok)
 
@@ -738,7 +738,7 @@ class _Lexer(FileRewriter):
             return
         line, col = self.point(start)
         ok = bool(entry.hip_name) and entry.has_counterpart
-        if ok and entry.hip_name != header:
+        if ok and entry.hip_name and entry.hip_name != header:
             ok = self.replace(start + 1, end - 1, entry.hip_name)
         self.record(header, entry, line + 1, col + 1, ok, kind="header")
 

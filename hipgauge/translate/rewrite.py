@@ -183,8 +183,8 @@ class FileRewriter:
         for node in found.get("launch", []):
             self._launch(node)
         self._record_asm(found.get("asm", []))
-        for key in sorted(quals):
-            self._qualified(quals[key])
+        for span in sorted(quals):
+            self._qualified(quals[span])
         for key in sorted(ids):
             if key not in self.consumed:
                 self._identifier(ids[key])
@@ -266,7 +266,7 @@ class FileRewriter:
             return
         line = path.start_point[0] + 1
         ok = bool(entry.hip_name) and entry.has_counterpart
-        if ok and entry.hip_name != header:
+        if ok and entry.hip_name and entry.hip_name != header:
             ok = self.replace(start, end, entry.hip_name)
         self.record(header, entry, line, path.start_point[1] + 1, ok, kind="header")
 
@@ -406,7 +406,7 @@ class FileRewriter:
                 line, col = self.pf.line_at(start), self.pf.column_at(start)
             hip = entry.hip_name
             ok = bool(hip) and entry.has_counterpart
-            if ok and hip != qname:
+            if ok and hip and hip != qname:
                 rest = "::".join(names[1:k])
                 if rest and hip.endswith("::" + rest) and plain[0]:
                     ok = self.replace(segs[0].start_byte, segs[0].end_byte, hip[: -len(rest) - 2])
@@ -430,7 +430,7 @@ class FileRewriter:
             return  # the name being defined: a user macro that happens to look like a CUDA name
         line, col = node.start_point[0] + 1, node.start_point[1]
         ok = bool(entry.hip_name) and entry.has_counterpart
-        if ok and entry.hip_name != name:
+        if ok and entry.hip_name and entry.hip_name != name:
             ok = self.replace(node.start_byte, node.end_byte, entry.hip_name)
         self.record(name, entry, line, col, ok)
 
@@ -460,7 +460,7 @@ class FileRewriter:
             if entry is None or (entry.status == "unknown" and name in self.local_names):
                 continue
             ok = bool(entry.hip_name) and entry.has_counterpart
-            if ok and entry.hip_name != name:
+            if ok and entry.hip_name and entry.hip_name != name:
                 if "::" in name:
                     first = name.split("::")[0]
                     rest = name[len(first) + 2:]
