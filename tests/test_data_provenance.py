@@ -1,0 +1,49 @@
+"""Every bundled data table declares, machine-readably, when its facts were read (``as_of``) and from which public
+sources (``sources``: https URLs, never a path outside the repository); the loader reads both for the reports."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from hipgauge.knowledge.provenance import DataSource, data_provenance, provenance_of
+
+DATA = Path(__file__).resolve().parent.parent / "hipgauge" / "data"
+FILES = sorted(p.name for p in DATA.iterdir() if p.suffix in (".toml", ".tsv"))
+
+
+def test_the_loader_lists_every_data_file() -> None:
+    assert FILES, "no data files found"
+    assert [d.name for d in data_provenance()] == FILES
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_data_file_declares_as_of_and_public_sources(name: str) -> None:
+    d = provenance_of(name)
+    assert d.as_of is not None, f"{name}: no as_of (TOML: top-level as_of = \"YYYY-MM-DD\"; TSV: '# as_of: …')"
+    day = dt.date.fromisoformat(d.as_of)
+    assert dt.date(2020, 1, 1) <= day <= dt.date.today(), f"{name}: as_of {d.as_of} out of range"
+    assert d.sources, f"{name}: no sources"
+    for src in d.sources:
+        assert src.startswith("https://"), f"{name}: source is not an https URL: {src!r}"
+        url = src.split()[0]
+        assert "shared/knowledge" not in url and "/work/" not in url, f"{name}: source points outside the repo: {src!r}"
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_data_file_header_names_no_path_outside_the_repo(name: str) -> None:
+    head = [line for line in (DATA / name).read_text(encoding="utf-8").splitlines()[:40] if line.startswith("#")]
+    assert not [line for line in head if "shared/knowledge" in line or "/work/" in line], name
+
+
+def test_tsv_sources_split_on_the_separator() -> None:
+    d = provenance_of("mapping_extra.tsv")
+    assert len(d.sources) > 1 and all(" ; " not in s for s in d.sources)
+    assert d.to_dict() == {"name": "mapping_extra.tsv", "as_of": d.as_of, "sources": list(d.sources)}
+
+
+def test_a_data_source_is_plain_data() -> None:
+    d = DataSource("x.toml", None, ())
+    assert d.to_dict() == {"name": "x.toml", "as_of": None, "sources": []}
