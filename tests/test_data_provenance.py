@@ -47,3 +47,20 @@ def test_tsv_sources_split_on_the_separator() -> None:
 def test_a_data_source_is_plain_data() -> None:
     d = DataSource("x.toml", None, ())
     assert d.to_dict() == {"name": "x.toml", "as_of": None, "sources": []}
+
+
+def _cli_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
+    import json
+
+    from hipgauge.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code in (0, None)
+    return json.loads(capsys.readouterr().out)
+
+
+def test_rules_and_explain_json_name_the_catalogue_date_and_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    expected = provenance_of("rules.toml").to_dict()
+    assert _cli_json(["rules", "--json"], capsys)["knowledge"] == [expected]
+    assert _cli_json(["explain", "HG101", "--json"], capsys)["knowledge"] == [expected]
