@@ -161,14 +161,21 @@ def split_lines(text: str) -> list[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def load_file(entry: SourceEntry) -> ParsedFile | SkippedFile:
-    """Read and parse one file; a file that cannot be read or is binary comes back as ``SkippedFile``."""
+def read_entry(entry: SourceEntry) -> bytes | SkippedFile:
+    """The bytes of one walked file, or a ``SkippedFile`` saying in one line why it could not be read."""
     try:
         with open(entry.path, "rb") as fh:
-            data = fh.read()
+            return fh.read()
     except OSError as exc:
         reason = "symlink loop" if exc.errno == 40 else f"unreadable: {exc.strerror or exc.__class__.__name__}"
         return SkippedFile(entry.display, reason)
+
+
+def load_file(entry: SourceEntry) -> ParsedFile | SkippedFile:
+    """Read and parse one file; a file that cannot be read or is binary comes back as ``SkippedFile``."""
+    data = read_entry(entry)
+    if isinstance(data, SkippedFile):
+        return data
     if looks_binary(data):
         return SkippedFile(entry.display, "binary")
     return parse_bytes(data, entry.display, entry.kind, path=str(entry.path))

@@ -705,16 +705,7 @@ class _Lexer(FileRewriter):
             for a, _ in segs[:k]:
                 self.consumed.add(a)
             line, col = self.point(head)
-            hip = entry.hip_name
-            ok = bool(hip) and entry.has_counterpart
-            if ok and hip and hip != qname:
-                rest = "::".join(names[1:k])
-                if rest and hip.endswith("::" + rest) and plain[0]:
-                    ok = self.replace(segs[0][0], segs[0][1], hip[: -len(rest) - 2])
-                elif all(plain[:k]):
-                    ok = self.replace(segs[0][0], segs[k - 1][1], hip)
-                else:
-                    ok = False
+            ok = self.replace_chain(qname, entry, names, plain, segs, k)
             self.record(qname, entry, line + 1, col, ok)
             return
 
