@@ -63,16 +63,6 @@ class Record:
         return _clean(asdict(self))  # type: ignore[call-overload]
 
 
-def value_of(obj: Any, name: str, default: Any = None) -> Any:
-    """Field ``name`` of a record or of its ``to_dict()`` form (``default`` when absent or ``obj`` is None):
-    the stages hand each other either, so the analyses read both the same way."""
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 # --------------------------------------------------------------------------------------------
 # Source side (scan, rules, translate)
 # --------------------------------------------------------------------------------------------

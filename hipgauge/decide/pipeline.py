@@ -81,10 +81,6 @@ def _stage(run: AssessmentRun, name: str, fn: Callable[[], Any], on_stage: Calla
     except _NotRun as exc:
         run.stages.append({"name": name, "status": "not run", "reason": str(exc), "seconds": time.perf_counter() - t0})
         return None
-    except ImportError as exc:
-        run.stages.append({"name": name, "status": "not run", "reason": f"stage not available ({exc})",
-                           "seconds": time.perf_counter() - t0})
-        return None
     except Exception as exc:  # noqa: BLE001 - a failing stage is reported, the rest of the assessment goes on
         run.stages.append({"name": name, "status": "failed", "reason": f"{type(exc).__name__}: {exc}",
                            "seconds": time.perf_counter() - t0})
@@ -235,10 +231,6 @@ def _cached(folder: Path, key: str) -> dict[str, Any] | None:
     if isinstance(bc, dict) and bc.get("cache_key") == key:
         return bc
     return None
-
-
-def _as_dict(obj: Any) -> Any:
-    return obj.to_dict() if hasattr(obj, "to_dict") else obj
 
 
 def run_assessment(opts: AssessOptions, config: Config, on_stage: Callable[[str], None] | None = None,

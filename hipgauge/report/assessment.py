@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from hipgauge.decide.rubric import Decision
     from hipgauge.profiles.parity import ComparisonResult
     from hipgauge.profiles.projection import ProjectionResult
+    from hipgauge.store.trend import KernelTrend
     from hipgauge.translate.tree import TranslateResult
 
 SCHEMA = "hipgauge.assessment/1"
@@ -140,12 +141,12 @@ def _merge_points(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return merged
 
 
-def history_section(trends: list[Any], store: str, assessments: int, project: str | None,
+def history_section(trends: list[KernelTrend], store: str, assessments: int, project: str | None,
                     current_id: int | None = None, limit: int = 12) -> dict[str, Any]:
     """Per-kernel ratio trends from the history store (``HistoryStore.trend``), hottest first, for the report."""
     kernels = []
     for t in trends:
-        d = t.to_dict() if hasattr(t, "to_dict") else dict(t)
+        d = t.to_dict()
         points = _merge_points(d.get("points", []))
         first, last = (points[0].get("ratio"), points[-1].get("ratio")) if points else (None, None)
         kernels.append({"label": d["label"], "project": d.get("project"), "latest_ratio": last,

@@ -108,10 +108,8 @@ def rows_from_comparison(doc: dict[str, Any]) -> list[ParityEntry]:
 
 
 def _normalize(name: str) -> str:
-    try:
-        from hipgauge.profiles.normalize import normalize_key
-    except ImportError:  # pragma: no cover - profiles stage absent
-        return name
+    from hipgauge.profiles.normalize import normalize_key
+
     return normalize_key(name)
 
 
@@ -124,13 +122,10 @@ def rows_against_last(last: AssessmentRecord, cand: Profile) -> tuple[list[Parit
     """
     import polars as pl
 
-    try:
-        from hipgauge.profiles.percentiles import iteration_view
+    from hipgauge.profiles.percentiles import iteration_view
 
-        view = iteration_view(cand)
-        df, divisor, per_iter = view.kernels, view.divisor, view.known
-    except ImportError:  # pragma: no cover
-        df, divisor, per_iter = cand.kernels, 1, False
+    view = iteration_view(cand)
+    df, divisor, per_iter = view.kernels, view.divisor, view.known
     by_key: dict[str, tuple[float, int]] = {}
     by_op: dict[str, tuple[float, int]] = {}
     if df.height:

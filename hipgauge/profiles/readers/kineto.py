@@ -61,13 +61,6 @@ class _Interner:
         self.index: dict[Any, int] = {}
         self.values: list[Any] = []
 
-    def __call__(self, value: Any) -> int:
-        i = self.index.get(value)
-        if i is None:
-            i = self.index[value] = len(self.values)
-            self.values.append(value)
-        return i
-
 
 def _to_ns(col: str) -> pl.Expr:
     """µs float column → int ns, the integral and fractional µs rounded separately."""

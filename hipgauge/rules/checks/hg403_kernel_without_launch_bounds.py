@@ -56,7 +56,8 @@ import re
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.checks._launches import block_threads, launches
 from hipgauge.rules.hit import LOW, MEDIUM, Hit
-from hipgauge.rules.syntax import TYPE_BYTES, declared_type, descendants, function_name, qualifiers
+from hipgauge.rules.syntax import TYPE_BYTES, declared_type, descendants, qualifiers
+from hipgauge.source.parse import function_name
 
 CODE = "HG403"
 NODE = "function_definition"
