@@ -88,6 +88,11 @@ class SideSummary:
 
 @dataclass
 class ComparisonResult:
+    """What ``compare_profiles`` returns; ``to_dict()`` is its one document (``hipgauge compare --json`` and the
+    assessment's ``parity`` section). Times are ns (per iteration when ``per_iteration``); renderers scale them.
+    Row order, the same everywhere: ``rows`` and ``operators`` by |delta_ns| descending, then baseline_ns
+    descending, then label; unmatched entries by ns descending, then label."""
+
     baseline: SideSummary
     candidate: SideSummary
     rows: list[ParityRow]
