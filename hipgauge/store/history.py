@@ -180,12 +180,6 @@ class HistoryStore:
             found = _load(con, None, True, only_id=int(row[0]))
             return found[0] if found else None
 
-    def projects(self) -> list[str]:
-        with self._reader() as con:
-            if con is None:
-                return []
-            return [r[0] for r in con.execute("SELECT DISTINCT project FROM assessments ORDER BY project").fetchall()]
-
     def trend(self, kernel_pattern: str | None = None, project: str | None = None) -> list["KernelTrend"]:
         """Per-kernel ratio over the stored assessments (see ``hipgauge.store.trend``)."""
         from hipgauge.store.trend import build_trends
