@@ -318,11 +318,8 @@ class Projection(Record):
             return None
         return self.projected_ms <= self.target_ms
 
-    def stated(self, verdict: str, model: str) -> dict[str, Any]:
-        """``to_dict()`` with ``meets_target``, the verdict in words and how ``projected_ms`` was obtained."""
-        d = self.to_dict()
-        d.update(meets_target=self.meets_target, verdict=verdict, model=model)
-        return d
+    def to_dict(self) -> dict[str, Any]:
+        return super().to_dict() | {"meets_target": self.meets_target}
 
     def target_margin(self) -> str:
         """``meets the T ms target (M ms to spare)`` or ``misses the T ms target by M ms``; needs a target and

@@ -140,7 +140,7 @@ class ComparisonResult:
             d = o.to_dict()
             d["contribution"] = self.contribution(o.delta_ns)
             ops.append(d)
-        proj = self.projection.stated(self.verdict(), self.model)
+        proj = self.projection.to_dict() | {"verdict": self.verdict(), "model": self.model}
         return {
             "schema": SCHEMA,
             "baseline": self.baseline.to_dict(),

@@ -94,16 +94,18 @@ def _parity_section(comparison: ComparisonResult, threshold: float) -> dict[str,
 
 
 def _slack_section(projection: ProjectionResult, whatif: list[float]) -> dict[str, Any]:
-    proj = projection.projection.stated(projection.verdict(), projection.model)
+    """The projection's own document's ``projection`` and ``groups``, each group with its what-if rows."""
+    doc = projection.to_dict()
+    proj = doc["projection"]
     base, target = proj["baseline_ms"], proj["target_ms"]
     groups = []
-    for g in projection.groups:
+    for g in doc["groups"]:
         rows = []
-        for r in sorted(set(whatif) | ({g.assumed_ratio} if g.assumed_ratio else set())):
-            projected = None if base is None else base + g.time_ms * (r - 1)
+        for r in sorted(set(whatif) | ({g["assumed_ratio"]} if g["assumed_ratio"] else set())):
+            projected = None if base is None else base + g["time_ms"] * (r - 1)
             rows.append({"ratio": r, "projected_ms": projected,
                          "meets_target": None if projected is None or target is None else projected <= target})
-        groups.append(g.to_dict() | {"whatif": rows})
+        groups.append(g | {"whatif": rows})
     groups.sort(key=lambda g: -g["time_ms"])
     return {"projection": proj, "groups": groups,
             "model": "projected = L + t_group × (r − 1); the group may be at most 1 + (T − L) / t_group times slower "
