@@ -263,15 +263,15 @@ class MatchLevel(str, Enum):
 class TimedOnBothSides:
     """Mixin for a unit timed in both profiles (``baseline_ns``, ``candidate_ns``): its ratio and delta."""
 
-    baseline_ns: float
-    candidate_ns: float
+    baseline_ns: int
+    candidate_ns: int
 
     @property
     def ratio(self) -> float | None:
         return None if self.baseline_ns <= 0 else self.candidate_ns / self.baseline_ns
 
     @property
-    def delta_ns(self) -> float:
+    def delta_ns(self) -> int:
         return self.candidate_ns - self.baseline_ns
 
 
@@ -283,8 +283,8 @@ class ParityRow(TimedOnBothSides, Record):
     label: str  # what the row shows (kernel key or operator name)
     baseline_names: list[str]
     candidate_names: list[str]
-    baseline_ns: float  # total over the profile (per iteration when iterations are known: see per_iteration)
-    candidate_ns: float
+    baseline_ns: int  # total over the profile (per iteration when iterations are known, rounded: see per_iteration)
+    candidate_ns: int
     baseline_count: int
     candidate_count: int
     share: float  # of baseline GPU kernel time, 0..1
