@@ -133,7 +133,7 @@ def _band(ratio: float, bands: list[list[float]]) -> tuple[float, float, float] 
     return None
 
 
-def _unmatched(comparison: ComparisonResult) -> list[tuple[str, float | None]]:
+def _unmatched(comparison: ComparisonResult) -> list[tuple[str, float]]:
     """(label, share) of the baseline work with no counterpart."""
     return [(u.label, u.share) for u in comparison.unmatched_baseline]
 
@@ -184,7 +184,7 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
         if below:
             notes.append(f"{below} kernel(s) slower than {threshold:g}× but under {min_share:.1%} of baseline time: not costed")
         for label, share in _unmatched(comparison):
-            if share is not None and share < min_share:
+            if share < min_share:
                 continue
             low, high = float(p["cost_model.unmatched_kernel_hours_low"]), float(p["cost_model.unmatched_kernel_hours_high"])
             items.append(CostItem(kind="unmatched-kernel", category="unmatched kernels", label=label, low_hours=low,

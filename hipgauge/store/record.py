@@ -157,7 +157,7 @@ def parity_entries(comparison: dict[str, Any] | None) -> list[ParityEntry]:
             continue
         base = _num(row.get("baseline_ns"))
         cand = _num(row.get("candidate_ns"))
-        if base is None and _num(row.get("baseline_ms")) is not None:  # the assessment document's rows are in ms
+        if base is None and _num(row.get("baseline_ms")) is not None:  # assessment documents written before the comparison became one ns document had ms rows
             base = _num(row.get("baseline_ms")) * 1e6  # type: ignore[operator]
         if cand is None and _num(row.get("candidate_ms")) is not None:
             cand = _num(row.get("candidate_ms")) * 1e6  # type: ignore[operator]
