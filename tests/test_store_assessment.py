@@ -6,14 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from hipgauge.app import scan as scanner
 from hipgauge.profiles import load, parity
 from hipgauge.report import assessment
-from hipgauge.source import scanner
 from hipgauge.store import HistoryStore, record_assessment
 
 TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data" / "store"
-
 
 
 def _doc(cand_name: str):

@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.table import Table
 
 from hipgauge.cli.app import app, emit_json, err, out, warn
 from hipgauge.errors import InputError
-from hipgauge.report import figures
+from hipgauge.report.history_terminal import render_gate, render_history
 
 
 def _store(db: Optional[Path]):
@@ -47,23 +46,7 @@ def history(
         what = f"matching {kernel!r}" if kernel else "with per-kernel parity rows"
         out.print(f"{count} assessment(s) in {store.path}; no kernel {what}")
         return
-    out.print(f"history: {store.path} — {count} assessment(s); ratio = candidate ÷ baseline kernel time (measured)")
-    for trend in trends:
-        last = trend.points[-1]
-        drift = "" if trend.change is None else f", {trend.change:.3f}× since first"
-        out.print(f"\n[bold]{trend.label}[/bold]  ({trend.project}; {figures.pct(last.share)} of baseline time{drift})",
-                  markup=True, highlight=False)
-        table = Table(show_edge=False, pad_edge=False)
-        for col, justify in (("date", "left"), ("commit", "left"), ("ratio", "right"), ("step", "right"),
-                             ("candidate", "right"), ("toolchain change", "left")):
-            table.add_column(col, justify=justify)  # type: ignore[arg-type]
-        for p in trend.points:
-            step = "" if p.step is None else f"{(p.step - 1) * 100:+.1f}%"
-            change = "; ".join(p.changes) if p.changes else ("" if p.step is None else "(no toolchain change)")
-            date = p.recorded_at.strftime("%Y-%m-%d %H:%M") if hasattr(p.recorded_at, "strftime") else str(p.recorded_at)
-            table.add_row(date, (p.commit or "")[:10], figures.ratio(p.ratio, 3), step, figures.duration(p.candidate_ns), change)
-        out.print(table)
-
+    render_history(out, str(store.path), count, trends)
 
 @app.command()
 def gate(
@@ -79,7 +62,12 @@ def gate(
     json_out: bool = typer.Option(False, "--json", help="machine-readable output (hipgauge.gate/1)"),
 ) -> None:
     """Exit 1 when a hot kernel regressed past --max-regression or the projected latency crosses --target-ms."""
-    from hipgauge.store.gate import evaluate, parse_fraction, rows_against_last, rows_from_comparison
+    from hipgauge.store.gate import (
+        evaluate,
+        parse_fraction,
+        rows_against_last,
+        rows_from_comparison,
+    )
 
     max_reg = parse_fraction(max_regression, "--max-regression")
     hot = parse_fraction(hot_share, "--hot-share")
@@ -144,38 +132,8 @@ def gate(
     if json_out:
         emit_json(result.to_dict())
     else:
-        _print_gate(result)
+        render_gate(out, result, warn)
     if not result.passed:
         if not json_out:
             err.print(f"gate failed: {'; '.join(result.failures)}", markup=False, highlight=False)
         raise typer.Exit(1)
-
-
-def _print_gate(result) -> None:
-    limit = 1 + result.max_regression
-    out.print(f"gate ({result.mode}): hot = ≥{100 * result.hot_share:g}% of baseline time; "
-              f"allowed ratio ≤ {limit:.3f}×; times: {result.basis}")
-    if result.against:
-        out.print(f"against: {result.against}")
-    shown = [k for k in result.kernels if k.hot or k.regressed]
-    table = Table(show_edge=False, pad_edge=False)
-    for col, justify in (("kernel", "left"), ("match", "left"), ("share", "right"), ("baseline", "right"),
-                         ("candidate", "right"), ("ratio", "right"), ("", "left")):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
-    for k in shown[:25]:
-        table.add_row(k.label[:70], k.match or "", figures.pct(k.share), figures.duration(k.baseline_ns), figures.duration(k.candidate_ns),
-                      figures.ratio(k.ratio, 3), "REGRESSED" if k.regressed else "ok")
-    if shown:
-        out.print(table)
-    if len(shown) > 25:
-        out.print(f"… {len(shown) - 25} more hot kernels (see --json)")
-    cold = len(result.kernels) - len(shown)
-    if cold:
-        out.print(f"{cold} kernel(s) below the hot share not gated")
-    if result.target_ms is not None:
-        value = figures.latency(result.projected_ms)
-        out.print(f"P{result.percentile:g} latency: {value} vs target {result.target_ms:g} ms"
-                  + (f" — {result.latency_source}" if result.latency_source else ""))
-    for note in result.notes:
-        warn(note)
-    out.print("gate: PASS" if result.passed else f"gate: FAIL ({len(result.failures)} reason(s))")

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from hipgauge.config import Config, defaults
 from hipgauge.datafiles import load_data_toml
-from hipgauge.decide.cost import NON_LIBRARY
-from hipgauge.decide.shares import KernelShares, base_name, kernel_shares
+from hipgauge.decide.shares import KernelShares, kernel_shares
+from hipgauge.kernel_names import base_name
+from hipgauge.knowledge.mapping import NON_LIBRARY
 from hipgauge.model import Record, ScanResult
 from hipgauge.rules.registry import codes_with_role
 
