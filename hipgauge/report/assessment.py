@@ -11,6 +11,7 @@ import datetime as _dt
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
+from hipgauge import __version__
 from hipgauge.model import FileStats, ScanResult
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from hipgauge.profiles.parity import ComparisonResult
     from hipgauge.profiles.projection import ProjectionResult
     from hipgauge.store.trend import KernelTrend
-    from hipgauge.translate.tree import TranslateResult
+    from hipgauge.app.translate import TranslateResult
 
 SCHEMA = "hipgauge.assessment/1"
 MAX_FINDINGS = 2000  # findings kept in the document (the SARIF file has them all)
@@ -268,7 +269,7 @@ def build_assessment(*, scan: ScanResult | None = None, translate: TranslateResu
     given. ``workloads``: ``{"workload": Workload, "projection": ProjectionResult | None, "warnings": […]}`` of
     further profiles shown on their own."""
     if version is None:
-        from hipgauge import __version__ as version
+        version = __version__
     decision_d = decision.to_dict() if decision is not None else None
     shares: dict[str, float] = {}
     if decision_d:

@@ -283,7 +283,7 @@ def function_name(fn: Node, pf: ParsedFile | None = None) -> str:
     if name.type == "template_function":
         inner = name.child_by_field_name("name")
         name = inner if inner is not None else name
-    text = node_text(name, pf) if pf is not None else name.text.decode("utf-8", "replace")
+    text = node_text(name, pf) if pf is not None else (name.text or b"").decode("utf-8", "replace")
     if any(ch.isspace() for ch in text):  # a misparse around an unknown macro (`_CCCL_HOST doit`): keep the last word
         words = text.split()
         text = words[-1] if words else text
