@@ -64,3 +64,21 @@ def test_rules_and_explain_json_name_the_catalogue_date_and_sources(capsys: pyte
     expected = provenance_of("rules.toml").to_dict()
     assert _cli_json(["rules", "--json"], capsys)["knowledge"] == [expected]
     assert _cli_json(["explain", "HG101", "--json"], capsys)["knowledge"] == [expected]
+
+
+def test_reports_print_the_knowledge_used() -> None:
+    from hipgauge.model import ScanResult
+    from hipgauge.report.assessment import build_assessment
+    from hipgauge.report.html import render_html
+    from hipgauge.report.markdown import md, render_markdown
+
+    doc = build_assessment(scan=ScanResult(root="src"), build_check={"status": "not run", "reason": "test"})
+    assert doc["knowledge"] == [d.to_dict() for d in data_provenance()]
+    mapping = provenance_of("hipify_mapping.tsv")
+    text = render_markdown(doc)
+    section = text[text.index("## Knowledge used"):]
+    assert md("hipify_mapping.tsv") in section and f"<{mapping.sources[0]}>" in section and mapping.as_of in section
+    html = render_html(doc)
+    section = html[html.index('<section id="knowledge">'):]
+    # shown without the scheme: the HTML report links to nothing outside itself
+    assert mapping.sources[0].removeprefix("https://") in section and "rules.toml" in section

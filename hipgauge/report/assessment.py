@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
 from hipgauge import __version__
+from hipgauge.knowledge.provenance import data_provenance
 from hipgauge.model import FileStats, ScanResult
 
 if TYPE_CHECKING:
@@ -300,4 +301,6 @@ def build_assessment(*, scan: ScanResult | None = None, translate: TranslateResu
     }
     doc["headline"] = _headline(doc)
     doc["provenance"] = _provenance(doc)
+    # the bundled data tables the figures and findings rest on: when their facts were read, and from where
+    doc["knowledge"] = [d.to_dict() for d in data_provenance()]
     return doc
