@@ -157,10 +157,12 @@ def parity_entries(comparison: dict[str, Any] | None) -> list[ParityEntry]:
             continue
         base = _num(row.get("baseline_ns"))
         cand = _num(row.get("candidate_ns"))
-        if base is None and _num(row.get("baseline_ms")) is not None:  # assessment documents written before the comparison became one ns document had ms rows
-            base = _num(row.get("baseline_ms")) * 1e6  # type: ignore[operator]
-        if cand is None and _num(row.get("candidate_ms")) is not None:
-            cand = _num(row.get("candidate_ms")) * 1e6  # type: ignore[operator]
+        # assessment documents written before the comparison became one ns document had ms rows
+        base_ms, cand_ms = _num(row.get("baseline_ms")), _num(row.get("candidate_ms"))
+        if base is None and base_ms is not None:
+            base = base_ms * 1e6
+        if cand is None and cand_ms is not None:
+            cand = cand_ms * 1e6
         ratio = _num(row.get("ratio"))
         if ratio is None and base and cand is not None:
             ratio = cand / base
