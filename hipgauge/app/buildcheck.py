@@ -15,7 +15,6 @@ import re
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -557,16 +556,18 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
             display_of[str(Path(e.path).resolve())] = shown
             if hip_root is not None:
                 display_of[str(hip_root.joinpath(*e.display.split("/")).resolve())] = shown
-        tasks: list[Callable[[], CompileResult]] = []
+        tasks: list[Callable[..., CompileResult]] = []  # each called with no argument (its defaults bind the loop)
         for u in units:
             if hipcc is not None:
                 for a in amd:
-                    tasks.append(partial(_compile, u, "amd", a, hipcc, work / "obj", timeout_s, amd_incs,
-                                         list(defines or []), units_by_display, display_of))
+                    tasks.append(lambda u=u, a=a: _compile(u, "amd", a, hipcc, work / "obj", timeout_s,
+                                                           amd_incs, list(defines or []),
+                                                           units_by_display, display_of))
             if nvcc is not None and not hip_tree:
                 for a in nv:
-                    tasks.append(partial(_compile, u, "nvidia", a, nvcc, work / "obj", timeout_s, nv_incs,
-                                         list(defines or []), units_by_display, display_of))
+                    tasks.append(lambda u=u, a=a: _compile(u, "nvidia", a, nvcc, work / "obj", timeout_s,
+                                                           nv_incs, list(defines or []),
+                                                           units_by_display, display_of))
         compiles: list[CompileResult] = []
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             for res in pool.map(lambda t: t(), tasks):
