@@ -82,3 +82,12 @@ def test_reports_print_the_knowledge_used() -> None:
     section = html[html.index('<section id="knowledge">'):]
     # shown without the scheme: the HTML report links to nothing outside itself
     assert mapping.sources[0].removeprefix("https://") in section and "rules.toml" in section
+
+
+def test_provenance_keys_are_not_taken_for_table_entries() -> None:
+    # arch_limits.toml is keyed by arch name at the top level: as_of / sources must not read as archs
+    from hipgauge.knowledge.arch_limits import known_archs, load_arch_limits
+
+    limits = load_arch_limits()
+    assert "as_of" not in limits and "sources" not in limits
+    assert set(known_archs("amd")) | set(known_archs("nvidia")) == {a for a, v in limits.items() if v.get("vendor")}
