@@ -148,7 +148,7 @@ def _eval_int(text: str) -> int | None:
         return None
     try:
         value = eval(text.replace("/", "//"), {"__builtins__": {}}, {})  # noqa: S307 - digits and operators only
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - any failure to evaluate means: not a constant
         return None
     return int(value) if isinstance(value, int) and value > 0 else None
 
