@@ -123,6 +123,7 @@ def compare(
     latency_csv: Optional[Path] = typer.Option(None, "--latency-csv", help="baseline per-iteration latencies (iteration,latency_ms)"),
     cand_latency_csv: Optional[Path] = typer.Option(None, "--candidate-latency-csv", help="candidate per-iteration latencies"),
     top: int = typer.Option(15, "--top", help="rows shown per table (the rest are counted)"),
+    launch_overhead_us: float = typer.Option(0.0, "--launch-overhead-us", help="assumed extra host cost per launch on the candidate's runtime, µs (timeline replay; may be negative)"),
     json_out: bool = typer.Option(False, "--json", help="machine-readable output (hipgauge.compare/1)"),
 ) -> None:
     """Per-kernel and per-operator parity of CAND against BASE, unmatched work on both sides, and the
@@ -136,9 +137,27 @@ def compare(
     user_map = load_user_map(map_file) if map_file is not None else None
     base = _load(baseline, fmt, latency_csv)
     cand = _load(candidate, cand_fmt, cand_latency_csv)
-    result = compare_profiles(base, cand, user_map=user_map, percentile=percentile, target_ms=target_ms)
+    base_tl = cand_tl = None
+    tl_notes: list[str] = []
+    if base.latency_ms:  # a projection is made from the baseline's latencies: replay its timeline
+        base_tl, why = _timeline(base)
+        if why:
+            tl_notes.append(why)
+        if base_tl is not None:
+            cand_tl, why = _timeline(cand)
+            if why:
+                tl_notes.append(why)
+    result = compare_profiles(base, cand, user_map=user_map, percentile=percentile, target_ms=target_ms,
+                              base_timeline=base_tl, cand_timeline=cand_tl, launch_overhead_us=launch_overhead_us,
+                              timeline_notes=tl_notes)
     doc = result.to_dict()
     _show(doc, json_out, lambda: render_compare(doc, top))
+
+
+def _timeline(profile: Any) -> tuple[Any, str | None]:
+    from hipgauge.profiles.timeline_load import load_timeline
+
+    return load_timeline(profile)
 
 
 def render_compare(doc: dict[str, Any], top: int) -> None:
@@ -244,6 +263,34 @@ def render_compare(doc: dict[str, Any], top: int) -> None:
         note = doc["latency"][side]["note"]
         if note:
             out.print(f"  {side} latency: {note}", highlight=False)
+    render_replay(doc.get("replay"))
+
+
+def render_replay(rep: dict[str, Any] | None) -> None:
+    """Per-iteration replay figures, the launch-bound note and the model check."""
+    if not rep:
+        return
+    r = rep.get("replay")
+    if r:
+        out.print(f"  replay ({r['strategy']}; estimated): per iteration, replayed ms and GPU idle waiting on the host",
+                  highlight=False)
+        for it in r["iterations"][:12]:
+            if "candidate_replayed_ms" in it:
+                out.print(f"    iteration {it['iteration']}: baseline {it.get('baseline_replayed_ms', 0):.3f} ms "
+                          f"(idle {it.get('baseline_gpu_idle_on_host_ms', 0):.3f}) → candidate "
+                          f"{it['candidate_replayed_ms']:.3f} ms (idle {it['candidate_gpu_idle_on_host_ms']:.3f} ms, "
+                          f"{100 * (it['candidate_gpu_idle_share'] or 0):.0f}%)", highlight=False)
+            else:
+                out.print(f"    iteration {it['iteration']}: {it['replayed_ms']:.3f} ms (GPU idle on host "
+                          f"{it['gpu_idle_on_host_ms']:.3f} ms, {100 * (it['gpu_idle_share'] or 0):.0f}%)",
+                          highlight=False)
+        if len(r["iterations"]) > 12:
+            out.print(f"    … and {len(r['iterations']) - 12} more iterations (--json for all)", highlight=False)
+        if r.get("launch_bound"):
+            out.print(f"  {r['launch_bound']}", highlight=False)
+    mc = rep.get("model_check")
+    if mc:
+        out.print(f"  {mc['line']} ({mc['model']})", highlight=False)
 
 
 # --------------------------------------------------------------------------------------------

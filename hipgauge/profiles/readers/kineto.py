@@ -37,6 +37,7 @@ from hipgauge.model import Profile
 
 from .chrome_json import ChromeTrace
 from .frame import dims, kernel_frame
+from .ranges import iteration_of
 
 FORMAT = "kineto"
 
@@ -138,6 +139,18 @@ def _innermost_ops(ops: pl.DataFrame, launches: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame({"row": out_rows, "in_id": out_ids}, schema={"row": pl.UInt32, "in_id": pl.Int64})
 
 
+def _user_iterations(annot: pl.DataFrame, names: list[str]) -> list[tuple[int, int, int]]:
+    """Without ProfilerStep#N: the outermost user ranges numbering an iteration (``record_function("iteration_3")``)."""
+    found = sorted(((ts, -end, n) for ts, end, nid in annot.iter_rows() if (n := iteration_of(names[nid])) is not None))
+    out: list[tuple[int, int, int]] = []
+    last_end = None
+    for ts, neg_end, n in found:
+        if last_end is None or ts >= last_end:
+            out.append((n, ts, -neg_end))
+            last_end = -neg_end
+    return sorted(out)
+
+
 def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int | None = None) -> Profile:
     # The cyclic GC would rescan the millions of short-lived event dicts orjson builds (3-4x slower);
     # nothing here creates reference cycles, so it is paused while reading.
@@ -185,7 +198,7 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
                     name = e.get("name", "")
                     args = e.get("args") or {}
                     kind = _KIND_OP if cat in _OP_CATS else _KIND_ANNOT
-                    if kind == _KIND_ANNOT and name.startswith(_STEP_PREFIX):
+                    if kind == _KIND_ANNOT and (name.startswith(_STEP_PREFIX) or iteration_of(name) is not None):
                         kind = _KIND_STEP
                     o_ts.append(e["ts"])
                     o_dur.append(e.get("dur", 0))
@@ -422,6 +435,8 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
     cpu_steps = sorted(
         (n, ts, end) for ts, end, nid in step_rows.iter_rows() if (n := _step_number(names.values[nid])) is not None
     )
+    if not cpu_steps:
+        cpu_steps = _user_iterations(step_rows, names.values)
     if cpu_steps and launched.height:
         steps_df = pl.DataFrame(
             {"l_ts": [s[1] for s in cpu_steps], "step_end": [s[2] for s in cpu_steps], "iteration": [s[0] for s in cpu_steps]},
@@ -490,8 +505,6 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
     if unattributed:
         metadata["kernels_without_operator"] = str(unattributed)
     kernels = kernel_frame(k, vendor=vendor, source_format=FORMAT)
-    if not iterations and kernels.height:
-        warnings.append("no ProfilerStep#N annotations: iterations unknown (the whole trace counts as one window)")
     return Profile(
         path=str(path),
         source_format=FORMAT,

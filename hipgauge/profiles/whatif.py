@@ -1,0 +1,257 @@
+"""End-to-end projections from a timeline replay (``profiles.replay``), for ``compare`` and ``project``.
+
+How the replay and the measured latency distribution combine (``replay.combine``):
+
+1. the baseline's host time is calibrated (α) so its replayed median iteration equals the median of
+   its latency CSV (without a CSV: α = 1, host time as profiled, against the profiled iteration spans);
+2. the candidate is replayed with the same α: its own timeline when it has one (``compare`` with a
+   Kineto / Nsight Systems candidate), else the baseline's timeline with each kernel's duration
+   replaced by its matched candidate duration (``compare``) or by baseline × ratio (``project --assume``);
+3. the projected percentile is ``rule_words(rule)``, the rule chosen by validation on H200 pairs
+   (docs/matching.md).
+
+Profiles without a timeline keep the additive model, and say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hipgauge.profiles import percentiles as pct
+from hipgauge.profiles import replay as rp
+
+STRATEGY_OWN = "candidate's own timeline"
+STRATEGY_MATCHED = "baseline timeline, each kernel at its matched candidate duration"
+STRATEGY_ASSUMED = "baseline timeline, kernels at baseline × assumed ratio"
+ADDITIVE_CAVEAT = ("additive model (no timeline in the profile): gaps between kernels are assumed unchanged, so on a "
+                   "launch-bound workload a kernel speed-up reaches latency only partly and this over-states it")
+
+
+@dataclass
+class ReplayProjection:
+    """The candidate at a percentile from a replay, with what went into it."""
+
+    percentile: float
+    baseline_ms: float | None  # measured baseline at the percentile (the latency CSV), or the profiled spans
+    projected_ms: float | None
+    rule: str
+    strategy: str
+    calibration: rp.Calibration | None
+    baseline_replay_ms: float
+    candidate_replay_ms: float
+    launch_overhead_us: float = 0.0
+    baseline_iterations: list[rp.IterationResult] = field(default_factory=list)
+    candidate_iterations: list[rp.IterationResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def model(self, base_stat: str) -> str:
+        s = (f"estimated by timeline replay ({self.strategy}): {rp.rule_words(self.rule)} "
+             f"= {self.baseline_ms:.3f} ms {'×' if self.rule == rp.RULE_SCALE else '+'} "
+             + (f"({self.candidate_replay_ms:.3f} ÷ {self.baseline_replay_ms:.3f} ms)" if self.rule == rp.RULE_SCALE
+                else f"({self.candidate_replay_ms:.3f} − {self.baseline_replay_ms:.3f} ms)")
+             + f"; baseline {base_stat}")
+        if self.calibration is not None:
+            s += "; " + self.calibration.describe()
+        else:
+            s += "; host time as profiled (no latency CSV to calibrate against)"
+        if self.launch_overhead_us:
+            s += f"; launch cost {self.launch_overhead_us:+g} µs per launch (assumed)"
+        return s
+
+    def launch_bound_note(self) -> str | None:
+        it = self.candidate_iterations or self.baseline_iterations
+        if not it:
+            return None
+        share = float(np.median([r.idle_ns / r.replayed_ns for r in it if r.replayed_ns])) if it else 0.0
+        if share >= 0.2:
+            return (f"launch-bound: the GPU idles {100 * share:.0f}% of the replayed iteration waiting on the host, "
+                    f"so kernel speed-ups reach latency only partly")
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        base_by_it = {r.iteration: r for r in self.baseline_iterations}
+        iters = []
+        for r in self.candidate_iterations or self.baseline_iterations:
+            d = {"iteration": r.iteration}
+            b = base_by_it.get(r.iteration) if self.candidate_iterations else r
+            if b is not None:
+                d["baseline_replayed_ms"] = b.replayed_ns / 1e6
+                d["baseline_gpu_idle_on_host_ms"] = b.idle_ns / 1e6
+            if self.candidate_iterations:
+                d.update({"candidate_" + k: v for k, v in r.to_dict().items() if k != "iteration"})
+            else:
+                d.update({k: v for k, v in r.to_dict().items() if k != "iteration"})
+            iters.append(d)
+        return {
+            "model": "timeline-replay",
+            "strategy": self.strategy,
+            "rule": self.rule,
+            "rule_words": rp.rule_words(self.rule),
+            "percentile": self.percentile,
+            "baseline_ms": self.baseline_ms,
+            "projected_ms": self.projected_ms,
+            "baseline_replay_median_ms": self.baseline_replay_ms,
+            "candidate_replay_median_ms": self.candidate_replay_ms,
+            "calibration": self.calibration.to_dict() if self.calibration else None,
+            "launch_overhead_us": self.launch_overhead_us,
+            "launch_overhead_source": "assumed" if self.launch_overhead_us else None,
+            "iterations": iters,
+            "launch_bound": self.launch_bound_note(),
+            "notes": self.notes,
+        }
+
+
+def baseline_reference(base_latency_ms: list[float] | None, graph: rp.ReplayGraph, p: float,
+                       launch_ns: float) -> tuple[float | None, rp.Calibration | None, list[str]]:
+    """The baseline's value at the percentile, and the calibration (None without a latency CSV)."""
+    notes: list[str] = []
+    if base_latency_ms:
+        value = pct.summarize(list(base_latency_ms), p)[0]
+        cal = rp.calibrate(graph, pct.percentile(list(base_latency_ms), 50.0), launch_ns)
+        return value, cal, notes
+    res = rp.replay(graph, None, 1.0, launch_ns)
+    spans = [g.profiled_ns / 1e6 for g in graph.iterations]
+    notes.append("no latency CSV: the baseline is its profiled iteration spans (profiler overhead included)")
+    return (pct.summarize(spans, p)[0] if spans else (rp.median_ms(res) if res else None)), None, notes
+
+
+def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | None, p: float, *,
+                   cand_graph: rp.ReplayGraph | None = None, durations: np.ndarray | None = None,
+                   strategy: str = STRATEGY_OWN, launch_overhead_us: float = 0.0, rule: str = rp.DEFAULT_RULE,
+                   calibration: rp.Calibration | None = None, reference: float | None = None
+                   ) -> ReplayProjection:
+    """Replay the baseline (measured durations) and the candidate (its own graph, or the baseline's graph
+    with ``durations``) and combine them with the baseline's measured percentile."""
+    launch_ns = launch_overhead_us * 1000.0
+    notes: list[str] = []
+    if calibration is None and reference is None:
+        reference, calibration, notes = baseline_reference(base_latency_ms, base_graph, p, 0.0)
+    alpha = calibration.alpha if calibration else 1.0
+    base_res = rp.replay(base_graph, None, alpha, 0.0)
+    if cand_graph is not None:
+        cand_res = rp.replay(cand_graph, None, alpha, launch_ns)
+    else:
+        cand_res = rp.replay(base_graph, durations, alpha, launch_ns)
+    bmed, cmed = rp.median_ms(base_res), rp.median_ms(cand_res)
+    projected = None if reference is None else rp.combine(reference, bmed, cmed, rule)
+    return ReplayProjection(percentile=p, baseline_ms=reference, projected_ms=projected, rule=rule, strategy=strategy,
+                            calibration=calibration, baseline_replay_ms=bmed, candidate_replay_ms=cmed,
+                            launch_overhead_us=launch_overhead_us, baseline_iterations=base_res,
+                            candidate_iterations=cand_res, notes=notes + base_graph.notes
+                            + (cand_graph.notes if cand_graph is not None else []))
+
+
+def model_check(projected_ms: float | None, measured_ms: float | None, how: str) -> dict[str, Any] | None:
+    """``model check: projected 15.2 ms, measured 14.94 ms, +1.7%``, as a dict."""
+    if projected_ms is None or measured_ms is None or measured_ms <= 0:
+        return None
+    err = (projected_ms - measured_ms) / measured_ms
+    return {"projected_ms": projected_ms, "measured_ms": measured_ms, "error": err, "model": how,
+            "line": f"model check: projected {projected_ms:.3f} ms, measured {measured_ms:.3f} ms, {100 * err:+.1f}%"}
+
+
+def slack_ratio(base_graph: rp.ReplayGraph, base_durations: np.ndarray, mask: np.ndarray, reference: float,
+                calibration: rp.Calibration | None, target_ms: float, rule: str = rp.DEFAULT_RULE,
+                other: np.ndarray | None = None, max_ratio: float = 1000.0) -> tuple[float | None, bool]:
+    """The largest ratio r for the ops in ``mask`` (others at ``other`` durations, NaN = measured) whose
+    projected latency stays ≤ target, by bisection on the replay; (None, False) when r = 1 already misses,
+    (max_ratio, True) when even that fits."""
+    alpha = calibration.alpha if calibration else 1.0
+    bmed = rp.median_ms(rp.replay(base_graph, None, alpha))
+    start = np.where(np.isnan(other), base_durations, other) if other is not None else base_durations.copy()
+
+    def projected(r: float) -> float:
+        d = np.where(mask, base_durations * r, start)
+        return rp.combine(reference, bmed, rp.median_ms(rp.replay(base_graph, d, alpha)), rule)
+
+    if projected(1.0) > target_ms:
+        return None, False
+    hi = 2.0
+    while projected(hi) <= target_ms:
+        if hi >= max_ratio:
+            return max_ratio, True
+        hi = min(hi * 4, max_ratio)
+    lo = 1.0
+    while hi - lo > 1e-3 * lo:
+        mid = 0.5 * (lo + hi)
+        if projected(mid) <= target_ms:
+            lo = mid
+        else:
+            hi = mid
+    return lo, False
+
+
+# --------------------------------------------------------------------------------------------
+# compare: the candidate projected from the baseline's latency CSV
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class CompareProjection:
+    """What ``compare`` reports about the projection beyond the additive figure."""
+
+    projected_ms: float | None  # the model's figure (replay, or additive when there is no timeline)
+    model: str  # in words
+    method: str  # "timeline-replay" | "additive"
+    replay: ReplayProjection | None = None
+    model_check: dict[str, Any] | None = None
+    additive_ms: float | None = None
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "projected_ms": self.projected_ms, "additive_ms": self.additive_ms,
+                "model": self.model, "replay": self.replay.to_dict() if self.replay else None,
+                "model_check": self.model_check}
+
+
+def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: list[float] | None, p: float,
+                       additive_ms: float | None, additive_model: str, base_stat: str,
+                       base_tl: Any | None, cand_tl: Any | None, base_kernels: Any = None,
+                       unit_ratio: np.ndarray | None = None, launch_overhead_us: float = 0.0,
+                       timeline_notes: list[str] | None = None) -> CompareProjection | None:
+    """The projection of the candidate from the baseline's latency CSV: timeline replay when the baseline
+    has a timeline, else the additive model (labelled); with the model check when the candidate's own
+    latencies are known. None when the baseline has no latency CSV (nothing to project from)."""
+    if not base_latency_ms:
+        return None
+    notes = list(timeline_notes or [])
+    warnings: list[str] = []
+    need = pct.required_iterations(p)
+    if len(base_latency_ms) < need:
+        warnings.append(f"the baseline latency CSV has {len(base_latency_ms)} iterations: P{p:g} needs ≥{need}; "
+                        f"the projection uses the maximum")
+    replay = None
+    if base_tl is not None:
+        bgraph = rp.build_graph(base_tl)
+        if not bgraph.iterations:
+            notes.append("the baseline timeline has no replayable iteration: the additive model is used")
+        else:
+            if cand_tl is not None:
+                cgraph = rp.build_graph(cand_tl)
+                if cgraph.iterations:
+                    replay = project_replay(bgraph, base_latency_ms, p, cand_graph=cgraph, strategy=STRATEGY_OWN,
+                                            launch_overhead_us=launch_overhead_us)
+            if replay is None and unit_ratio is not None and base_kernels is not None:
+                durations = rp.durations_from_ratios(base_tl, base_kernels, unit_ratio)
+                replay = project_replay(bgraph, base_latency_ms, p, durations=durations, strategy=STRATEGY_MATCHED,
+                                        launch_overhead_us=launch_overhead_us)
+                notes.append("candidate has no timeline: the baseline's timeline is replayed with each matched kernel "
+                             "at its candidate duration (unmatched baseline kernels removed, unmatched candidate time "
+                             "spread over the matched kernels)")
+    if replay is not None:
+        projected, model, method = replay.projected_ms, replay.model(base_stat), "timeline-replay"
+        lb = replay.launch_bound_note()
+        if lb:
+            notes.append(lb)
+    else:
+        projected, model, method = additive_ms, additive_model + "; " + ADDITIVE_CAVEAT, "additive"
+    check = None
+    if cand_latency_ms:
+        measured = pct.summarize(list(cand_latency_ms), p)[0]
+        check = model_check(projected, measured, method)
+    return CompareProjection(projected_ms=projected, model=model, method=method, replay=replay, model_check=check,
+                             additive_ms=additive_ms, notes=notes, warnings=warnings)
