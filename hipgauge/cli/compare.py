@@ -306,6 +306,7 @@ def project(
     fmt: Optional[str] = typer.Option(None, "--format", help="profile format (default: detected from content)"),
     latency_csv: Optional[Path] = typer.Option(None, "--latency-csv", help="per-iteration latencies (iteration,latency_ms)"),
     assume: Optional[list[str]] = typer.Option(None, "--assume", help="what-if ratio: 'PATTERN=RATIO' over group names or kernel names (fnmatch), repeatable"),
+    launch_overhead_us: float = typer.Option(0.0, "--launch-overhead-us", help="assumed extra host cost per launch on the target runtime, µs (timeline replay; may be negative)"),
     json_out: bool = typer.Option(False, "--json", help="machine-readable output (hipgauge.project/1)"),
 ) -> None:
     """Slack per kernel group: how much slower each may get, all else equal, before the projected
@@ -315,7 +316,9 @@ def project(
     check_percentile_target(percentile, target_ms)
     ratios = parse_assume(assume)
     base = _load(baseline, fmt, latency_csv)
-    result = project_baseline(base, target_ms, percentile=percentile, assume=ratios)
+    timeline, why = _timeline(base)
+    result = project_baseline(base, target_ms, percentile=percentile, assume=ratios, timeline=timeline,
+                              launch_overhead_us=launch_overhead_us, timeline_notes=[why] if why else None)
     doc = result.to_dict()
     _show(doc, json_out, lambda: render_project(doc))
 
@@ -331,7 +334,8 @@ def render_project(doc: dict[str, Any]) -> None:
               f"(measured)", highlight=False)
     for n in doc["notes"]:
         out.print(f"note: {n}", highlight=False)
-    t = Table(title="slack per kernel group (max ratio = 1 + (T − L) / t_group, estimated, all else equal)",
+    how = doc.get("slack_method") or "linear: 1 + (T − L) / t_group"
+    t = Table(title=f"slack per kernel group (max slowdown: {how}; estimated, all else equal)",
               show_edge=False, pad_edge=False, title_justify="left")
     cols = [("group", "left"), ("share", "right"), ("time/iter", "right"), ("max slowdown", "right")]
     has_assume = bool(doc["assume"])
@@ -354,3 +358,4 @@ def render_project(doc: dict[str, Any]) -> None:
     out.print(f"[bold]end-to-end latency at P{p:g}[/bold]", markup=True, highlight=False)
     for line in _projection_lines(proj, proj["model"], "baseline", label if has_assume else None):
         out.print("  " + line, highlight=False)
+    render_replay({"replay": doc.get("replay")} if doc.get("replay") else None)

@@ -6,11 +6,11 @@ Each profiled iteration of a ``Timeline`` becomes a dependency graph:
   call on that thread ends (the framework's own CPU work) and lasting its measured duration;
 - device: the ops (kernels, copies, sets) of each stream in order;
 - launch → op (correlation id): an op is ready ``lat`` after its call starts: the call's own
-  duration plus the measured delay from the call's end to the op's start when the stream was idle
-  (the median of those when the op was queued behind another); several ops under one call are a
-  CUDA-graph launch and keep their measured spacing;
-- stream order: an op starts no earlier than its predecessor's end plus the measured gap between
-  them when it was queued (the median queued gap otherwise);
+  duration plus the measured delay from the call's end to the op's start when the op was paced by
+  the host (it started within ``HOST_PACED_NS`` of its call's return), else the median of those;
+- stream order: an op starts no earlier than its predecessor's end plus a gap: the measured one when
+  the op was queued (not host-paced: the gap is the device's own), else the median short queued gap;
+  several ops under one call are a CUDA-graph launch and keep their measured spacing this way;
 - blocking calls (``*Synchronize``, synchronous copies, copies into pageable host memory) wait for
   every op launched before them, on every stream, then return after their measured tail.
 
@@ -38,7 +38,9 @@ import polars as pl
 
 from hipgauge.profiles.timeline import CALL_GRAPH, CALL_LAUNCH, CALL_MEMCPY, CALL_MEMSET, Timeline
 
-#: an op that started within this long of its stream predecessor's end was queued behind it
+#: an op that started within this long after its launch call returned was paced by the host
+HOST_PACED_NS = 5_000
+#: the gap assumed between back-to-back ops is the median of measured queued gaps up to this
 QUEUED_GAP_NS = 2_000
 DEFAULT_QUEUED_GAP_NS = 1_000
 DEFAULT_AFTER_CALL_NS = 1_500
@@ -81,6 +83,14 @@ class ReplayGraph:
     window_source: str
     n_ops: int  # rows of Timeline.ops (length of a durations array)
     notes: list[str] = field(default_factory=list)
+
+    def sample(self, most: int = 50) -> "ReplayGraph":
+        """At most ``most`` evenly spaced iterations (the bisections replay many times; a median needs few)."""
+        if len(self.iterations) <= most:
+            return self
+        pick = np.linspace(0, len(self.iterations) - 1, most).round().astype(int)
+        return ReplayGraph(self.timeline_path, [self.iterations[i] for i in sorted(set(pick.tolist()))],
+                           self.window_source, self.n_ops, list(self.notes))
 
     @property
     def op_rows(self) -> np.ndarray:
@@ -239,22 +249,24 @@ def _iteration_graph(it: int, c: pl.DataFrame, o: pl.DataFrame) -> IterationGrap
     prev_oend = np.empty(len(ostart), dtype=np.int64)
     prev_oend[0] = 0
     prev_oend[1:] = oend[:-1]
-    raw_gap = np.where(has_prev, ostart - prev_oend, np.iinfo(np.int64).max)
-    same_call = np.zeros(len(ostart), dtype=bool)
-    same_call[1:] = has_prev[1:] & (ocall[1:] == ocall[:-1]) & (ocall[1:] >= 0)
-    queued = same_call | (has_prev & (raw_gap <= QUEUED_GAP_NS))
-    call_start = np.where(ocall >= 0, cstart[np.maximum(ocall, 0)] - 0, 0)
+    raw_gap = np.where(has_prev, ostart - prev_oend, 0)
+    call_start = np.where(ocall >= 0, cstart[np.maximum(ocall, 0)], 0)
     call_end = np.where(ocall >= 0, cend[np.maximum(ocall, 0)], 0)
     after = ostart - call_end
-    free = (~queued) & (ocall >= 0)
-    typ_gap = min(max(_median(raw_gap[queued & has_prev], DEFAULT_QUEUED_GAP_NS), 0.0), float(QUEUED_GAP_NS))
-    typ_after = max(_median(after[free], DEFAULT_AFTER_CALL_NS), 0.0)
-    o_gap = np.where(queued & has_prev, np.maximum(raw_gap, 0), typ_gap).astype(np.float64)
+    # host-paced: the op started right after its launch call returned (the device was waiting for it);
+    # otherwise it was queued behind its stream predecessor (or waited on something else)
+    host_paced = (ocall >= 0) & (after <= HOST_PACED_NS)
+    queued = has_prev & ~host_paced
+    typ_gap = min(max(_median(raw_gap[queued & (raw_gap <= QUEUED_GAP_NS)], DEFAULT_QUEUED_GAP_NS), 0.0),
+                  float(QUEUED_GAP_NS))
+    typ_after = max(_median(after[host_paced], DEFAULT_AFTER_CALL_NS), 0.0)
+    o_gap = np.where(queued, np.maximum(raw_gap, 0), typ_gap).astype(np.float64)
     o_lat_cpu = np.where(ocall >= 0, call_end - call_start, 0).astype(np.float64)
-    # an op that started before its call ended (a copy started inside its call): its start is inside the call
-    o_lat_cpu = np.where((ocall >= 0) & (ostart < call_end), np.maximum(ostart - call_start, 0), o_lat_cpu)
-    o_lat_hw = np.where(free, np.maximum(after, 0), typ_after).astype(np.float64)
-    o_lat_hw = np.where((ocall >= 0) & (ostart < call_end), 0.0, o_lat_hw)
+    # an op that started inside its call (a copy): its delay is inside the call
+    inside = (ocall >= 0) & (ostart < call_end)
+    o_lat_cpu = np.where(inside, np.maximum(ostart - call_start, 0), o_lat_cpu)
+    o_lat_hw = np.where(host_paced, np.maximum(after, 0), np.where(has_prev, typ_after, np.maximum(after, 0)))
+    o_lat_hw = np.where(inside, 0.0, o_lat_hw).astype(np.float64)
     # a graph's later ops: ready with the graph, spacing kept by their queued gaps
     n_chunks = len(blocking) + 1
     slices: list[list[tuple[int, int, int]]] = [[] for _ in range(n_chunks)]
@@ -367,6 +379,7 @@ class Calibration:
 def calibrate(graph: ReplayGraph, target_ms: float, launch_overhead_ns: float = 0.0) -> Calibration:
     """The host scale α ∈ ALPHA_RANGE whose replayed baseline median is the measured median (bisection:
     the replay is non-decreasing in α)."""
+    graph = graph.sample()
     profiled = median_ms(replay(graph, None, 1.0, launch_overhead_ns))
     lo, hi = ALPHA_RANGE
 

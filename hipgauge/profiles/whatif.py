@@ -160,6 +160,7 @@ def slack_ratio(base_graph: rp.ReplayGraph, base_durations: np.ndarray, mask: np
     projected latency stays ≤ target, by bisection on the replay; (None, False) when r = 1 already misses,
     (max_ratio, True) when even that fits."""
     alpha = calibration.alpha if calibration else 1.0
+    base_graph = base_graph.sample()
     bmed = rp.median_ms(rp.replay(base_graph, None, alpha))
     start = np.where(np.isnan(other), base_durations, other) if other is not None else base_durations.copy()
 
@@ -255,3 +256,51 @@ def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: lis
         check = model_check(projected, measured, method)
     return CompareProjection(projected_ms=projected, model=model, method=method, replay=replay, model_check=check,
                              additive_ms=additive_ms, notes=notes, warnings=warnings)
+
+
+# --------------------------------------------------------------------------------------------
+# project: --assume ratios and slack per group on the baseline's own timeline
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ProjectReplay:
+    projected_ms: float | None  # with --assume ratios (the reference without any)
+    reference_ms: float | None
+    max_ratio: dict[str, tuple[float | None, bool]]  # group → (max ratio, capped)
+    replay: ReplayProjection
+    model: str
+    notes: list[str] = field(default_factory=list)
+
+
+def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base_latency_ms: list[float] | None,
+                        target_ms: float | None, ratio_of_row: np.ndarray, base_stat: str,
+                        launch_overhead_us: float = 0.0, rule: str = rp.DEFAULT_RULE) -> ProjectReplay | None:
+    """``project`` from a replay: the what-if with ``ratio_of_row`` (per row of ``kernels``, 1.0 = unchanged) and,
+    per kernel group, the largest slow-down that keeps the projection within the target, by bisection."""
+    graph = rp.build_graph(tl)
+    if not graph.iterations:
+        return None
+    reference, calibration, notes = baseline_reference(base_latency_ms, graph, p, 0.0)
+    table = rp.op_table(tl, kernels)
+    base_dur = (tl.ops["end_ns"] - tl.ops["start_ns"]).to_numpy().astype(np.float64)
+    krow = table["krow"].to_numpy(allow_copy=True)
+    known = ~np.isnan(krow.astype(np.float64)) if krow.dtype.kind == "f" else np.ones(len(krow), bool)
+    rows = np.where(known, np.nan_to_num(krow.astype(np.float64), nan=0), 0).astype(np.int64)
+    groups = kernels[group_column].to_list()
+    op_group = np.array([groups[r] if k else None for r, k in zip(rows, known)], dtype=object)
+    ratios = np.where(known, np.asarray(ratio_of_row, dtype=np.float64)[rows], 1.0)
+    assumed = base_dur * ratios
+    durations = np.where(ratios != 1.0, assumed, np.nan)
+    rep = project_replay(graph, base_latency_ms, p, durations=durations if np.any(ratios != 1.0) else None,
+                         strategy=STRATEGY_ASSUMED, launch_overhead_us=launch_overhead_us, rule=rule,
+                         calibration=calibration, reference=reference)
+    rep.notes = notes + rep.notes
+    max_ratio: dict[str, tuple[float | None, bool]] = {}
+    if target_ms is not None and reference is not None:
+        for g in sorted({x for x in op_group if x is not None}):
+            mask = op_group == g
+            max_ratio[g] = slack_ratio(graph, base_dur, mask, reference, calibration, target_ms, rule)
+    model = rep.model(base_stat)
+    return ProjectReplay(projected_ms=rep.projected_ms, reference_ms=reference, max_ratio=max_ratio, replay=rep,
+                         model=model, notes=list(rep.notes))
