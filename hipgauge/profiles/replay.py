@@ -44,6 +44,7 @@ HOST_PACED_NS = 5_000
 QUEUED_GAP_NS = 2_000
 DEFAULT_QUEUED_GAP_NS = 1_000
 DEFAULT_AFTER_CALL_NS = 1_500
+DEFAULT_WAKE_NS = 2_000
 ALPHA_RANGE = (0.02, 1.5)
 
 
@@ -56,7 +57,8 @@ class IterationGraph:
     # host calls, global start order
     c_thread: np.ndarray  # 0..T-1 within the iteration
     c_before: np.ndarray  # CPU gap since the previous call on the thread ended (first: since t0)
-    c_dur: np.ndarray  # own duration (blocking calls: the tail after the device drained)
+    c_dur: np.ndarray  # own host duration (a blocking call that waited: 0)
+    c_wake: np.ndarray  # blocking calls: from the device drained to the call's return
     c_launch: np.ndarray  # bool: a launch/copy/set/graph call (gets --launch-overhead-us)
     u_cpu: np.ndarray  # Σ α-scaled host time on the thread before the call starts (per unit α)
     u_launches: np.ndarray  # launches on the thread before (and not including) the call
@@ -220,9 +222,15 @@ def _iteration_graph(it: int, c: pl.DataFrame, o: pl.DataFrame) -> IterationGrap
         np.maximum.at(ends_by_chunk, np.minimum(chunk, len(blocking)), oend)
         drain = np.maximum.accumulate(ends_by_chunk)[: len(blocking)]
     dur = (cend - cstart).astype(np.int64)
+    wake = np.zeros(n, dtype=np.float64)
     if len(blocking):
-        waited_from = np.maximum(cstart[blocking], drain)
-        dur[blocking] = np.maximum(cend[blocking] - waited_from, 0)
+        # a blocking call returns at max(its own host time, drain + wake-up): one that waited shows its wake-up
+        # (end − drain) and no own time of note; one that did not shows its own time (and the typical wake-up)
+        waited = drain > cstart[blocking]
+        measured_wake = np.maximum(cend[blocking] - drain, 0)
+        typ_wake = _median(measured_wake[waited].astype(np.float64), DEFAULT_WAKE_NS)
+        wake[blocking] = np.where(waited, measured_wake, typ_wake)
+        dur[blocking] = np.where(waited, 0, dur[blocking])
 
     # per-thread cumulative host time before each call (α-scaled part) and launch counts
     step = before + dur  # host time of (gap before + own) for each call
@@ -279,7 +287,7 @@ def _iteration_graph(it: int, c: pl.DataFrame, o: pl.DataFrame) -> IterationGrap
             slices[int(min(chunk[lo], n_chunks - 1))].append((int(ostream[lo]), lo, hi))
     return IterationGraph(
         iteration=it, op_rows=orow, c_thread=cthread.astype(np.int64), c_before=before.astype(np.float64),
-        c_dur=dur.astype(np.float64), c_launch=c_launch, u_cpu=cum.astype(np.float64), u_launches=lcount,
+        c_dur=dur.astype(np.float64), c_wake=wake, c_launch=c_launch, u_cpu=cum.astype(np.float64), u_launches=lcount,
         blocking=blocking, o_call=ocall, o_stream=ostream.astype(np.int64), o_chunk=np.minimum(chunk, n_chunks - 1),
         o_lat_cpu=o_lat_cpu, o_lat_hw=o_lat_hw, o_gap=o_gap, o_dur=(oend - ostart).astype(np.float64),
         o_trace_start=(ostart - t0).astype(np.float64), o_kernel=okernel, slices=slices,
@@ -317,10 +325,10 @@ def replay_iteration(g: IterationGraph, dur: np.ndarray, alpha: float = 1.0, lau
         if k < len(blocking):
             b = blocking[k]
             t = g.c_thread[b]
-            sb = u[b] + shift[t]
+            own_end = u[b] + shift[t] + c_own[b]
             drain = stream_end.max()
-            if np.isfinite(drain) and drain > sb:
-                shift[t] += drain - sb
+            if np.isfinite(drain) and drain + alpha * g.c_wake[b] > own_end:
+                shift[t] += drain + alpha * g.c_wake[b] - own_end
     if len(ends):
         end = float(ends.max())
         busy = _union(starts, ends)
