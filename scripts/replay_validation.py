@@ -60,9 +60,13 @@ def evaluate(data: Path, base: str, cand: str) -> dict:
         row[f"measured_{key}"] = pct.summarize(cand_lat, p)[0]
         row[f"base_{key}"] = pct.summarize(list(bp.latency_ms or []), p)[0]
         row[f"additive_{key}"] = compare_profiles(bp, cp, percentile=p).projection.projected_ms
-        for rule in (rp.RULE_SCALE, rp.RULE_SHIFT):
+        for rule in rp.RULES:
+            r = project_replay(bgraph, bp.latency_ms, p, cand_graph=cgraph, strategy=STRATEGY_OWN, rule=rule,
+                               normalize_host=False)
+            row[f"{rule}/raw_{key}"] = r.projected_ms
             r = project_replay(bgraph, bp.latency_ms, p, cand_graph=cgraph, strategy=STRATEGY_OWN, rule=rule)
             row[f"{rule}_{key}"] = r.projected_ms
+            row["host_share"] = (r.baseline_host_share, r.candidate_host_share)
             row["alpha"] = r.calibration.alpha if r.calibration else None
             row["idle_share"] = (sum(x.idle_ns for x in r.candidate_iterations)
                                  / max(sum(x.replayed_ns for x in r.candidate_iterations), 1.0))
@@ -76,7 +80,8 @@ def err(row: dict, model: str, key: str) -> float:
 def choose_rule(rows: list[dict]) -> str:
     tuning = [r for r in rows if (r["base"], r["cand"]) in TUNING] or rows
     score = {rule: sum(abs(err(r, rule, f"p{p:g}")) for r in tuning for p in PERCENTILES)
-             for rule in (rp.RULE_SCALE, rp.RULE_SHIFT)}
+             for rule in rp.RULES}
+    print("tuning score (Σ|error| over the tuning pairs, P50 and P99):", score, file=sys.stderr)
     return min(score, key=lambda k: score[k])
 
 
@@ -124,7 +129,7 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--write-docs", action="store_true")
-    ap.add_argument("--rule", choices=[rp.RULE_SCALE, rp.RULE_SHIFT], help="force a rule instead of choosing")
+    ap.add_argument("--rule", choices=list(rp.RULES), help="force a rule instead of choosing")
     args = ap.parse_args()
     if not (args.data / "pairs.csv").exists():
         print(f"{args.data}: no pairs.csv", file=sys.stderr)

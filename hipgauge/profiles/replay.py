@@ -45,7 +45,9 @@ QUEUED_GAP_NS = 2_000
 DEFAULT_QUEUED_GAP_NS = 1_000
 DEFAULT_AFTER_CALL_NS = 1_500
 DEFAULT_WAKE_NS = 2_000
-ALPHA_RANGE = (0.02, 1.5)
+ALPHA_RANGE = (0.02, 1.0)
+#: an iteration with fewer recorded host events says nothing reliable about the host's speed
+MIN_HOST_EVENTS = 50
 
 
 @dataclass
@@ -76,6 +78,12 @@ class IterationGraph:
     slices: list[list[tuple[int, int, int]]]  # per chunk: (stream, lo, hi) slices of the op arrays
     n_streams: int
     profiled_ns: int  # measured: last op end − first call start
+    host_events: int = 0  # host events the profiler recorded in the iteration (runtime calls + framework ops)
+
+    @property
+    def host_ns(self) -> float:
+        """Measured host time of the iteration's calls: gaps before them and their own durations."""
+        return float(self.c_before.sum() + self.c_dur.sum())
 
 
 @dataclass
@@ -93,6 +101,12 @@ class ReplayGraph:
         pick = np.linspace(0, len(self.iterations) - 1, most).round().astype(int)
         return ReplayGraph(self.timeline_path, [self.iterations[i] for i in sorted(set(pick.tolist()))],
                            self.window_source, self.n_ops, list(self.notes))
+
+    def host_ns_per_event(self) -> float | None:
+        """Median over iterations of measured host time ÷ recorded host events: how fast the host ran while
+        profiled (None when the iterations record too few events to say)."""
+        v = [g.host_ns / g.host_events for g in self.iterations if g.host_events >= MIN_HOST_EVENTS]
+        return float(np.median(v)) if v else None
 
     @property
     def op_rows(self) -> np.ndarray:
@@ -171,6 +185,7 @@ def build_graph(tl: Timeline) -> ReplayGraph:
             continue
         g = _iteration_graph(it, c, o)
         if g is not None:
+            g.host_events = int(tl.host_events.get(it, c.height)) if source != "inferred" else c.height
             out.append(g)
     return ReplayGraph(timeline_path=tl.path, iterations=out, window_source=source, n_ops=tl.ops.height, notes=notes)
 
@@ -275,6 +290,12 @@ def _iteration_graph(it: int, c: pl.DataFrame, o: pl.DataFrame) -> IterationGrap
     o_lat_cpu = np.where(inside, np.maximum(ostart - call_start, 0), o_lat_cpu)
     o_lat_hw = np.where(host_paced, np.maximum(after, 0), np.where(has_prev, typ_after, np.maximum(after, 0)))
     o_lat_hw = np.where(inside, 0.0, o_lat_hw).astype(np.float64)
+    # a CUDA-graph launch: under the profiler the call is long (activity records for every node), yet the
+    # measured latency of a replayed graph is no more than its device span: its first node is taken to be
+    # submitted when the call starts, a typical launch delay later
+    graph_op = (ocall >= 0) & (kinds[np.maximum(ocall, 0)] == CALL_GRAPH)
+    o_lat_cpu = np.where(graph_op, 0.0, o_lat_cpu)
+    o_lat_hw = np.where(graph_op, typ_after, o_lat_hw)
     # a graph's later ops: ready with the graph, spacing kept by their queued gaps
     n_chunks = len(blocking) + 1
     slices: list[list[tuple[int, int, int]]] = [[] for _ in range(n_chunks)]
@@ -417,22 +438,55 @@ def calibrate(graph: ReplayGraph, target_ms: float, launch_overhead_ns: float = 
 
 RULE_SCALE = "scale"
 RULE_SHIFT = "shift"
+RULE_HOST_TAIL = "host-tail"
+RULES = (RULE_SCALE, RULE_SHIFT, RULE_HOST_TAIL)
 #: chosen on a subset of the H200 pairs (see docs/matching.md and scripts/replay_validation.py)
-DEFAULT_RULE = RULE_SCALE
+DEFAULT_RULE = RULE_HOST_TAIL
+#: below this host share of the baseline's critical path its tail is not host jitter: the tail scales instead
+MIN_HOST_SHARE = 0.05
 
 
-def combine(base_ms: float, base_replay_ms: float, cand_replay_ms: float, rule: str = DEFAULT_RULE) -> float:
-    """The candidate at a percentile from the baseline's measured value there and the two replayed medians:
-    ``scale``: base × cand/base (every percentile moves by the same factor); ``shift``: base + (cand − base)."""
+@dataclass
+class Side:
+    """One side of a projection: the replayed median and how much of it is host time on the critical path."""
+
+    median_ms: float
+    host_share: float  # d(log median) / d(log α): 1 = every host µs reaches the latency, 0 = none does
+    results: list[IterationResult] = field(default_factory=list)
+
+
+def replay_side(graph: ReplayGraph, durations: np.ndarray | None, alpha: float, launch_ns: float = 0.0) -> Side:
+    res = replay(graph, durations, alpha, launch_ns)
+    med = median_ms(res)
+    bumped = median_ms(replay(graph.sample(), durations, alpha * 1.05, launch_ns))
+    here = median_ms(replay(graph.sample(), durations, alpha, launch_ns))
+    share = (bumped - here) / (0.05 * here) if here > 0 else 0.0
+    return Side(med, float(min(max(share, 0.0), 1.0)), res)
+
+
+def combine(base_p: float, base_p50: float, base: Side, cand: Side, rule: str = DEFAULT_RULE) -> float:
+    """The candidate at a percentile from the baseline's measured value there (``base_p``), its measured median
+    and the two replays (see ``rule_words``)."""
+    b, c = base.median_ms, cand.median_ms
+    if b <= 0:
+        return base_p
     if rule == RULE_SHIFT:
-        return base_ms + (cand_replay_ms - base_replay_ms)
-    return base_ms * (cand_replay_ms / base_replay_ms) if base_replay_ms > 0 else base_ms
+        return base_p + (c - b)
+    if rule == RULE_SCALE or base.host_share < MIN_HOST_SHARE:
+        return base_p * c / b
+    # the tail shrinks with the candidate's host share of the critical path, never grows beyond the scale rule
+    keep = min(1.0, cand.host_share / base.host_share)
+    return base_p50 * c / b + (base_p - base_p50) * keep * c / b
 
 
 def rule_words(rule: str) -> str:
     if rule == RULE_SHIFT:
         return "measured baseline percentile + (replayed candidate median − replayed baseline median)"
-    return "measured baseline percentile × (replayed candidate median ÷ replayed baseline median)"
+    if rule == RULE_SCALE:
+        return "measured baseline percentile × (replayed candidate median ÷ replayed baseline median)"
+    return ("measured baseline percentile × (replayed candidate median ÷ replayed baseline median), with the part "
+            "above the baseline's median shrunk by the candidate's host share of the critical path relative to the "
+            "baseline's (never grown): a tail of host jitter reaches latency only where the host paces the GPU")
 
 
 # --------------------------------------------------------------------------------------------

@@ -83,6 +83,9 @@ class Timeline:
     #: how the windows were found: "ProfilerStep" | "user ranges" | "NVTX ranges" | "inferred" | "none"
     window_source: str = "none"
     warnings: list[str] = field(default_factory=list)
+    #: per iteration: host events the profiler recorded (runtime calls + framework ops such as cpu_op),
+    #: a measure of the host work in it that does not depend on how fast the host ran
+    host_events: dict[int, int] = field(default_factory=dict)
 
     @property
     def iterations(self) -> list[int]:
@@ -147,3 +150,18 @@ def assign_iterations(calls: pl.DataFrame, ops: pl.DataFrame,
     ops = ops.with_columns(launched_it.alias("_l"), within(ops, "start_ns").alias("_w")).with_columns(
         pl.coalesce("_l", "_w").alias("iteration")).drop("_l", "_w")
     return calls, ops
+
+
+def count_host_events(calls: pl.DataFrame, other_ts: pl.Series, windows: list[tuple[int, int, int]]) -> dict[int, int]:
+    """Runtime calls + other recorded host events (``other_ts``, ns) per iteration window."""
+    out: dict[int, int] = {}
+    if not windows:
+        return out
+    import numpy as np
+
+    ts = np.sort(other_ts.to_numpy()) if other_ts.len() else np.zeros(0, dtype=np.int64)
+    per_call = calls.group_by("iteration").len()
+    n_calls = {int(i): int(n) for i, n in per_call.iter_rows() if i is not None}
+    for it, s, e in windows:
+        out[it] = n_calls.get(it, 0) + int(np.searchsorted(ts, e) - np.searchsorted(ts, s))
+    return out

@@ -43,16 +43,17 @@ class ReplayProjection:
     baseline_replay_ms: float
     candidate_replay_ms: float
     launch_overhead_us: float = 0.0
+    baseline_host_share: float = 0.0
+    candidate_host_share: float = 0.0
+    baseline_median_ms: float | None = None  # measured (latency CSV)
     baseline_iterations: list[rp.IterationResult] = field(default_factory=list)
     candidate_iterations: list[rp.IterationResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def model(self, base_stat: str) -> str:
-        s = (f"estimated by timeline replay ({self.strategy}): {rp.rule_words(self.rule)} "
-             f"= {self.baseline_ms:.3f} ms {'×' if self.rule == rp.RULE_SCALE else '+'} "
-             + (f"({self.candidate_replay_ms:.3f} ÷ {self.baseline_replay_ms:.3f} ms)" if self.rule == rp.RULE_SCALE
-                else f"({self.candidate_replay_ms:.3f} − {self.baseline_replay_ms:.3f} ms)")
-             + f"; baseline {base_stat}")
+        s = (f"estimated by timeline replay ({self.strategy}): {rp.rule_words(self.rule)}; replayed medians "
+             f"{self.baseline_replay_ms:.3f} → {self.candidate_replay_ms:.3f} ms, host share of the critical path "
+             f"{self.baseline_host_share:.2f} → {self.candidate_host_share:.2f}; baseline {base_stat}")
         if self.calibration is not None:
             s += "; " + self.calibration.describe()
         else:
@@ -95,6 +96,9 @@ class ReplayProjection:
             "projected_ms": self.projected_ms,
             "baseline_replay_median_ms": self.baseline_replay_ms,
             "candidate_replay_median_ms": self.candidate_replay_ms,
+            "baseline_host_share": self.baseline_host_share,
+            "candidate_host_share": self.candidate_host_share,
+            "baseline_measured_median_ms": self.baseline_median_ms,
             "calibration": self.calibration.to_dict() if self.calibration else None,
             "launch_overhead_us": self.launch_overhead_us,
             "launch_overhead_source": "assumed" if self.launch_overhead_us else None,
@@ -104,43 +108,66 @@ class ReplayProjection:
         }
 
 
+@dataclass
+class Reference:
+    """The baseline's measured value at the percentile and its median, and the host calibration."""
+
+    value: float | None
+    median: float | None
+    calibration: rp.Calibration | None
+    notes: list[str] = field(default_factory=list)
+
+
 def baseline_reference(base_latency_ms: list[float] | None, graph: rp.ReplayGraph, p: float,
-                       launch_ns: float) -> tuple[float | None, rp.Calibration | None, list[str]]:
-    """The baseline's value at the percentile, and the calibration (None without a latency CSV)."""
-    notes: list[str] = []
+                       launch_ns: float = 0.0) -> Reference:
+    """The baseline at the percentile and its median, and the calibration (None without a latency CSV)."""
     if base_latency_ms:
-        value = pct.summarize(list(base_latency_ms), p)[0]
-        cal = rp.calibrate(graph, pct.percentile(list(base_latency_ms), 50.0), launch_ns)
-        return value, cal, notes
-    res = rp.replay(graph, None, 1.0, launch_ns)
+        values = list(base_latency_ms)
+        med = pct.percentile(values, 50.0)
+        return Reference(pct.summarize(values, p)[0], med, rp.calibrate(graph, med, launch_ns))
     spans = [g.profiled_ns / 1e6 for g in graph.iterations]
-    notes.append("no latency CSV: the baseline is its profiled iteration spans (profiler overhead included)")
-    return (pct.summarize(spans, p)[0] if spans else (rp.median_ms(res) if res else None)), None, notes
+    if not spans:
+        return Reference(None, None, None)
+    return Reference(pct.summarize(spans, p)[0], pct.percentile(spans, 50.0), None,
+                     ["no latency CSV: the baseline is its profiled iteration spans (profiler overhead included)"])
 
 
 def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | None, p: float, *,
                    cand_graph: rp.ReplayGraph | None = None, durations: np.ndarray | None = None,
                    strategy: str = STRATEGY_OWN, launch_overhead_us: float = 0.0, rule: str = rp.DEFAULT_RULE,
-                   calibration: rp.Calibration | None = None, reference: float | None = None
-                   ) -> ReplayProjection:
+                   reference: Reference | None = None, normalize_host: bool = True) -> ReplayProjection:
     """Replay the baseline (measured durations) and the candidate (its own graph, or the baseline's graph
     with ``durations``) and combine them with the baseline's measured percentile."""
     launch_ns = launch_overhead_us * 1000.0
-    notes: list[str] = []
-    if calibration is None and reference is None:
-        reference, calibration, notes = baseline_reference(base_latency_ms, base_graph, p, 0.0)
-    alpha = calibration.alpha if calibration else 1.0
-    base_res = rp.replay(base_graph, None, alpha, 0.0)
+    ref = reference or baseline_reference(base_latency_ms, base_graph, p)
+    notes = list(ref.notes)
+    alpha = ref.calibration.alpha if ref.calibration else 1.0
+    base = rp.replay_side(base_graph, None, alpha)
     if cand_graph is not None:
-        cand_res = rp.replay(cand_graph, None, alpha, launch_ns)
+        cand_alpha = alpha
+        if normalize_host:
+            hb, hc = base_graph.host_ns_per_event(), cand_graph.host_ns_per_event()
+            if hb and hc:
+                cand_alpha = alpha * hb / hc
+                notes.append(f"candidate host time scaled by α × {hb / hc:.3f}: the two traces ran the host at "
+                             f"{hb / 1e3:.2f} and {hc / 1e3:.2f} µs per recorded host event (runtime calls and framework "
+                             f"ops); traces taken at different times see different host speeds, so the candidate's "
+                             f"host work is counted at the baseline's speed")
+            else:
+                notes.append("candidate host time scaled by the baseline's α as profiled (too few recorded host "
+                             "events to compare the two traces' host speeds)")
+        cand = rp.replay_side(cand_graph, None, cand_alpha, launch_ns)
     else:
-        cand_res = rp.replay(base_graph, durations, alpha, launch_ns)
-    bmed, cmed = rp.median_ms(base_res), rp.median_ms(cand_res)
-    projected = None if reference is None else rp.combine(reference, bmed, cmed, rule)
-    return ReplayProjection(percentile=p, baseline_ms=reference, projected_ms=projected, rule=rule, strategy=strategy,
-                            calibration=calibration, baseline_replay_ms=bmed, candidate_replay_ms=cmed,
-                            launch_overhead_us=launch_overhead_us, baseline_iterations=base_res,
-                            candidate_iterations=cand_res, notes=notes + base_graph.notes
+        cand = rp.replay_side(base_graph, durations, alpha, launch_ns)
+    projected = None
+    if ref.value is not None and ref.median is not None:
+        projected = rp.combine(ref.value, ref.median, base, cand, rule)
+    return ReplayProjection(percentile=p, baseline_ms=ref.value, projected_ms=projected, rule=rule, strategy=strategy,
+                            calibration=ref.calibration, baseline_replay_ms=base.median_ms,
+                            candidate_replay_ms=cand.median_ms, launch_overhead_us=launch_overhead_us,
+                            baseline_host_share=base.host_share, candidate_host_share=cand.host_share,
+                            baseline_median_ms=ref.median, baseline_iterations=base.results,
+                            candidate_iterations=cand.results, notes=notes + base_graph.notes
                             + (cand_graph.notes if cand_graph is not None else []))
 
 
@@ -153,20 +180,21 @@ def model_check(projected_ms: float | None, measured_ms: float | None, how: str)
             "line": f"model check: projected {projected_ms:.3f} ms, measured {measured_ms:.3f} ms, {100 * err:+.1f}%"}
 
 
-def slack_ratio(base_graph: rp.ReplayGraph, base_durations: np.ndarray, mask: np.ndarray, reference: float,
-                calibration: rp.Calibration | None, target_ms: float, rule: str = rp.DEFAULT_RULE,
-                other: np.ndarray | None = None, max_ratio: float = 1000.0) -> tuple[float | None, bool]:
-    """The largest ratio r for the ops in ``mask`` (others at ``other`` durations, NaN = measured) whose
-    projected latency stays ≤ target, by bisection on the replay; (None, False) when r = 1 already misses,
+def slack_ratio(base_graph: rp.ReplayGraph, base_durations: np.ndarray, mask: np.ndarray, ref: Reference,
+                target_ms: float, rule: str = rp.DEFAULT_RULE, max_ratio: float = 1000.0) -> tuple[float | None, bool]:
+    """The largest ratio r for the ops in ``mask`` (the others at their measured durations) whose projected
+    latency stays ≤ target, by bisection on the replay; (None, False) when r = 1 already misses,
     (max_ratio, True) when even that fits."""
-    alpha = calibration.alpha if calibration else 1.0
-    base_graph = base_graph.sample()
-    bmed = rp.median_ms(rp.replay(base_graph, None, alpha))
-    start = np.where(np.isnan(other), base_durations, other) if other is not None else base_durations.copy()
+    if ref.value is None or ref.median is None:
+        return None, False
+    alpha = ref.calibration.alpha if ref.calibration else 1.0
+    graph = base_graph.sample()
+    base = rp.replay_side(graph, None, alpha)
+    value, median = ref.value, ref.median
 
     def projected(r: float) -> float:
-        d = np.where(mask, base_durations * r, start)
-        return rp.combine(reference, bmed, rp.median_ms(rp.replay(base_graph, d, alpha)), rule)
+        d = np.where(mask, base_durations * r, base_durations)
+        return rp.combine(value, median, base, rp.replay_side(graph, d, alpha), rule)
 
     if projected(1.0) > target_ms:
         return None, False
@@ -281,7 +309,7 @@ def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base
     graph = rp.build_graph(tl)
     if not graph.iterations:
         return None
-    reference, calibration, notes = baseline_reference(base_latency_ms, graph, p, 0.0)
+    ref = baseline_reference(base_latency_ms, graph, p)
     table = rp.op_table(tl, kernels)
     base_dur = (tl.ops["end_ns"] - tl.ops["start_ns"]).to_numpy().astype(np.float64)
     krow = table["krow"].to_numpy(allow_copy=True)
@@ -293,14 +321,11 @@ def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base
     assumed = base_dur * ratios
     durations = np.where(ratios != 1.0, assumed, np.nan)
     rep = project_replay(graph, base_latency_ms, p, durations=durations if np.any(ratios != 1.0) else None,
-                         strategy=STRATEGY_ASSUMED, launch_overhead_us=launch_overhead_us, rule=rule,
-                         calibration=calibration, reference=reference)
-    rep.notes = notes + rep.notes
+                         strategy=STRATEGY_ASSUMED, launch_overhead_us=launch_overhead_us, rule=rule, reference=ref)
     max_ratio: dict[str, tuple[float | None, bool]] = {}
-    if target_ms is not None and reference is not None:
+    if target_ms is not None and ref.value is not None:
         for g in sorted({x for x in op_group if x is not None}):
-            mask = op_group == g
-            max_ratio[g] = slack_ratio(graph, base_dur, mask, reference, calibration, target_ms, rule)
+            max_ratio[g] = slack_ratio(graph, base_dur, op_group == g, ref, target_ms, rule)
     model = rep.model(base_stat)
-    return ProjectReplay(projected_ms=rep.projected_ms, reference_ms=reference, max_ratio=max_ratio, replay=rep,
+    return ProjectReplay(projected_ms=rep.projected_ms, reference_ms=ref.value, max_ratio=max_ratio, replay=rep,
                          model=model, notes=list(rep.notes))

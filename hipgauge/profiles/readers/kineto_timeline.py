@@ -21,7 +21,8 @@ import polars as pl
 
 from hipgauge.errors import InputError
 from hipgauge.profiles.timeline import (CALL_MEMCPY, CALL_SYNC, CALLS_SCHEMA, OP_KERNEL, OP_MEMCPY, OP_MEMSET,
-                                        OPS_SCHEMA, Timeline, assign_iterations, call_kind, memcpy_call_blocks)
+                                        OPS_SCHEMA, Timeline, assign_iterations, call_kind, count_host_events,
+                                        memcpy_call_blocks)
 
 from .chrome_json import ChromeTrace
 from .ranges import iteration_of
@@ -33,6 +34,7 @@ _KERNEL_CATS = frozenset({"kernel", "Kernel"})
 _MEMCPY_CATS = frozenset({"gpu_memcpy", "Memcpy"})
 _MEMSET_CATS = frozenset({"gpu_memset", "Memset"})
 _ANNOT_CATS = frozenset({"user_annotation"})
+_OP_CATS = frozenset({"cpu_op", "Operator", "operator"})
 _FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu"})
 _STEP = "ProfilerStep#"
 
@@ -59,6 +61,7 @@ def _read(path: Path, max_bytes: int | None) -> Timeline:
     g_stream, g_ts, g_dur, g_name, g_kind, g_corr, g_tid = (array("q"), array("d"), array("d"), array("q"),
                                                             array("b"), array("q"), array("q"))
     f_tid, f_ts, f_id = array("q"), array("d"), array("q")
+    h_ts = array("d")  # framework ops (cpu_op): host events the profiler recorded besides the runtime calls
     steps: list[tuple[int, float, float]] = []
     user: list[tuple[int, float, float, int]] = []  # (iteration, ts, dur, thread)
     bad = 0
@@ -99,6 +102,8 @@ def _read(path: Path, max_bytes: int | None) -> Timeline:
                         f_ts.append(float(e["ts"]))
                         f_tid.append(threads.setdefault((e.get("pid"), e.get("tid")), len(threads)))
                         f_id.append(fid if isinstance(fid, int) else -1)
+                elif cat in _OP_CATS:
+                    h_ts.append(float(e["ts"]))
                 elif cat in _ANNOT_CATS and e.get("ph", "X") == "X":
                     name = str(e.get("name", ""))
                     if name.startswith(_STEP):
@@ -190,7 +195,8 @@ def _read(path: Path, max_bytes: int | None) -> Timeline:
     calls = calls.select(["thread", "start_ns", "end_ns", "name", "kind", "corr", "blocking"])
     ops = ops.select(["stream", "start_ns", "end_ns", "name", "kind", "corr", "call"])
     calls, ops = assign_iterations(calls, ops, windows)
+    host_events = count_host_events(calls, _ns(h_ts), windows)
     calls = calls.select([pl.col(c).cast(t) for c, t in CALLS_SCHEMA.items()])
     ops = ops.select([pl.col(c).cast(t) for c, t in OPS_SCHEMA.items()])
     return Timeline(path=str(path), source_format=FORMAT, calls=calls, ops=ops, windows=windows,
-                    window_source=source, warnings=warnings)
+                    window_source=source, warnings=warnings, host_events=host_events)

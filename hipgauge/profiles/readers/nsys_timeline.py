@@ -15,7 +15,8 @@ import polars as pl
 
 from hipgauge.errors import InputError
 from hipgauge.profiles.timeline import (CALL_MEMCPY, CALL_SYNC, CALLS_SCHEMA, OP_KERNEL, OP_MEMCPY, OP_MEMSET,
-                                        OPS_SCHEMA, Timeline, assign_iterations, call_kind, memcpy_call_blocks)
+                                        OPS_SCHEMA, Timeline, assign_iterations, call_kind, count_host_events,
+                                        memcpy_call_blocks)
 
 from .ranges import iteration_of
 
@@ -114,12 +115,14 @@ def _read(con: sqlite3.Connection, path: Path, tables: set[str]) -> Timeline:
 
     windows: list[tuple[int, int, int]] = []
     source = "none"
+    nvtx_starts: list[int] = []
     if "NVTX_EVENTS" in tables:
         ncols = _cols(con, "NVTX_EVENTS")
         text = ("COALESCE(n.text, (SELECT value FROM StringIds s WHERE s.id = n.textId))"
                 if "textId" in ncols and strings else "n.text")
         rng = con.execute(f'SELECT n.start, n."end", {text} FROM NVTX_EVENTS n '
                           f'WHERE n.eventType IN (59, 60) AND n."end" IS NOT NULL ORDER BY n.start').fetchall()
+        nvtx_starts = [int(r[0]) for r in rng]
         end = -1
         for s, e, t in sorted(rng, key=lambda r: (r[0], -r[1])):
             n = iteration_of(t)
@@ -131,7 +134,8 @@ def _read(con: sqlite3.Connection, path: Path, tables: set[str]) -> Timeline:
     calls = calls.select(["thread", "start_ns", "end_ns", "name", "kind", "corr", "blocking"])
     ops = ops.select(["stream", "start_ns", "end_ns", "name", "kind", "corr", "call"])
     calls, ops = assign_iterations(calls, ops, windows)
+    host_events = count_host_events(calls, pl.Series(nvtx_starts, dtype=pl.Int64), windows)
     return Timeline(path=str(path), source_format=FORMAT,
                     calls=calls.select([pl.col(c).cast(t) for c, t in CALLS_SCHEMA.items()]),
                     ops=ops.select([pl.col(c).cast(t) for c, t in OPS_SCHEMA.items()]),
-                    windows=windows, window_source=source)
+                    windows=windows, window_source=source, host_events=host_events)
