@@ -104,11 +104,12 @@ def table(rows: list[dict], kinds: dict[tuple[str, str], str], rule: str) -> str
     held = [r for r in rows if (r["base"], r["cand"]) not in TUNING]
     if held:
         for model in ("additive", rule):
-            e50 = max(abs(err(r, model, "p50")) for r in held)
-            e99 = max(abs(err(r, model, "p99")) for r in held)
+            a50 = sorted(abs(err(r, model, "p50")) for r in held)
+            a99 = sorted(abs(err(r, model, "p99")) for r in held)
             lines.append("")
-            lines.append(f"Held-out worst error, {model}: P50 {100 * e50:.1f}%, P99 {100 * e99:.1f}% "
-                         f"({len(held)} pairs).")
+            lines.append(f"Held-out |error|, {model} ({len(held)} pairs): P50 worst {100 * a50[-1]:.1f}%, median "
+                         f"{100 * a50[len(a50) // 2]:.1f}%; P99 worst {100 * a99[-1]:.1f}%, median "
+                         f"{100 * a99[len(a99) // 2]:.1f}%.")
     return "\n".join(lines)
 
 

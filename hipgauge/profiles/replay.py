@@ -397,12 +397,13 @@ class Calibration:
         return dict(self.__dict__)
 
     def describe(self) -> str:
-        s = (f"host time scaled by α = {self.alpha:.3f} so the replayed baseline median ({self.replayed_ms:.3f} ms) "
-             f"matches its measured median ({self.target_ms:.3f} ms); as profiled it replays at "
-             f"{self.profiled_ms:.3f} ms (profiler overhead on the host)")
         if self.clamped:
-            s += f"; α is at the end of its range {ALPHA_RANGE}: the replay cannot reach the measured median"
-        return s
+            return (f"host time scaled by α = {self.alpha:.3f}, the end of its range {ALPHA_RANGE}: the replayed "
+                    f"baseline median ({self.replayed_ms:.3f} ms) cannot reach its measured median "
+                    f"({self.target_ms:.3f} ms); as profiled it replays at {self.profiled_ms:.3f} ms")
+        return (f"host time scaled by α = {self.alpha:.3f} so the replayed baseline median ({self.replayed_ms:.3f} ms) "
+                f"matches its measured median ({self.target_ms:.3f} ms); as profiled it replays at "
+                f"{self.profiled_ms:.3f} ms (profiler overhead on the host)")
 
 
 def calibrate(graph: ReplayGraph, target_ms: float, launch_overhead_ns: float = 0.0) -> Calibration:
@@ -451,16 +452,17 @@ class Side:
     """One side of a projection: the replayed median and how much of it is host time on the critical path."""
 
     median_ms: float
-    host_share: float  # d(log median) / d(log α): 1 = every host µs reaches the latency, 0 = none does
+    host_share: float  # d(log median) / d(log α) from below: 1 = every host µs is on the critical path, 0 = none
     results: list[IterationResult] = field(default_factory=list)
 
 
 def replay_side(graph: ReplayGraph, durations: np.ndarray | None, alpha: float, launch_ns: float = 0.0) -> Side:
     res = replay(graph, durations, alpha, launch_ns)
     med = median_ms(res)
-    bumped = median_ms(replay(graph.sample(), durations, alpha * 1.05, launch_ns))
+    # the host's share of the critical path: how much of a 5% faster host would reach the latency
+    faster = median_ms(replay(graph.sample(), durations, alpha * 0.95, launch_ns))
     here = median_ms(replay(graph.sample(), durations, alpha, launch_ns))
-    share = (bumped - here) / (0.05 * here) if here > 0 else 0.0
+    share = (here - faster) / (0.05 * here) if here > 0 else 0.0
     return Side(med, float(min(max(share, 0.0), 1.0)), res)
 
 
@@ -472,21 +474,30 @@ def combine(base_p: float, base_p50: float, base: Side, cand: Side, rule: str = 
         return base_p
     if rule == RULE_SHIFT:
         return base_p + (c - b)
-    if rule == RULE_SCALE or base.host_share < MIN_HOST_SHARE:
+    if rule == RULE_SCALE:
         return base_p * c / b
+    if base.host_share < MIN_HOST_SHARE:
+        # GPU-bound: every kernel µs reaches the latency and the tail is not host jitter: add the difference
+        return base_p + (c - b)
     # the tail shrinks with the candidate's host share of the critical path, never grows beyond the scale rule
     keep = min(1.0, cand.host_share / base.host_share)
     return base_p50 * c / b + (base_p - base_p50) * keep * c / b
 
 
-def rule_words(rule: str) -> str:
+def rule_words(rule: str, base_host_share: float | None = None) -> str:
+    """The combination rule in words; with the baseline's host share, only the branch that applies."""
+    add = "measured baseline percentile + (replayed candidate median − replayed baseline median)"
+    mul = "measured baseline percentile × (replayed candidate median ÷ replayed baseline median)"
     if rule == RULE_SHIFT:
-        return "measured baseline percentile + (replayed candidate median − replayed baseline median)"
+        return add
     if rule == RULE_SCALE:
-        return "measured baseline percentile × (replayed candidate median ÷ replayed baseline median)"
-    return ("measured baseline percentile × (replayed candidate median ÷ replayed baseline median), with the part "
-            "above the baseline's median shrunk by the candidate's host share of the critical path relative to the "
-            "baseline's (never grown): a tail of host jitter reaches latency only where the host paces the GPU")
+        return mul
+    host = (f"{mul}, the part above the baseline's median shrunk by the candidate's host share of the critical path "
+            f"relative to the baseline's (never grown: host jitter reaches latency only where the host paces the GPU)")
+    gpu = f"{add} (GPU-bound baseline: every kernel µs reaches the latency)"
+    if base_host_share is None:
+        return f"host-paced baseline: {host}; GPU-bound baseline (host share < {MIN_HOST_SHARE:.0%}): {gpu}"
+    return gpu if base_host_share < MIN_HOST_SHARE else host
 
 
 # --------------------------------------------------------------------------------------------

@@ -51,7 +51,8 @@ class ReplayProjection:
     notes: list[str] = field(default_factory=list)
 
     def model(self, base_stat: str) -> str:
-        s = (f"estimated by timeline replay ({self.strategy}): {rp.rule_words(self.rule)}; replayed medians "
+        s = (f"estimated by timeline replay ({self.strategy}): {rp.rule_words(self.rule, self.baseline_host_share)}; "
+             f"replayed medians "
              f"{self.baseline_replay_ms:.3f} → {self.candidate_replay_ms:.3f} ms, host share of the critical path "
              f"{self.baseline_host_share:.2f} → {self.candidate_host_share:.2f}; baseline {base_stat}")
         if self.calibration is not None:
@@ -90,7 +91,7 @@ class ReplayProjection:
             "model": "timeline-replay",
             "strategy": self.strategy,
             "rule": self.rule,
-            "rule_words": rp.rule_words(self.rule),
+            "rule_words": rp.rule_words(self.rule, self.baseline_host_share),
             "percentile": self.percentile,
             "baseline_ms": self.baseline_ms,
             "projected_ms": self.projected_ms,
