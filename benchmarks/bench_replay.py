@@ -30,8 +30,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 SOURCE = REPO.parent / "shared" / "fixtures" / "h200" / "resnet50_bs8_fp16_nhwc_trace.json.gz"
 
-from hipgauge.profiles import replay as rp  # noqa: E402
-from hipgauge.profiles.timeline import CALLS_SCHEMA, OPS_SCHEMA, Timeline  # noqa: E402
+from hipgauge.profiles import replay as rp
+from hipgauge.profiles.timeline import CALLS_SCHEMA, OPS_SCHEMA, Timeline
 
 
 def synthetic_seed() -> Timeline:

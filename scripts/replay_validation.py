@@ -23,12 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from hipgauge.profiles import percentiles as pct  # noqa: E402
-from hipgauge.profiles import replay as rp  # noqa: E402
-from hipgauge.profiles.load import load_profile  # noqa: E402
-from hipgauge.profiles.parity import compare_profiles  # noqa: E402
-from hipgauge.profiles.timeline_load import load_timeline  # noqa: E402
-from hipgauge.profiles.whatif import STRATEGY_OWN, project_replay  # noqa: E402
+from hipgauge.profiles import percentiles as pct
+from hipgauge.profiles import replay as rp
+from hipgauge.profiles.load import load_profile
+from hipgauge.profiles.parity import compare_profiles
+from hipgauge.profiles.timeline_load import load_timeline
+from hipgauge.profiles.whatif import STRATEGY_OWN, project_replay
 
 DATA = ROOT / "tests" / "data" / "h200" / "pairs"
 DOC = ROOT / "docs" / "matching.md"
@@ -86,11 +86,11 @@ def choose_rule(rows: list[dict]) -> str:
 
 
 def table(rows: list[dict], kinds: dict[tuple[str, str], str], rule: str) -> str:
-    lines = [f"Replay rule: `{rule}` (chosen on the pairs marked *tuning*; the others are held out). "
-             f"Errors are (projected − measured) ÷ measured of the candidate's percentile, projected from the "
-             f"baseline's latency CSV and both traces; the candidate's CSV is used only to measure the error.", "",
-             "| pair | kind | set | measured cand. P50 / P99 | additive P50 / P99 (error) | replay P50 / P99 (error) "
-             "| GPU idle on host (cand., replayed) |",
+    lines = [(f"Replay rule: `{rule}` (chosen on the pairs marked *tuning*; the others are held out). "
+              f"Errors are (projected − measured) ÷ measured of the candidate's percentile, projected from the "
+              f"baseline's latency CSV and both traces; the candidate's CSV is used only to measure the error."), "",
+             ("| pair | kind | set | measured cand. P50 / P99 | additive P50 / P99 (error) | replay P50 / P99 (error) "
+              "| GPU idle on host (cand., replayed) |"),
              "|---|---|---|---|---|---|---|"]
     for r in rows:
         pair = (r["base"], r["cand"])

@@ -8,7 +8,7 @@ on three tuning pairs (scripts/replay_validation.py: TUNING); docs/matching.md h
 from __future__ import annotations
 
 import csv
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -48,7 +48,7 @@ def _pairs() -> list:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _side(name: str, with_csv: bool):
     prof = load_profile(PAIRS_DIR / f"{name}_trace.json.gz",
                         latency_csv=(PAIRS_DIR / f"{name}_latency_ms.csv") if with_csv else None)
@@ -73,7 +73,7 @@ def test_projection_holds_on_the_h200_pair(base: str, cand: str, p: float):
                                      f"{measured:.3f} ms, {100 * error:+.1f}%")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _side_csv(name: str) -> tuple[float, ...]:
     from hipgauge.profiles.readers.latency import read_latency
 

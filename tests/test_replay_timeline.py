@@ -15,8 +15,16 @@ from hipgauge.errors import InputError
 from hipgauge.profiles import replay as rp
 from hipgauge.profiles.readers.kineto_timeline import read_kineto_timeline
 from hipgauge.profiles.readers.nsys_timeline import read_nsys_timeline
-from hipgauge.profiles.timeline import (CALL_GRAPH, CALL_LAUNCH, CALL_SYNC, CALLS_SCHEMA, OPS_SCHEMA, Timeline,
-                                        call_kind, memcpy_call_blocks)
+from hipgauge.profiles.timeline import (
+    CALL_GRAPH,
+    CALL_LAUNCH,
+    CALL_SYNC,
+    CALLS_SCHEMA,
+    OPS_SCHEMA,
+    Timeline,
+    call_kind,
+    memcpy_call_blocks,
+)
 
 US = 1000
 

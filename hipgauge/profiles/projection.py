@@ -208,9 +208,9 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
         replay = project_with_replay(timeline, df, GROUP_COLUMN, percentile, base.latency_ms, T, row_ratio,
                                      latency.statistic, launch_overhead_us)
     if replay is not None:
-        for g in groups:
-            if g.name in replay.max_ratio:
-                g.max_ratio = replay.max_ratio[g.name][0]
+        for slack in groups:
+            if slack.name in replay.max_ratio:
+                slack.max_ratio = replay.max_ratio[slack.name][0]
         if assume:
             projected, source = replay.projected_ms, Provenance.ESTIMATED
         model = replay.model if assume else model + "; slack per group by timeline replay (bisection)"

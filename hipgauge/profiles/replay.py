@@ -30,13 +30,20 @@ measured median latency (the latency CSV); the candidate is replayed with the sa
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import polars as pl
 
-from hipgauge.profiles.timeline import CALL_GRAPH, CALL_LAUNCH, CALL_MEMCPY, CALL_MEMSET, Timeline
+from hipgauge.profiles.timeline import (
+    CALL_GRAPH,
+    CALL_LAUNCH,
+    CALL_MEMCPY,
+    CALL_MEMSET,
+    Timeline,
+)
 
 #: an op that started within this long after its launch call returned was paced by the host
 HOST_PACED_NS = 5_000
@@ -94,7 +101,7 @@ class ReplayGraph:
     n_ops: int  # rows of Timeline.ops (length of a durations array)
     notes: list[str] = field(default_factory=list)
 
-    def sample(self, most: int = 50) -> "ReplayGraph":
+    def sample(self, most: int = 50) -> ReplayGraph:
         """At most ``most`` evenly spaced iterations (the bisections replay many times; a median needs few)."""
         if len(self.iterations) <= most:
             return self

@@ -77,7 +77,7 @@ class ReplayProjection:
         base_by_it = {r.iteration: r for r in self.baseline_iterations}
         iters = []
         for r in self.candidate_iterations or self.baseline_iterations:
-            d = {"iteration": r.iteration}
+            d: dict[str, Any] = {"iteration": r.iteration}
             b = base_by_it.get(r.iteration) if self.candidate_iterations else r
             if b is not None:
                 d["baseline_replayed_ms"] = b.replayed_ns / 1e6
@@ -303,7 +303,7 @@ class ProjectReplay:
 
 
 def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base_latency_ms: list[float] | None,
-                        target_ms: float | None, ratio_of_row: np.ndarray, base_stat: str,
+                        target_ms: float | None, ratio_of_row: np.ndarray | list[float], base_stat: str,
                         launch_overhead_us: float = 0.0, rule: str = rp.DEFAULT_RULE) -> ProjectReplay | None:
     """``project`` from a replay: the what-if with ``ratio_of_row`` (per row of ``kernels``, 1.0 = unchanged) and,
     per kernel group, the largest slow-down that keeps the projection within the target, by bisection."""

@@ -20,9 +20,20 @@ from pathlib import Path
 import polars as pl
 
 from hipgauge.errors import InputError
-from hipgauge.profiles.timeline import (CALL_MEMCPY, CALL_SYNC, CALLS_SCHEMA, OP_KERNEL, OP_MEMCPY, OP_MEMSET,
-                                        OPS_SCHEMA, Timeline, assign_iterations, call_kind, count_host_events,
-                                        memcpy_call_blocks)
+from hipgauge.profiles.timeline import (
+    CALL_MEMCPY,
+    CALL_SYNC,
+    CALLS_SCHEMA,
+    OP_KERNEL,
+    OP_MEMCPY,
+    OP_MEMSET,
+    OPS_SCHEMA,
+    Timeline,
+    assign_iterations,
+    call_kind,
+    count_host_events,
+    memcpy_call_blocks,
+)
 
 from .chrome_json import ChromeTrace
 from .ranges import iteration_of
