@@ -5,7 +5,10 @@ summaries), which keep the additive model."""
 from __future__ import annotations
 
 import importlib
+import sqlite3
 from pathlib import Path
+
+import polars as pl
 
 from hipgauge.errors import InputError
 from hipgauge.model import Profile
@@ -33,5 +36,6 @@ def load_timeline(profile: Profile) -> tuple[Timeline | None, str | None]:
         return reader(profile.path), None
     except InputError as exc:
         return None, f"{Path(profile.path).name}: no replayable timeline ({exc}); the additive model is used"
-    except (ValueError, KeyError, TypeError, IndexError, OSError, MemoryError) as exc:
+    except (ValueError, KeyError, TypeError, IndexError, OSError, MemoryError, ArithmeticError,
+            pl.exceptions.PolarsError, sqlite3.Error) as exc:
         return None, f"{Path(profile.path).name}: timeline unreadable ({type(exc).__name__}); the additive model is used"

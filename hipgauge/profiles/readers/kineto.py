@@ -10,7 +10,8 @@ What each column means here:
   ``aten::scaled_dot_product_attention``, or a user's ``record_function("decoder")``. Backends
   differ in the inner ops they dispatch to, so this top-level op is what matches across vendors.
 - ``iteration``: N of the ``ProfilerStep#N`` whose CPU span holds the launch (falling back to the
-  ``gpu_user_annotation`` span holding the kernel). ``Profile.iterations`` are GPU-side windows:
+  ``gpu_user_annotation`` span holding the kernel); without any ``ProfilerStep#N``, the outermost user
+  range numbering an iteration (``record_function("iteration_3")``, see ``ranges.ITER_RE``). ``Profile.iterations`` are GPU-side windows:
   the ``gpu_user_annotation`` ProfilerStep#N spans when present, else first start to last end of
   the kernels, memcpys and memsets attributed to that step.
 - Only kernels go into ``kernels``. Memory copies and sets are summed into ``metadata``

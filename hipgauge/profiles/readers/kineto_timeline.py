@@ -50,8 +50,16 @@ _FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu"})
 _STEP = "ProfilerStep#"
 
 
+#: µs values at or beyond this cannot be int64 ns
+_MAX_US = 9e15
+
+
 def _ns(values: array) -> pl.Series:
-    return (pl.Series(values, dtype=pl.Float64) * 1000.0).round(0).cast(pl.Int64)
+    """µs → int ns; null where the value is not finite or would overflow (the row is dropped later)."""
+    us = pl.Series(values, dtype=pl.Float64)
+    ok = us.is_finite() & (us.abs() < _MAX_US)
+    return (us * 1000.0).round(0).zip_with(ok, pl.Series([None] * len(us), dtype=pl.Float64)).cast(
+        pl.Int64, strict=False)
 
 
 def read_kineto_timeline(path: str | Path, max_bytes: int | None = None) -> Timeline:
@@ -144,6 +152,9 @@ def _read(path: Path, max_bytes: int | None) -> Timeline:
     calls = pl.DataFrame({"thread": pl.Series(c_thread, dtype=pl.Int64), "start_ns": _ns(c_ts),
                           "dur": _ns(c_dur), "name_id": pl.Series(c_name, dtype=pl.Int64),
                           "corr": pl.Series(c_corr, dtype=pl.Int64)})
+    insane = calls.height
+    calls = calls.drop_nulls(["start_ns", "dur"])
+    insane -= calls.height
     calls = calls.with_columns(
         (pl.col("start_ns") + pl.col("dur").clip(0)).alias("end_ns"),
         pl.col("name_id").map_batches(lambda s: name_values.gather(s), return_dtype=pl.String).alias("name"),
@@ -154,7 +165,13 @@ def _read(path: Path, max_bytes: int | None) -> Timeline:
     ops = pl.DataFrame({"stream": pl.Series(g_stream, dtype=pl.Int64), "start_ns": _ns(g_ts), "dur": _ns(g_dur),
                         "name_id": pl.Series(g_name, dtype=pl.Int64), "kind": pl.Series(g_kind, dtype=pl.Int8),
                         "corr": pl.Series(g_corr, dtype=pl.Int64), "tid": pl.Series(g_tid, dtype=pl.Int64)})
-    ops = ops.filter(pl.col("dur") >= 0)
+    n_ops = ops.height
+    ops = ops.drop_nulls(["start_ns", "dur"]).filter(pl.col("dur") >= 0)
+    insane += n_ops - ops.height
+    if insane:
+        warnings.append(f"{insane} event(s) with a non-finite, overflowing or negative ts/dur were dropped")
+    if ops.height == 0:
+        raise InputError("no GPU event with a usable ts/dur: no device timeline to replay", path)
     ops = ops.with_columns(
         (pl.col("start_ns") + pl.col("dur")).alias("end_ns"),
         pl.col("name_id").map_batches(lambda s: name_values.gather(s), return_dtype=pl.String).alias("name"),
