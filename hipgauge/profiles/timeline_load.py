@@ -5,7 +5,10 @@ summaries), which keep the additive model."""
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import sqlite3
+from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 
 import polars as pl
@@ -14,24 +17,36 @@ from hipgauge.errors import InputError
 from hipgauge.model import Profile
 from hipgauge.profiles.timeline import Timeline
 
-#: profile format → (reader module, function)
-TIMELINE_READERS: dict[str, tuple[str, str]] = {
-    "kineto": ("kineto_timeline", "read_kineto_timeline"),
-    "nsys-sqlite": ("nsys_timeline", "read_nsys_timeline"),
-}
+
+def _discover() -> dict[str, Callable[..., Timeline]]:
+    """Every module of ``profiles.readers`` that declares ``TIMELINES = {format name: reader}`` (as reader modules
+    declare ``FORMATS`` for the registry): nothing here knows a format by name."""
+    from hipgauge.profiles import readers
+
+    found: dict[str, Callable[..., Timeline]] = {}
+    for info in pkgutil.iter_modules(readers.__path__):
+        if not info.name.endswith("_timeline"):
+            continue
+        module = importlib.import_module(f"{readers.__name__}.{info.name}")
+        found.update(getattr(module, "TIMELINES", {}))
+    return found
+
+
+@lru_cache(maxsize=1)
+def timeline_readers() -> dict[str, Callable[..., Timeline]]:
+    return _discover()
 
 
 def has_timeline(source_format: str) -> bool:
-    return source_format in TIMELINE_READERS
+    return source_format in timeline_readers()
 
 
 def load_timeline(profile: Profile) -> tuple[Timeline | None, str | None]:
     """(timeline, None), or (None, why not) when the format has none or it cannot be read."""
-    if profile.source_format not in TIMELINE_READERS:
+    reader = timeline_readers().get(profile.source_format)
+    if reader is None:
         return None, (f"{profile.source_format} profiles record no host/device timeline: the additive model is "
                       f"used for {Path(profile.path).name}")
-    module, func = TIMELINE_READERS[profile.source_format]
-    reader = getattr(importlib.import_module(f"hipgauge.profiles.readers.{module}"), func)
     try:
         return reader(profile.path), None
     except InputError as exc:

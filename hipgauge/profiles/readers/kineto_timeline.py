@@ -228,3 +228,7 @@ def _read(path: Path, max_bytes: int | None) -> Timeline:
     ops = ops.select([pl.col(c).cast(t) for c, t in OPS_SCHEMA.items()])
     return Timeline(path=str(path), source_format=FORMAT, calls=calls, ops=ops, windows=windows,
                     window_source=source, warnings=warnings, host_events=host_events)
+
+
+#: the profile format whose host/device timeline this module reads (discovered by ``profiles.timeline_load``)
+TIMELINES = {FORMAT: read_kineto_timeline}

@@ -150,3 +150,7 @@ def _read(con: sqlite3.Connection, path: Path, tables: set[str]) -> Timeline:
                     calls=calls.select([pl.col(c).cast(t) for c, t in CALLS_SCHEMA.items()]),
                     ops=ops.select([pl.col(c).cast(t) for c, t in OPS_SCHEMA.items()]),
                     windows=windows, window_source=source, host_events=host_events)
+
+
+#: the profile format whose host/device timeline this module reads (discovered by ``profiles.timeline_load``)
+TIMELINES = {FORMAT: read_nsys_timeline}
