@@ -11,9 +11,10 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from hipgauge.config import Config
 from hipgauge.errors import InputError
@@ -45,7 +46,7 @@ class AssessOptions:
     translate: bool = True
     workers: int | None = None
     cache_from: Path | None = None  # a previous report folder whose build-check result may be reused
-    workloads: list["Workload"] = field(default_factory=list)  # further profiles projected on their own
+    workloads: list[Workload] = field(default_factory=list)  # further profiles projected on their own
 
 
 @dataclass
@@ -116,8 +117,8 @@ def _scan(opts: AssessOptions, config: Config) -> Any:
 def _translate(opts: AssessOptions, config: Config) -> Any:
     if not opts.translate:
         raise _NotRun("disabled")
-    from hipgauge.translate.rewrite import TranslateOptions
     from hipgauge.app.translate import translate_tree
+    from hipgauge.translate.rewrite import TranslateOptions
 
     if len(opts.paths) != 1 or not opts.paths[0].is_dir():
         raise _NotRun("translate statistics need one source folder; share taken from the scan")
@@ -314,8 +315,11 @@ def _workload(run: AssessmentRun, w: Workload, on_stage: Callable[[str], None] |
 
         if not Path(w.profile).exists():
             raise _NotRun(f"{w.profile} not found")
+        from hipgauge.profiles.timeline_load import load_timeline
+
         profile = load_profile(Path(w.profile), latency_csv=w.latency_csv)
-        return profile, project_baseline(profile, w.target_ms, percentile=w.percentile)
+        return profile, project_baseline(profile, w.target_ms, percentile=w.percentile,
+                                         timeline=load_timeline(profile)[0])
 
     result = _stage(run, f"workload: {w.name}", project, on_stage)
     if result is not None:
@@ -346,6 +350,16 @@ def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: f
         return
     for w in base.warnings:
         run.warnings.append(f"baseline: {w}")
+    timelines: dict[str, Any] = {}
+
+    def timeline(side: str, profile: Profile) -> Any:
+        """The profile's host/device timeline for the replay projection (read once; None without one)."""
+        if side not in timelines:
+            from hipgauge.profiles.timeline_load import load_timeline
+
+            timelines[side] = load_timeline(profile)[0]
+        return timelines[side]
+
     if cand is not None:
         def compare() -> ComparisonResult:
             from hipgauge.profiles.parity import compare_profiles
@@ -359,8 +373,10 @@ def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: f
                 from hipgauge.profiles.match import load_user_map
 
                 user_map = load_user_map(map_file)
+            btl = timeline("baseline", base) if base.latency_ms else None
+            ctl = timeline("candidate", cand) if btl is not None else None
             return compare_profiles(base, cand, user_map=user_map, percentile=percentile,
-                                    target_ms=target)
+                                    target_ms=target, base_timeline=btl, cand_timeline=ctl)
 
         run.comparison = _stage(run, "compare", compare, on_stage)
 
@@ -368,6 +384,7 @@ def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: f
         from hipgauge.profiles.projection import parse_assume, project_baseline
 
         assume = parse_assume(opts.assume) if opts.assume else None
-        return project_baseline(base, target, percentile=percentile, assume=assume)
+        return project_baseline(base, target, percentile=percentile, assume=assume,
+                                timeline=timeline("baseline", base))
 
     run.projection = _stage(run, "project", project, on_stage)

@@ -62,6 +62,8 @@ class ProjectionResult:
     warnings: list[str] = field(default_factory=list)
     replay: dict[str, Any] | None = None  # whatif.ReplayProjection.to_dict() when a timeline was replayed
     slack_method: str = "linear: 1 + (T − L) / t_group"
+    #: (group, ratio) -> projected ms by the timeline replay; None without a timeline (then L + t_g (r − 1))
+    group_at: Any = field(default=None, repr=False)
 
     def verdict(self) -> str:
         p = self.projection
@@ -229,5 +231,6 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
                               kernel_ms_per_iteration=kernel_ms, iterations=view.iterations, assume=assume,
                               unmatched_patterns=unmatched, model=model, notes=notes, warnings=warnings)
     result.replay = replay.replay.to_dict() if replay is not None else None
+    result.group_at = replay.group_at if replay is not None else None
     result.slack_method = "timeline replay, bisection" if replay is not None else "linear: 1 + (T − L) / t_group"
     return result

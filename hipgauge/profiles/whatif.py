@@ -300,6 +300,7 @@ class ProjectReplay:
     replay: ReplayProjection
     model: str
     notes: list[str] = field(default_factory=list)
+    group_at: Any = None  # (group, ratio) -> projected ms, by the same replay
 
 
 def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base_latency_ms: list[float] | None,
@@ -328,5 +329,16 @@ def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base
         for g in sorted({x for x in op_group if x is not None}):
             max_ratio[g] = slack_ratio(graph, base_dur, op_group == g, ref, target_ms, rule)
     model = rep.model(base_stat)
+    sampled = graph.sample()
+    alpha = ref.calibration.alpha if ref.calibration else 1.0
+    base_side = rp.replay_side(sampled, None, alpha)
+
+    def group_at(group: str, ratio: float) -> float | None:
+        """The projection with one group at ``ratio`` (the others measured), from the same replay."""
+        if ref.value is None or ref.median is None:
+            return None
+        d = np.where(op_group == group, base_dur * ratio, base_dur)
+        return rp.combine(ref.value, ref.median, base_side, rp.replay_side(sampled, d, alpha), rule)
+
     return ProjectReplay(projected_ms=rep.projected_ms, reference_ms=ref.value, max_ratio=max_ratio, replay=rep,
-                         model=model, notes=list(rep.notes))
+                         model=model, notes=list(rep.notes), group_at=group_at)
