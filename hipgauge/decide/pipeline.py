@@ -11,10 +11,9 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from hipgauge.config import Config
 from hipgauge.errors import InputError
@@ -46,7 +45,7 @@ class AssessOptions:
     translate: bool = True
     workers: int | None = None
     cache_from: Path | None = None  # a previous report folder whose build-check result may be reused
-    workloads: list[Workload] = field(default_factory=list)  # further profiles projected on their own
+    workloads: list["Workload"] = field(default_factory=list)  # further profiles projected on their own
 
 
 @dataclass
@@ -117,8 +116,8 @@ def _scan(opts: AssessOptions, config: Config) -> Any:
 def _translate(opts: AssessOptions, config: Config) -> Any:
     if not opts.translate:
         raise _NotRun("disabled")
-    from hipgauge.app.translate import translate_tree
     from hipgauge.translate.rewrite import TranslateOptions
+    from hipgauge.app.translate import translate_tree
 
     if len(opts.paths) != 1 or not opts.paths[0].is_dir():
         raise _NotRun("translate statistics need one source folder; share taken from the scan")
