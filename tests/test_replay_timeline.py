@@ -357,3 +357,27 @@ def test_nsys_timeline(tmp_path: Path):
     assert len(g.iterations) == 3
     res = rp.replay(g)
     assert res[0].replayed_ns == pytest.approx(g.iterations[0].profiled_ns, abs=1)
+
+
+def test_event_wait_across_streams_follows_the_producer():
+    """Stream 7 runs a 100 µs producer; the host records an event and makes stream 9 wait on it; stream 9's
+    consumer starts 2 µs after the producer ends. A faster producer moves the consumer with it."""
+    calls = [(0, 0, 4 * US, "cudaLaunchKernel", 1, False),
+             (0, 5 * US, 7 * US, "cudaEventRecord", 2, False),
+             (0, 8 * US, 10 * US, "cudaStreamWaitEvent", 3, False),
+             (0, 11 * US, 15 * US, "cudaLaunchKernel", 4, False),
+             (0, 16 * US, 200 * US, "cudaDeviceSynchronize", 5, True)]
+    ops = [(7, 5 * US, 105 * US, 1), (9, 107 * US, 137 * US, 4)]
+    tl = timeline(calls, ops)
+    g = rp.build_graph(tl)
+    it = g.iterations[0]
+    consumer = int(np.nonzero(it.o_stream == it.o_stream.max())[0][0])
+    assert it.o_dep[consumer] >= 0 and it.o_dep_lag[consumer] == pytest.approx(2 * US)
+    d = (tl.ops["end_ns"] - tl.ops["start_ns"]).to_numpy().astype(float)
+    base = rp.replay(g, d)[0].replayed_ns
+    assert base == pytest.approx(it.profiled_ns, abs=1)
+    d[0] = 50 * US  # the producer twice as fast: the consumer starts 50 µs earlier
+    assert base - rp.replay(g, d)[0].replayed_ns == pytest.approx(50 * US, abs=1)
+    # without the wait call the consumer keeps its measured launch delay instead
+    no_wait = timeline([c for c in calls if "WaitEvent" not in c[3]], ops)
+    assert (rp.build_graph(no_wait).iterations[0].o_dep < 0).all()

@@ -14,8 +14,9 @@ Each profiled iteration of a ``Timeline`` becomes a dependency graph:
 - blocking calls (``*Synchronize``, synchronous copies, copies into pageable host memory) wait for
   every op launched before them, on every stream, then return after their measured tail.
 
-Cross-stream event waits are not recorded with their streams by Kineto; an op that waited on
-another stream keeps its measured launch-to-start delay (no credit for a faster producer).
+- event record → stream wait: Kineto does not record which streams an event and a wait name, so the
+  edge is inferred (``_cross_stream_waits``): an op launched after a ``cudaStreamWaitEvent`` that
+  started right after an op of another stream ended waited for it, and keeps the measured lag.
 
 Replay is vectorised per stream: between two blocking calls no host call depends on the device,
 so host start times are cumulative sums and each stream's op ends follow
@@ -42,6 +43,7 @@ from hipgauge.profiles.timeline import (
     CALL_LAUNCH,
     CALL_MEMCPY,
     CALL_MEMSET,
+    CALL_STREAM_WAIT,
     Timeline,
 )
 
@@ -83,6 +85,8 @@ class IterationGraph:
     o_trace_start: np.ndarray  # measured start (for ops without a launching call)
     o_kernel: np.ndarray  # bool: a kernel (not a copy or set)
     slices: list[list[tuple[int, int, int]]]  # per chunk: (stream, lo, hi) slices of the op arrays
+    o_dep: np.ndarray  # an op on another stream this one waited for (event record → stream wait), -1 none
+    o_dep_lag: np.ndarray  # measured delay from that op's end to this op's start
     n_streams: int
     profiled_ns: int  # measured: last op end − first call start
     host_events: int = 0  # host events the profiler recorded in the iteration (runtime calls + framework ops)
@@ -300,6 +304,10 @@ def _iteration_graph(it: int, c: pl.DataFrame, o: pl.DataFrame) -> IterationGrap
     # a CUDA-graph launch: under the profiler the call is long (activity records for every node), yet the
     # measured latency of a replayed graph is no more than its device span: its first node is taken to be
     # submitted when the call starts, a typical launch delay later
+    o_dep, o_dep_lag = _cross_stream_waits(ostream, ostart, oend, ocall, host_paced, has_prev, raw_gap, kinds)
+    waited = o_dep >= 0
+    o_gap = np.where(waited, typ_gap, o_gap)
+    o_lat_hw = np.where(waited, typ_after, o_lat_hw)
     graph_op = (ocall >= 0) & (kinds[np.maximum(ocall, 0)] == CALL_GRAPH)
     o_lat_cpu = np.where(graph_op, 0.0, o_lat_cpu)
     o_lat_hw = np.where(graph_op, typ_after, o_lat_hw)
@@ -313,7 +321,7 @@ def _iteration_graph(it: int, c: pl.DataFrame, o: pl.DataFrame) -> IterationGrap
         his = np.concatenate((bounds, [len(key)]))
         for lo, hi in zip(los.tolist(), his.tolist()):
             slices[int(min(chunk[lo], n_chunks - 1))].append((int(ostream[lo]), lo, hi))
-    return IterationGraph(
+    return IterationGraph(o_dep=o_dep, o_dep_lag=o_dep_lag, 
         iteration=it, op_rows=orow, c_thread=cthread.astype(np.int64), c_before=before.astype(np.float64),
         c_dur=dur.astype(np.float64), c_wake=wake, c_launch=c_launch, u_cpu=cum.astype(np.float64), u_launches=lcount,
         blocking=blocking, o_call=ocall, o_stream=ostream.astype(np.int64), o_chunk=np.minimum(chunk, n_chunks - 1),
@@ -322,6 +330,41 @@ def _iteration_graph(it: int, c: pl.DataFrame, o: pl.DataFrame) -> IterationGrap
         n_streams=int(ostream.max()) + 1 if len(ostream) else 0,
         profiled_ns=int(oend.max() - t0),
     )
+
+
+#: a cross-stream wait is inferred when an op starts within this long after an op of another stream ends
+CROSS_STREAM_NS = 10_000
+
+
+def _cross_stream_waits(stream: np.ndarray, start: np.ndarray, end: np.ndarray, call: np.ndarray,
+                        host_paced: np.ndarray, has_prev: np.ndarray, raw_gap: np.ndarray,
+                        kinds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Event record → stream wait edges. Kineto does not record which stream an event or a wait names, so the
+    edge is inferred: an op that was neither paced by its launch nor queued tight behind its own stream, launched
+    after a ``cudaStreamWaitEvent`` on the launching thread, and starting within ``CROSS_STREAM_NS`` of the end
+    of an op of another stream (the latest such), waited for that op."""
+    n = len(start)
+    dep = np.full(n, -1, dtype=np.int64)
+    lag = np.zeros(n, dtype=np.float64)
+    if n == 0 or len(np.unique(stream)) < 2:
+        return dep, lag
+    waits = np.nonzero(kinds == CALL_STREAM_WAIT)[0]
+    if not len(waits):
+        return dep, lag
+    candidate = (call >= 0) & ~host_paced & (~has_prev | (raw_gap > QUEUED_GAP_NS))
+    by_end = np.argsort(end, kind="stable")
+    ends_sorted = end[by_end]
+    for i in np.nonzero(candidate)[0]:
+        # a stream wait between the previous launch on this stream and this op's launch
+        prev_call = call[i - 1] if has_prev[i] and call[i - 1] >= 0 else -1
+        if not np.any((waits > prev_call) & (waits < call[i])):
+            continue
+        hi = np.searchsorted(ends_sorted, start[i], side="right")
+        for j in by_end[max(hi - 8, 0):hi][::-1]:
+            if stream[j] != stream[i] and start[i] - end[j] <= CROSS_STREAM_NS:
+                dep[i], lag[i] = j, float(start[i] - end[j])
+                break
+    return dep, lag
 
 
 def replay_iteration(g: IterationGraph, dur: np.ndarray, alpha: float = 1.0, launch_ns: float = 0.0) -> IterationResult:
@@ -335,21 +378,33 @@ def replay_iteration(g: IterationGraph, dur: np.ndarray, alpha: float = 1.0, lau
     ends = np.empty(len(dur))
     blocking = g.blocking
     c_own = alpha * g.c_dur
+    ends.fill(-np.inf)
+    has_deps = bool((g.o_dep >= 0).any())
     for k, chunk in enumerate(g.slices):
-        for s, lo, hi in chunk:
-            calls = g.o_call[lo:hi]
-            has = calls >= 0
-            cidx = np.maximum(calls, 0)
-            ready = np.where(has, u[cidx] + shift[g.c_thread[cidx]] + lat_cpu[lo:hi] + g.o_lat_hw[lo:hi],
-                             g.o_trace_start[lo:hi])
-            d = dur[lo:hi]
-            step = g.o_gap[lo:hi] + d
-            C = np.cumsum(step)
-            carry = stream_end[s]  # the stream's last end before this slice (−inf: idle since t0)
-            e = C + np.maximum(np.maximum.accumulate(ready + d - C), carry)
-            ends[lo:hi] = e
-            starts[lo:hi] = e - d
-            stream_end[s] = e[-1]
+        carry0 = stream_end.copy()
+        # cross-stream waits make one stream's ops depend on another's: repeat until nothing moves
+        for _ in range(8 if has_deps else 1):
+            stream_end[:] = carry0
+            before = ends.copy() if has_deps else ends
+            for s, lo, hi in chunk:
+                calls = g.o_call[lo:hi]
+                has = calls >= 0
+                cidx = np.maximum(calls, 0)
+                ready = np.where(has, u[cidx] + shift[g.c_thread[cidx]] + lat_cpu[lo:hi] + g.o_lat_hw[lo:hi],
+                                 g.o_trace_start[lo:hi])
+                if has_deps:
+                    dep = g.o_dep[lo:hi]
+                    ready = np.where(dep >= 0, np.maximum(ready, ends[np.maximum(dep, 0)] + g.o_dep_lag[lo:hi]), ready)
+                d = dur[lo:hi]
+                step = g.o_gap[lo:hi] + d
+                C = np.cumsum(step)
+                carry = stream_end[s]  # the stream's last end before this slice (−inf: idle since t0)
+                e = C + np.maximum(np.maximum.accumulate(ready + d - C), carry)
+                ends[lo:hi] = e
+                starts[lo:hi] = e - d
+                stream_end[s] = e[-1]
+            if not has_deps or np.array_equal(before, ends):
+                break
         if k < len(blocking):
             b = blocking[k]
             t = g.c_thread[b]
