@@ -150,6 +150,8 @@ def test_too_few_baseline_iterations_for_the_percentile_is_a_warning(tmp_path: P
     short.write_text("iteration,latency_ms\n" + "".join(f"{i},{17.5 + 0.01 * i}\n" for i in range(20)))
     d = json.loads(run("compare", str(BASE), str(CAND), "--latency-csv", str(short), "--json").stdout)
     assert any("P99 needs ≥100" in w for w in d["warnings"])
+    d = json.loads(run("project", str(BASE), "--latency-csv", str(short), "--target-ms", "20", "--json").stdout)
+    assert any("P99 needs ≥100" in w for w in d["warnings"])
 
 
 def test_replay_of_a_nsys_or_kineto_trace_is_used_and_durations_follow_matched_units():

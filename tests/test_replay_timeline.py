@@ -290,6 +290,14 @@ def test_kineto_timeline_without_markers_infers_iterations(tmp_path: Path):
     g = rp.build_graph(tl)
     assert g.window_source == "inferred" and len(g.iterations) == 4
     assert any("inferred" in n for n in g.notes)
+    # one story per trace: never "iterations unknown" in the warnings and "inferred" in the notes
+    from hipgauge.profiles.load import load_profile
+    from hipgauge.profiles.projection import project_baseline
+
+    prof = load_profile(f)
+    res = project_baseline(prof, 10.0, 50.0, timeline=tl)
+    assert not any("unknown" in w for w in prof.warnings + res.warnings)
+    assert any("inferred" in n for n in res.notes)
 
 
 def test_kineto_timeline_of_the_h200_resnet50(h200_dir: Path):
