@@ -163,14 +163,11 @@ def _iteration_windows(tl: Timeline) -> tuple[pl.DataFrame, pl.DataFrame, str, l
     n_full = len(keys) // period
     bounds = [int(c) for c in firsts[: n_full + 1]]
     starts = calls["start_ns"].to_numpy()
-    it = np.full(calls.height, -1, dtype=np.int64)
-    for k in range(n_full):
-        lo = bounds[k]
-        hi = bounds[k + 1] if k + 1 < len(bounds) else None
-        # a blocking call right after the last launch (the iteration's sync) belongs to it too
-        end_ts = starts[hi] if hi is not None else None
-        sel = (starts >= starts[lo]) & ((starts < end_ts) if end_ts is not None else True)
-        it[sel] = k
+    # iteration k runs from its first launch to the next iteration's first launch (a sync right after the
+    # last launch belongs to it); after the last full iteration: the rest of the trace, if nothing follows
+    edges = starts[np.asarray(bounds, dtype=np.int64)]
+    it = np.searchsorted(edges, starts, side="right").astype(np.int64) - 1
+    it[(it < 0) | (it >= n_full)] = -1
     calls = calls.with_columns(pl.Series("iteration", it).replace(-1, None))
     call_it = calls.select(pl.col("crow").cast(pl.Int64).alias("call"), pl.col("iteration").alias("cit"))
     ops = ops.join(call_it, on="call", how="left", maintain_order="left").with_columns(
