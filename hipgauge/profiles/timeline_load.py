@@ -43,6 +43,9 @@ def has_timeline(source_format: str) -> bool:
 
 def load_timeline(profile: Profile) -> tuple[Timeline | None, str | None]:
     """(timeline, None), or (None, why not) when the format has none or it cannot be read."""
+    attached = getattr(profile, "attachments", {}).get("timeline")
+    if isinstance(attached, Timeline):  # a reader that built it in its own pass: no second read
+        return attached, None
     reader = timeline_readers().get(profile.source_format)
     if reader is None:
         return None, (f"{profile.source_format} profiles record no host/device timeline: the additive model is "
