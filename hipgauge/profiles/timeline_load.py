@@ -47,10 +47,15 @@ def load_timeline(profile: Profile) -> tuple[Timeline | None, str | None]:
     if isinstance(attached, Timeline):  # a reader that built it in its own pass: no second read
         return attached, None
     reader = timeline_readers().get(profile.source_format)
-    if reader is None:
+    if reader is None and not callable(attached):
         return None, (f"{profile.source_format} profiles record no host/device timeline: the additive model is "
                       f"used for {Path(profile.path).name}")
     try:
+        if callable(attached):  # the columns the reader kept from its own pass: built now, no second read
+            built = attached()
+            profile.attachments["timeline"] = built
+            return built, None
+        assert reader is not None
         return reader(profile.path), None
     except InputError as exc:
         return None, f"{Path(profile.path).name}: no replayable timeline ({exc}); the additive model is used"

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import gc
 from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -54,7 +56,7 @@ _STEP = "ProfilerStep#"
 _MAX_US = 9e15
 
 
-def _ns(values: array) -> pl.Series:
+def _ns(values: Sequence[float]) -> pl.Series:
     """µs → int ns; null where the value is not finite or would overflow (the row is dropped later)."""
     us = pl.Series(values, dtype=pl.Float64)
     ok = us.is_finite() & (us.abs() < _MAX_US)
@@ -142,6 +144,48 @@ def _read(path: Path, max_bytes: int | None) -> Timeline:
                     n = min(len(c) for c in group)
                     for c in group:
                         del c[n:]
+    cols = TimelineColumns(c_thread=c_thread, c_ts=c_ts, c_dur=c_dur, c_name=c_name, c_corr=c_corr,
+                           g_stream=g_stream, g_ts=g_ts, g_dur=g_dur, g_name=g_name, g_kind=g_kind, g_corr=g_corr,
+                           g_tid=g_tid, f_tid=f_tid, f_ts=f_ts, f_id=f_id, h_ts=h_ts, steps=steps, user=user,
+                           names=list(names), bad=bad)
+    return build_timeline(cols, path)
+
+
+@dataclass
+class TimelineColumns:
+    """What a timeline needs from a Kineto trace, as the columns one streaming pass collects (µs floats as the
+    trace has them). ``kineto.read_kineto`` fills the same from its own pass, so a profile carries its timeline
+    without a second read."""
+
+    c_thread: Sequence[int]
+    c_ts: Sequence[float]
+    c_dur: Sequence[float]
+    c_name: Sequence[int]  # into names
+    c_corr: Sequence[int]  # -1: none
+    g_stream: Sequence[int]
+    g_ts: Sequence[float]
+    g_dur: Sequence[float]
+    g_name: Sequence[int]
+    g_kind: Sequence[int]  # OP_KERNEL / OP_MEMCPY / OP_MEMSET
+    g_corr: Sequence[int]
+    g_tid: Sequence[int]
+    f_tid: Sequence[int]
+    f_ts: Sequence[float]
+    f_id: Sequence[int]
+    h_ts: Sequence[float]  # framework ops (cpu_op) start times
+    steps: list[tuple[int, float, float]]  # ProfilerStep#N CPU ranges: (N, ts, dur)
+    user: list[tuple[int, float, float, int]]  # user ranges numbering an iteration: (N, ts, dur, thread)
+    names: list[str]
+    bad: int = 0
+
+
+def build_timeline(cols: TimelineColumns, path: str | Path) -> Timeline:
+    """The ``Timeline`` of a Kineto trace from its columns."""
+    c_thread, c_ts, c_dur, c_name, c_corr = cols.c_thread, cols.c_ts, cols.c_dur, cols.c_name, cols.c_corr
+    g_stream, g_ts, g_dur, g_name, g_kind, g_corr, g_tid = (cols.g_stream, cols.g_ts, cols.g_dur, cols.g_name,
+                                                            cols.g_kind, cols.g_corr, cols.g_tid)
+    f_tid, f_ts, f_id, h_ts, steps, user, names, bad = (cols.f_tid, cols.f_ts, cols.f_id, cols.h_ts, cols.steps,
+                                                        cols.user, cols.names, cols.bad)
     if not len(g_ts):
         raise InputError("no GPU kernel, memcpy or memset events: no device timeline to replay", path)
     name_values = pl.Series("v", list(names), dtype=pl.String)
