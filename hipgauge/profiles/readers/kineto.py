@@ -190,7 +190,12 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
             raise InputError("no trace events: not a PyTorch profiler trace", path)
         raise InputError("no GPU kernel events in this trace (was the profiler run with the CUDA activity?)", path)
     vendor, device, dev_names, metadata = _describe(ev.header, ev.runtime_names)
-    timeline = _timeline_columns(ev)
+    try:
+        timeline: TimelineColumns | None = _timeline_columns(ev)
+    except (KeyError, IndexError, TypeError, ValueError):  # the timeline is an extra: never fail the profile for it
+        ev.runtime.pop("r_dur", None)
+        ev.runtime.pop("r_name", None)
+        timeline = None
     ops, runtime, g = _frames(ev, path)
     link = _link_launches(g, ops, runtime, ev)
     link = _attribute(link, ops, ev.names)
@@ -202,7 +207,7 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
     k = _kernel_table(g, ev, dev_names, device, metadata)
     return finish_profile(path, FORMAT, vendor, k, device=device, metadata=metadata, warnings=warnings,
                           iterations=iterations, sort_by_start=False,
-                          attachments={"timeline": partial(build_timeline, timeline, path)})
+                          attachments={"timeline": partial(build_timeline, timeline, path)} if timeline else None)
 
 
 def _timeline_columns(ev: _Events) -> TimelineColumns:
