@@ -164,3 +164,13 @@ def test_replay_of_a_nsys_or_kineto_trace_is_used_and_durations_follow_matched_u
     assert rep.strategy.startswith("baseline timeline, each kernel at its matched")
     assert res.projection.projected_ms == pytest.approx(res.projection.baseline_ms + 4.8, rel=1e-3)
     assert np.isfinite(rep.candidate_replay_ms)
+
+
+def test_launch_overhead_shrinks_the_slack_of_a_launch_bound_loop():
+    prof, tl = _launch_bound_profile()
+    plain = project_baseline(prof, 0.45, 50.0, timeline=tl)
+    dearer = project_baseline(prof, 0.45, 50.0, timeline=tl, launch_overhead_us=1.0)
+    conv = {r: next(g for g in x.groups if g.name == "convolution").max_ratio for r, x in (("p", plain), ("d", dearer))}
+    assert conv["d"] is None or conv["d"] < conv["p"]
+    # with an assumed launch cost and no --assume, the projection itself is the target runtime's
+    assert dearer.projection.projected_ms > plain.projection.projected_ms

@@ -71,7 +71,7 @@ class ProjectionResult:
             return "no latency: the profile holds no kernels and no latencies"
         if p.target_ms is None:
             return "no target given"
-        what = "projected" if self.assume else "baseline"
+        what = "projected" if (self.assume or p.projected_ms != self.latency.value_ms) else "baseline"
         return f"{what} {p.projected_ms:.3f} ms {p.target_margin()}"
 
     def _group_dict(self, g: GroupSlack) -> dict[str, Any]:
@@ -213,9 +213,10 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
         for slack in groups:
             if slack.name in replay.max_ratio:
                 slack.max_ratio = replay.max_ratio[slack.name][0]
-        if assume:
+        what_if = bool(assume) or bool(launch_overhead_us)
+        if what_if:
             projected, source = replay.projected_ms, Provenance.ESTIMATED
-        model = replay.model if assume else model + "; slack per group by timeline replay (bisection)"
+        model = replay.model if what_if else model + "; slack per group by timeline replay (bisection)"
         notes = [n for n in notes if not n.startswith("kernel time is not latency")] + replay.notes
         lb = replay.replay.launch_bound_note()
         if lb:

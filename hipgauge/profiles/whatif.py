@@ -182,10 +182,11 @@ def model_check(projected_ms: float | None, measured_ms: float | None, how: str)
 
 
 def slack_ratio(base_graph: rp.ReplayGraph, base_durations: np.ndarray, mask: np.ndarray, ref: Reference,
-                target_ms: float, rule: str = rp.DEFAULT_RULE, max_ratio: float = 1000.0) -> tuple[float | None, bool]:
-    """The largest ratio r for the ops in ``mask`` (the others at their measured durations) whose projected
-    latency stays ≤ target, by bisection on the replay; (None, False) when r = 1 already misses,
-    (max_ratio, True) when even that fits."""
+                target_ms: float, rule: str = rp.DEFAULT_RULE, max_ratio: float = 1000.0,
+                launch_ns: float = 0.0) -> tuple[float | None, bool]:
+    """The largest ratio r for the ops in ``mask`` (the others at their measured durations; every launch
+    ``launch_ns`` dearer on the target runtime) whose projected latency stays ≤ target, by bisection on the
+    replay; (None, False) when r = 1 already misses, (max_ratio, True) when even that fits."""
     if ref.value is None or ref.median is None:
         return None, False
     alpha = ref.calibration.alpha if ref.calibration else 1.0
@@ -195,7 +196,7 @@ def slack_ratio(base_graph: rp.ReplayGraph, base_durations: np.ndarray, mask: np
 
     def projected(r: float) -> float:
         d = np.where(mask, base_durations * r, base_durations)
-        return rp.combine(value, median, base, rp.replay_side(graph, d, alpha), rule)
+        return rp.combine(value, median, base, rp.replay_side(graph, d, alpha, launch_ns), rule)
 
     if projected(1.0) > target_ms:
         return None, False
@@ -327,7 +328,8 @@ def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base
     max_ratio: dict[str, tuple[float | None, bool]] = {}
     if target_ms is not None and ref.value is not None:
         for g in sorted({x for x in op_group if x is not None}):
-            max_ratio[g] = slack_ratio(graph, base_dur, op_group == g, ref, target_ms, rule)
+            max_ratio[g] = slack_ratio(graph, base_dur, op_group == g, ref, target_ms, rule,
+                                       launch_ns=launch_overhead_us * 1000.0)
     model = rep.model(base_stat)
     sampled = graph.sample()
     alpha = ref.calibration.alpha if ref.calibration else 1.0
@@ -338,7 +340,8 @@ def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base
         if ref.value is None or ref.median is None:
             return None
         d = np.where(op_group == group, base_dur * ratio, base_dur)
-        return rp.combine(ref.value, ref.median, base_side, rp.replay_side(sampled, d, alpha), rule)
+        return rp.combine(ref.value, ref.median, base_side,
+                          rp.replay_side(sampled, d, alpha, launch_overhead_us * 1000.0), rule)
 
     return ProjectReplay(projected_ms=rep.projected_ms, reference_ms=ref.value, max_ratio=max_ratio, replay=rep,
                          model=model, notes=list(rep.notes), group_at=group_at)

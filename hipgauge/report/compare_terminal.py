@@ -207,8 +207,9 @@ def render_project(out: Console, doc: dict[str, Any]) -> None:
         row.append(shorten(g["kernels"][0] if g["kernels"] else "", 50))
         t.add_row(*row)
     out.print(t)
-    label = "projected (what-if)" if has_assume else "baseline (no --assume)"
+    what_if = has_assume or bool((doc.get("replay") or {}).get("launch_overhead_us"))
+    label = "projected (what-if)" if what_if else "baseline (no --assume)"
     out.print(f"[bold]end-to-end latency at P{p:g}[/bold]", markup=True, highlight=False)
-    for line in _projection_lines(proj, proj["model"], "baseline", label if has_assume else None):
+    for line in _projection_lines(proj, proj["model"], "baseline", label if what_if else None):
         out.print("  " + line, highlight=False)
     render_replay(out, {"replay": doc.get("replay")} if doc.get("replay") else None)
