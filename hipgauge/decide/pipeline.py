@@ -296,8 +296,11 @@ def _workload(run: AssessmentRun, w: Workload, on_stage: Callable[[str], None] |
     def project() -> Any:
         if not Path(w.profile).exists():
             raise _NotRun(f"{w.profile} not found")
+        from hipgauge.profiles.timeline_load import load_timeline
+
         profile = load_profile(Path(w.profile), latency_csv=w.latency_csv)
-        return profile, project_baseline(profile, w.target_ms, percentile=w.percentile)
+        return profile, project_baseline(profile, w.target_ms, percentile=w.percentile,
+                                         timeline=load_timeline(profile)[0])
 
     result = _stage(run, f"workload: {w.name}", project, on_stage)
     if result is not None:
@@ -326,6 +329,16 @@ def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: f
         return
     for w in base.warnings:
         run.warnings.append(f"baseline: {w}")
+    timelines: dict[str, Any] = {}
+
+    def timeline(side: str, profile: Profile) -> Any:
+        """The profile's host/device timeline for the replay projection (read once; None without one)."""
+        if side not in timelines:
+            from hipgauge.profiles.timeline_load import load_timeline
+
+            timelines[side] = load_timeline(profile)[0]
+        return timelines[side]
+
     if cand is not None:
         def compare() -> ComparisonResult:
             user_map = None
@@ -335,13 +348,16 @@ def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: f
                 map_file = base_dir / config.get("compare.map")
             if map_file is not None:
                 user_map = load_user_map(map_file)
+            btl = timeline("baseline", base) if base.latency_ms else None
+            ctl = timeline("candidate", cand) if btl is not None else None
             return compare_profiles(base, cand, user_map=user_map, percentile=percentile,
-                                    target_ms=target)
+                                    target_ms=target, base_timeline=btl, cand_timeline=ctl)
 
         run.comparison = _stage(run, "compare", compare, on_stage)
 
     def project() -> ProjectionResult:
         assume = parse_assume(opts.assume) if opts.assume else None
-        return project_baseline(base, target, percentile=percentile, assume=assume)
+        return project_baseline(base, target, percentile=percentile, assume=assume,
+                                timeline=timeline("baseline", base))
 
     run.projection = _stage(run, "project", project, on_stage)

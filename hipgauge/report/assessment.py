@@ -101,17 +101,26 @@ def _slack_section(projection: ProjectionResult, whatif: list[float]) -> dict[st
     proj = doc["projection"]
     base, target = proj["baseline_ms"], proj["target_ms"]
     groups = []
+    replayed = projection.group_at
     for g in doc["groups"]:
         rows = []
         for r in sorted(set(whatif) | ({g["assumed_ratio"]} if g["assumed_ratio"] else set())):
-            projected = None if base is None else base + g["time_ms"] * (r - 1)
+            if replayed is not None:
+                projected = replayed(g["name"], r)
+            else:
+                projected = None if base is None else base + g["time_ms"] * (r - 1)
             rows.append({"ratio": r, "projected_ms": projected,
                          "meets_target": None if projected is None or target is None else projected <= target})
         groups.append(g | {"whatif": rows})
     groups.sort(key=lambda g: -g["time_ms"])
-    return {"projection": proj, "groups": groups,
-            "model": "projected = L + t_group × (r − 1); the group may be at most 1 + (T − L) / t_group times slower "
-                     "(L: baseline latency at the percentile, T: target, t_group: the group's per-iteration time)"}
+    if replayed is not None:
+        model = ("projected by timeline replay: the group's kernels at r × their measured time in the baseline's "
+                 "timeline, replayed and combined with the latency CSV as `projection.model` says; the largest r "
+                 "within the target found by bisection")
+    else:
+        model = ("projected = L + t_group × (r − 1); the group may be at most 1 + (T − L) / t_group times slower "
+                 "(L: baseline latency at the percentile, T: target, t_group: the group's per-iteration time)")
+    return {"projection": proj, "groups": groups, "slack_method": doc["slack_method"], "model": model}
 
 
 def _workload_section(item: dict[str, Any], whatif: list[float]) -> dict[str, Any]:
