@@ -153,6 +153,9 @@ def render_compare(doc: dict[str, Any], top: int) -> None:
         out.print(f"note: {n}", highlight=False)
 
     rows = doc["rows"]
+    from hipgauge.report import counter_parity as cp
+
+    counters = cp.has_counters(rows)
     width = max(out.width, 80)
     wide = width >= 200  # side-by-side name columns only when each can still show a useful part of a kernel name
     medium = width >= 120
@@ -167,6 +170,8 @@ def render_compare(doc: dict[str, Any], top: int) -> None:
     cols += [("baseline", "right", 9), ("candidate", "right", 9), ("ratio", "right", 5), ("Δ", "right", 10)]
     if medium:
         cols += [("share", "right", 5), ("contrib.", "right", 6)]
+    if counters:  # the trio: time ratio beside achieved occupancy and DRAM % of peak, baseline → candidate
+        cols += [("occupancy", "right", 0), ("DRAM % peak", "right", 0)]
     for col, j, mw in cols:
         t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
     for r in rows[:top]:
@@ -185,10 +190,21 @@ def render_compare(doc: dict[str, Any], top: int) -> None:
                  fmt_delta(r["delta_ns"])]
         if medium:
             cells += [fmt_pct(r["share"]), fmt_pct(r["contribution"])]
+        if counters:
+            cells += [cp.occupancy_cell(r.get("counters")), cp.dram_cell(r.get("counters"))]
         t.add_row(*cells)
     out.print(t)
     if len(rows) > top:
         out.print(f"… and {len(rows) - top} more matched units (--top N, or --json for all)", highlight=False)
+    if counters or doc.get("counters"):
+        for line in cp.side_notes(doc.get("counters")):
+            out.print(f"counters: {line}", highlight=False, markup=False)
+        hot = [h for h in (cp.trio(r) for r in cp.hot_rows(rows, top)) if h["diagnosis"]]
+        if hot:
+            out.print(f"[bold]why (hot kernels; rules: {doc['counters']['rules']})[/bold]", markup=True, highlight=False)
+            for h in hot:
+                out.print(f"  {shorten(display_name(h['label'] or ''), 40)} {fmt_ratio(h['ratio'])}: {h['diagnosis']}",
+                          highlight=False, markup=False)
 
     ops = doc["operators"]
     if ops and not (len(ops) == 1 and ops[0]["operator"] == "(no operator)"):

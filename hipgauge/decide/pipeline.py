@@ -295,6 +295,10 @@ def _run_stages(run: AssessmentRun, opts: AssessOptions, config: Config, want: s
             from hipgauge.decide.build_errors import classify_build_check
 
             run.build_check["classification"] = classify_build_check(run.build_check)
+        if run.comparison is not None and isinstance(run.build_check, dict) and run.build_check.get("kernels"):
+            from hipgauge.profiles.counters import add_theoretical  # theoretical beside achieved occupancy
+
+            add_theoretical(run.comparison, run.build_check)
     bc = run.build_check if isinstance(run.build_check, dict) and run.build_check.get("compiles") else None
     if "cost" in want:
         run.cost = _stage(run, "cost", lambda: estimate_cost(run.scan, run.comparison, config, build_check=bc), on_stage)

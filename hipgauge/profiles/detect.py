@@ -55,8 +55,8 @@ def _csv_format(text: str) -> str | None:
         low = {x.lower() for x in fields}
         if {"iteration", "latency_ms"} <= low:
             return "latency-csv"
-        if "Counter_Name" in f or "Counter_Value" in f:
-            return None  # rocprofv3 counter collection: one row per counter, not a kernel trace
+        if "Counter_Name" in f and "Counter_Value" in f:
+            return "rocprofv3-counters"  # rocprofv3 counter collection: one row per dispatch and counter
         if "KernelName" in f and "DurationNs" in f:
             return "rocprof-v1"
         if {"Name", "Calls", "TotalDurationNs"} <= f:

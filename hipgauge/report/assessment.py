@@ -125,6 +125,7 @@ def _parity_section(comparison: Any, threshold: float) -> dict[str, Any] | None:
             "per_iteration": per_it,
             "baseline_count": _int_or_none(value_of(r, "baseline_count")),
             "candidate_count": _int_or_none(value_of(r, "candidate_count")),
+            "counters": value_of(r, "counters"),
         })
     rows.sort(key=lambda x: (-(x["ratio"] if x["ratio"] is not None else 0), -x["share"]))
 
@@ -174,7 +175,17 @@ def _parity_section(comparison: Any, threshold: float) -> dict[str, Any] | None:
         "slower_than_threshold": len(slow),
         "within_threshold_share": sum(r["share"] for r in rows if r["ratio"] is not None and r["ratio"] <= threshold),
         "projection": _projection_dict(value_of(comparison, "projection")),
+        **_counter_trio(rows, value_of(comparison, "counters")),
     }
+
+
+def _counter_trio(rows: list[dict[str, Any]], section: Any) -> dict[str, Any]:
+    """Hardware-counter parity: the trio (time, occupancy, memory throughput) per hot kernel (report/counter_parity.py)."""
+    from hipgauge.report import counter_parity as cp
+
+    return {"counters": section if isinstance(section, dict) else None,
+            "hot_kernels": [cp.trio(r) for r in cp.hot_rows(rows)],
+            "counter_notes": cp.side_notes(section if isinstance(section, dict) else None)}
 
 
 def _slack_section(projection: Any, whatif: list[float]) -> dict[str, Any] | None:

@@ -122,6 +122,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
                  ("**" + num(r["ratio"], 3) + "**") if r["ratio"] and r["ratio"] > parity_d["threshold"] else num(r["ratio"], 3)]
                 for r in parity_d["rows"][:100]]
         L += _table(["kernel / operator", "match", "share", "baseline ms", "candidate ms", "ratio"], rows)
+        L += _hot_kernels(parity_d)
         pr = parity_d.get("projection")
         if pr:
             verdict = {True: "meets the target", False: "misses the target", None: "no target"}[pr["meets_target"]]
@@ -247,3 +248,21 @@ def render_markdown(doc: dict[str, Any]) -> str:
     L += ["## Provenance", ""] + _table(["figure", "value", "source", "from"],
                                          [[md(p["figure"]), md(p["value"]), md(p["source"]), md(p["from"])] for p in doc["provenance"]])
     return "\n".join(L) + "\n"
+
+
+def _hot_kernels(parity_d: dict[str, Any]) -> list[str]:
+    """The trio per hot kernel: time ratio, achieved occupancy and DRAM throughput, baseline → candidate."""
+    hot = parity_d.get("hot_kernels") or []
+    notes = parity_d.get("counter_notes") or []
+    if not hot and not notes:
+        return []
+    L = ["### Hot kernels: time, occupancy, memory throughput", "",
+         "Baseline → candidate. Occupancy: achieved (hardware counters), with build-check's theoretical figure when it "
+         "ran; DRAM: % of the part's peak bandwidth.", ""]
+    if hot:
+        L += _table(["kernel", "share", "ratio", "achieved occupancy", "DRAM % of peak", "DRAM GB/s", "L2 hit",
+                     "diagnosis"],
+                    [[md(h["label"]), pct(h["share"]), num(h["ratio"], 3), md(h["occupancy"]), md(h["dram_pct"]),
+                      md(h["dram_gbps"]), md(h["l2_hit"]), md(h["diagnosis"] or "")] for h in hot])
+    L += [f"- {md(n)}" for n in notes] + ([""] if notes else [])
+    return L

@@ -32,7 +32,9 @@ DEFAULT_BLOCK_SIZE = 256
 def load_arch_limits() -> dict[str, dict[str, Any]]:
     """All arch tables of ``hipgauge/data/arch_limits.toml`` keyed by arch name."""
     text = (Path(__file__).resolve().parent.parent / "data" / "arch_limits.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    data = tomllib.loads(text)
+    data.pop("parts", None)  # per-device peak bandwidth, read by profiles/counters.py: not an arch table
+    return data
 
 
 def arch_limits(arch: str) -> dict[str, Any] | None:
