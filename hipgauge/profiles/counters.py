@@ -173,9 +173,19 @@ def overview(profile: Profile, figs: dict[int, cf.Figures], part: cf.PartLimits)
                  "peak_dram_gbps": part.peak_dram_gbps, "peak_source": part.peak_source},
         "basis": {k: c.most_common(1)[0][0] for k, c in basis.items()},
         "missing": need,
-        "collect": (f"collect {', '.join(sorted({n for v in need.values() for n in v}))}: see {RECIPES}"
-                    if need else None),
+        "collect": _collect_line(need),
     }
+
+
+def _collect_line(need: dict[str, list[str]]) -> str | None:
+    """``collect A, B; supply the part's …: see docs`` for the figures no launch has; None when none is absent."""
+    names = sorted({n for v in need.values() for n in v})
+    if not names:
+        return None
+    counters = [n for n in names if not n.startswith("the part's")]
+    limits = [n for n in names if n.startswith("the part's")]
+    parts = ([f"collect {', '.join(counters)}"] if counters else []) + ([f"supply {'; '.join(limits)}"] if limits else [])
+    return "; ".join(parts) + f": see {RECIPES}"
 
 
 # --------------------------------------------------------------------------------------------- parity rows

@@ -26,7 +26,7 @@ from hipgauge.errors import InputError
 from hipgauge.model import Profile
 
 from .counters_ncu import read_ncu_counters
-from .counters_rocprof import (compute_counters, read_sysinfo, read_v3_counter_table, sibling, v1_counters,
+from .counters_rocprof import (compute_counters, read_agent_info, read_sysinfo, read_v3_counter_table, sibling, v1_counters,
                                v3_counters, v3_dispatches, v3_json_counters)
 from .counters_table import CounterSample, counter_frame, join_note
 from .frame import kernel_frame
@@ -48,7 +48,8 @@ def _gather(profile: Profile, path: Path, max_bytes: int | None) -> tuple[list[C
         if found is None:
             return [], {}
         return v3_counters(read_v3_counter_table(found, max_bytes)), {"file": str(found),
-                                                                      "format": "rocprofv3 counter_collection.csv"}
+                                                                      "format": "rocprofv3 counter_collection.csv",
+                                                                      **_agent_limits_beside(path, profile)}
     if fmt == "rocprofv3-json":
         samples, part = v3_json_counters(path, max_bytes)
         return samples, {"file": str(path), "format": "rocprofv3 JSON counter_collection", **part}
@@ -66,6 +67,19 @@ def _gather(profile: Profile, path: Path, max_bytes: int | None) -> tuple[list[C
             return [], source
         return compute_counters(pmc, max_bytes), {"file": str(pmc), "format": "rocprof-compute pmc_perf.csv", **source}
     return [], {}
+
+
+def _agent_limits_beside(path: Path, profile: Profile) -> dict[str, str]:
+    """The part's limits from ``agent_info.csv`` beside a rocprofv3 output file (none when absent or unreadable)."""
+    info = sibling(path, ("agent_info.csv",), _V3_TRACE_MARKERS + _V3_COUNTER_NAMES)
+    if info is None:
+        return {}
+    try:
+        limits = read_agent_info(info)
+    except InputError as exc:
+        profile.warnings.append(f"agent_info.csv not used for the part's limits: {exc}")
+        return {}
+    return {**limits, "limits_file": str(info)} if limits else {}
 
 
 def attach_counters(profile: Profile, path: str | Path, max_bytes: int | None = None) -> Profile:
@@ -133,7 +147,8 @@ def read_rocprofv3_counters_csv(path: str | Path, max_bytes: int | None = None) 
     if note:
         profile.warnings.append(note)
     profile.counters = df_c if df_c.height else None
-    profile.counter_source = {"file": str(path), "format": "rocprofv3 counter_collection.csv", "joined_by": "launch id"}
+    profile.counter_source = {"file": str(path), "format": "rocprofv3 counter_collection.csv", "joined_by": "launch id",
+                              **_agent_limits_beside(path, profile)}
     return profile
 
 

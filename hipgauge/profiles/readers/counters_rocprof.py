@@ -206,6 +206,18 @@ def _agent_limits(agent: dict[str, Any]) -> dict[str, str]:
     return out
 
 
+def read_agent_info(path: Path) -> dict[str, str]:
+    """The GPU agent's limits from a rocprofv3 ``agent_info.csv`` (the first GPU row)."""
+    t = read_table(path, lambda f: "Agent_Type" in f, what="rocprofv3 agent_info.csv")
+    for _line, f in t.rows:
+        i = t.col("Agent_Type")
+        if i is None or f[i].strip().upper() != "GPU":
+            continue
+        row = {h.lower(): f[j].strip() for j, h in enumerate(t.header)}
+        return _agent_limits(row)
+    return {}
+
+
 def sibling(path: Path, names: tuple[str, ...], strip: tuple[str, ...]) -> Path | None:
     """``RUN_<name>`` beside ``RUN_<one of strip>`` (rocprofv3's ``-o RUN`` prefix), else ``<name>`` in the folder."""
     for marker in strip:
