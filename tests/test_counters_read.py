@@ -277,3 +277,60 @@ def test_parts_have_dated_public_sources_and_stay_out_of_the_arch_tables():
         assert p["source"].startswith("https://") and "2026-" in p["source"], p["name"]
         assert p["peak_dram_gbps"] > 0 and p["vendor"] in ("nvidia", "amd")
     assert "parts" not in load_arch_limits()  # build-check's occupancy tables are arches only
+
+
+# ------------------------------------------------------------------------------------------ H200 captures
+H200_COUNTERS = Path(__file__).resolve().parent / "data" / "h200" / "counters"
+
+
+def _h200(name: str) -> Path:
+    path = H200_COUNTERS / name
+    if not path.exists():
+        pytest.skip(f"{path} is not here")
+    return path
+
+
+@pytest.mark.parametrize("stem", ["resnet50", "detector"])
+def test_h200_raw_page_figures_equal_the_file(stem: str):
+    """The coordinator's H200 captures (ncu raw page): every launch's achieved occupancy, DRAM % of peak, L2 hit rate
+    and theoretical occupancy are the file's values; DRAM GB/s is its bytes over its duration."""
+    path = _h200(f"{stem}_ncu_raw.csv")
+    header, rows = _csv_rows(path)
+    col = {h: i for i, h in enumerate(header)}
+    units = rows[0]
+    prof = load_profile(path)
+    figs = kernel_figures(prof)
+    ids = prof.kernels["correlation"].to_list()
+    launches = [f for f in rows if f[col["ID"]].strip()]
+    assert len(launches) == len(figs) == prof.kernels.height > 0
+    scale = {"byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}
+    tscale = {"ns": 1.0, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6, "nsecond": 1.0}
+    for f in launches:
+        row = ids.index(int(f[col["ID"]]))
+        v = figs[row].values
+        assert v["achieved_occupancy_pct"] == _f(f[col["sm__warps_active.avg.pct_of_peak_sustained_active"]])
+        assert v["dram_throughput_pct_of_peak"] == _f(f[col["dram__throughput.avg.pct_of_peak_sustained_elapsed"]])
+        assert v["l2_hit_pct"] == _f(f[col["lts__t_sector_hit_rate.pct"]])
+        assert figs[row].extra["theoretical_occupancy_pct"] == _f(f[col["sm__maximum_warps_per_active_cycle_pct"]])
+        rd = _f(f[col["dram__bytes_read.sum"]]) * scale[units[col["dram__bytes_read.sum"]]]
+        wr = _f(f[col["dram__bytes_write.sum"]]) * scale[units[col["dram__bytes_write.sum"]]]
+        dur = _f(f[col["gpu__time_duration.sum"]]) * tscale[units[col["gpu__time_duration.sum"]]]
+        assert v["dram_gbps"] == pytest.approx((rd + wr) / dur)
+    ov = overview(prof, figs, part_limits(prof))
+    assert ov["collect"] is None  # the capture has every counter the four figures need
+
+
+@pytest.mark.parametrize("stem", ["resnet50", "detector"])
+def test_h200_details_page_gives_the_raw_page_figures(stem: str):
+    """The details page of the same ncu report (human metric names, sections) reads to the same figures."""
+    raw, det = load_profile(_h200(f"{stem}_ncu_raw.csv")), load_profile(_h200(f"{stem}_ncu_details.csv"))
+    fr, fd = kernel_figures(raw), kernel_figures(det)
+    rid, did = raw.kernels["correlation"].to_list(), det.kernels["correlation"].to_list()
+    assert sorted(rid) == sorted(did)
+    for launch in rid:
+        a, b = fr[rid.index(launch)], fd[did.index(launch)]
+        for k in ("achieved_occupancy_pct", "dram_throughput_pct_of_peak", "l2_hit_pct"):
+            assert b.values[k] == pytest.approx(a.values[k], abs=0.006), (launch, k)  # details: 2 decimals
+        assert b.values["dram_gbps"] == pytest.approx(a.values["dram_gbps"], rel=0.01)  # details rounds bytes
+        # the details page's Occupancy section adds Block Limit Barriers, which the raw page did not collect
+        assert set((a.limiter or "").split(", ")) <= set((b.limiter or "").split(", "))

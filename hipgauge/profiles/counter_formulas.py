@@ -9,6 +9,8 @@ NVIDIA (Nsight Compute; the figures are ncu's own metrics, **measured**):
   DRAM GB/s = bytes / duration (ns) (or ``dram__bytes.sum.per_second`` / 10⁹);
 - when ncu gave bytes but not ``dram__throughput``: % of peak = 100 × GB/s / the part's peak (**estimated**);
 - L2 hit % = ``lts__t_sector_hit_rate.pct``; SM throughput % = ``sm__throughput.avg.pct_of_peak_sustained_elapsed``;
+- theoretical occupancy % = ``sm__maximum_warps_per_active_cycle_pct`` when collected (ncu's calculator for the
+  launch's registers, shared memory and block size); otherwise build-check's estimate where it ran;
 - occupancy limiter = the smallest of ``launch__occupancy_limit_{registers,shared_mem,warps,blocks,barriers}``
   (blocks per SM each resource allows).
 
@@ -152,6 +154,9 @@ def nvidia(c: dict[str, float], duration_ns: float | None, part: PartLimits) -> 
     sm = c.get("sm__throughput.avg.pct_of_peak_sustained_elapsed")
     if sm is not None:
         f.extra["sm_throughput_pct"] = sm
+    theo = c.get("sm__maximum_warps_per_active_cycle_pct")
+    if theo is not None:  # ncu's own occupancy calculator for this launch's resources
+        f.extra["theoretical_occupancy_pct"] = theo
     limits = {label: c[m] for m, label in NVIDIA_LIMITERS.items() if m in c}
     if limits:
         low = min(limits.values())

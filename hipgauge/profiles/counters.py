@@ -132,7 +132,9 @@ def weighted(figs: Iterable[tuple[cf.Figures, float]], key: str, extra: bool = F
 def side_figures(figs: dict[int, cf.Figures], rows: list[int], durations: list[int | None]) -> dict[str, Any]:
     have = [(figs[r], float(durations[r] or 0)) for r in rows if r in figs]
     out: dict[str, Any] = {k: weighted(have, k) for k in cf.FIGURES}
-    out["theoretical_occupancy_pct"] = None
+    out["theoretical_occupancy_pct"] = weighted(have, "theoretical_occupancy_pct", extra=True)
+    if out["theoretical_occupancy_pct"] is not None:
+        out["theoretical_source"] = "measured: ncu sm__maximum_warps_per_active_cycle_pct (ncu's occupancy calculator)"
     out["sm_throughput_pct"] = weighted(have, "sm_throughput_pct", extra=True)
     out["launches"] = len(rows)
     out["launches_with_counters"] = len(have)
@@ -343,6 +345,8 @@ def add_theoretical(comparison: Any, build_check: dict[str, Any] | None) -> int:
                             "diagnosis": None, "rule": None}
         for side, (pct, arch, limiter) in got.items():
             d = row.counters[side]
+            if d.get("theoretical_occupancy_pct") is not None:
+                continue  # ncu's own figure for the launches wins over the static estimate
             d["theoretical_occupancy_pct"] = pct
             d["theoretical_arch"] = arch
             d["theoretical_source"] = "estimated: build-check (compiler resources, arch_limits.toml occupancy model)"
