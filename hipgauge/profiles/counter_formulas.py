@@ -168,9 +168,9 @@ def nvidia(c: dict[str, float], duration_ns: float | None, part: PartLimits) -> 
 
 
 def _is_128b(arch: str | None, c: dict[str, float]) -> bool:
-    if any(k.startswith("TCC_EA0_") or k.startswith("TCC_BUBBLE") for k in c):
+    if any(k.startswith(("TCC_EA0_", "TCC_BUBBLE")) for k in c):
         return True
-    return bool(arch) and arch.split(":")[0] in ARCHS_128B_READS
+    return arch is not None and arch.split(":")[0] in ARCHS_128B_READS
 
 
 def amd(c: dict[str, float], duration_ns: float | None, part: PartLimits) -> Figures:
@@ -192,8 +192,8 @@ def amd(c: dict[str, float], duration_ns: float | None, part: PartLimits) -> Fig
             f.basis["achieved_occupancy_pct"] = (f"{ESTIMATED}: 100 × {how} / ({part.units} CUs × "
                                                  f"{part.max_waves_per_cu} waves/CU; {part.units_source})")
         else:
-            f.missing["achieved_occupancy_pct"] = ["the part's CU count and waves per CU (sysinfo.csv, or a known "
-                                                   "device name in arch_limits.toml [[parts]])"]
+            f.missing["achieved_occupancy_pct"] = [("the part's CU count and waves per CU (sysinfo.csv, or a known "
+                                                    "device name in arch_limits.toml [[parts]])")]
     # HBM bytes
     wide = _is_128b(part.arch, c)
     p = "TCC_EA0_" if any(k.startswith("TCC_EA0_") for k in c) else "TCC_EA_"
@@ -223,8 +223,8 @@ def amd(c: dict[str, float], duration_ns: float | None, part: PartLimits) -> Fig
                 f.basis["dram_throughput_pct_of_peak"] = (f"{ESTIMATED}: 100 × DRAM GB/s / {part.peak_dram_gbps:g} GB/s "
                                                           f"({part.peak_source})")
             else:
-                f.missing["dram_throughput_pct_of_peak"] = ["the part's peak bandwidth (sysinfo.csv hbm_bw, or a known "
-                                                            "device name in arch_limits.toml [[parts]])"]
+                f.missing["dram_throughput_pct_of_peak"] = [("the part's peak bandwidth (sysinfo.csv hbm_bw, or a known "
+                                                             "device name in arch_limits.toml [[parts]])")]
     else:
         f.missing["dram_gbps"] = [n for n in needed if counter(c, n) is None] or list(needed)
         f.missing["dram_throughput_pct_of_peak"] = list(f.missing["dram_gbps"])

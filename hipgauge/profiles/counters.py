@@ -13,8 +13,9 @@ from __future__ import annotations
 import ast
 import operator
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 import polars as pl
 
@@ -138,11 +139,11 @@ def side_figures(figs: dict[int, cf.Figures], rows: list[int], durations: list[i
     out["sm_throughput_pct"] = weighted(have, "sm_throughput_pct", extra=True)
     out["launches"] = len(rows)
     out["launches_with_counters"] = len(have)
-    limiters: Counter[str] = Counter()
+    limiters: dict[str, float] = defaultdict(float)
     for f, dur in have:
         if f.limiter:
-            limiters[f.limiter] += dur or 1
-    out["limiter"] = limiters.most_common(1)[0][0] if limiters else None
+            limiters[f.limiter] += dur or 1.0
+    out["limiter"] = max(limiters, key=lambda k: limiters[k]) if limiters else None
     return out
 
 
@@ -311,13 +312,13 @@ def _theoretical(kernels: list[dict[str, Any]], names: list[str], vendor: str,
                if isinstance(o, dict) and (arch_limits(a) or {}).get("vendor") == vendor}
         if not occ:
             continue
-        arch = prefer if prefer in occ else ("gfx942" if "gfx942" in occ else sorted(occ)[0])
+        arch = prefer if prefer in occ else ("gfx942" if "gfx942" in occ else min(occ))
         if prefer and prefer.startswith("sm_") and prefer not in occ:
-            arch = "sm_90" if "sm_90" in occ else sorted(occ)[0]
+            arch = "sm_90" if "sm_90" in occ else min(occ)
         o = occ[arch]
         if o.get("occupancy") is None:
             continue
-        return 100.0 * float(o["occupancy"]), arch, o.get("limiter")
+        return 100.0 * float(o["occupancy"]), str(arch), o.get("limiter")
     return None
 
 

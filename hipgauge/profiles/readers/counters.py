@@ -26,8 +26,17 @@ from hipgauge.errors import InputError
 from hipgauge.model import Profile
 
 from .counters_ncu import read_ncu_counters
-from .counters_rocprof import (compute_counters, read_agent_info, read_sysinfo, read_v3_counter_table, sibling, v1_counters,
-                               v3_counters, v3_dispatches, v3_json_counters)
+from .counters_rocprof import (
+    compute_counters,
+    read_agent_info,
+    read_sysinfo,
+    read_v3_counter_table,
+    sibling,
+    v1_counters,
+    v3_counters,
+    v3_dispatches,
+    v3_json_counters,
+)
 from .counters_table import CounterSample, counter_frame, join_note
 from .frame import kernel_frame
 
@@ -130,8 +139,8 @@ def read_rocprofv3_counters_csv(path: str | Path, max_bytes: int | None = None) 
                                           "stream": pl.Int64, "registers": pl.Int64, "shared_mem_bytes": pl.Int64,
                                           "correlation": pl.Int64})
     bad = df.filter(pl.col("duration_ns") < 0).height
-    warnings = ["counter collection: dispatches were serialized while counters were read; durations are per "
-                "kernel, not end-to-end"]
+    warnings = [("counter collection: dispatches were serialized while counters were read; durations are per "
+                 "kernel, not end-to-end")]
     if bad:
         warnings.append(f"{bad} dispatch(es) with end < start were dropped")
         df = df.filter(pl.col("duration_ns") >= 0)

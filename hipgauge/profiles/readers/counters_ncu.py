@@ -54,7 +54,7 @@ DETAILS_NAMES: dict[str, str] = {
 }
 
 _SI = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
-_BYTES_RE = re.compile(r"^(?P<p>[kmgt]?)byte(?P<rest>(/.*)?)$", re.I)
+_BYTES_RE = re.compile(r"^(?P<p>[kmgt]?)byte(?P<rest>(/.*)?)$", re.IGNORECASE)
 _SKIP_PREFIXES = ("device__attribute_", "c2clink__", "nvlink__", "profiler__", "numa__", "pmsampling:")
 
 

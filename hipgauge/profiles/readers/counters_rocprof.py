@@ -40,7 +40,7 @@ SYSINFO_KEYS = ("gpu_model", "gpu_arch", "cu_per_gpu", "max_waves_per_cu", "simd
 
 
 def _i(v: float | None) -> int | None:
-    return None if v is None else int(round(v))
+    return None if v is None else round(v)
 
 
 def _wide(t: Table, base: frozenset[str], id_cols: tuple[str, ...], name_cols: tuple[str, ...]) -> list[CounterSample]:
