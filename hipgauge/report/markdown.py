@@ -257,8 +257,8 @@ def _hot_kernels(parity_d: dict[str, Any]) -> list[str]:
     if not hot and not notes:
         return []
     L = ["### Hot kernels: time, occupancy, memory throughput", "",
-         "Baseline → candidate. Occupancy: achieved (hardware counters), with build-check's theoretical figure when it "
-         "ran; DRAM: % of the part's peak bandwidth.", ""]
+         ("Baseline → candidate. Occupancy: achieved (hardware counters), with build-check's theoretical figure when "
+          "it ran; DRAM: % of the part's peak bandwidth."), ""]
     if hot:
         L += _table(["kernel", "share", "ratio", "achieved occupancy", "DRAM % of peak", "DRAM GB/s", "L2 hit",
                      "diagnosis"],
