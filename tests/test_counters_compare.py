@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import needs_hipcc, needs_nvcc
 
 from hipgauge.profiles import counter_formulas as cf
 from hipgauge.profiles.counters import add_theoretical, diagnose, rules
@@ -209,3 +210,39 @@ def test_assessment_html_and_markdown_show_the_trio_per_hot_kernel():
     assert "### Hot kernels: time, occupancy, memory throughput" in text
     assert "25% → 8%" in text
     assert "bandwidth-bound on both" in text
+
+
+def test_assess_cli_report_shows_the_trio(tmp_path: Path):
+    out = tmp_path / "report"
+    r = run("assess", str(REPO / "tests" / "data" / "realistic"), "--baseline", str(NCU), "--candidate", str(AMD),
+            "--no-build-check", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "assessment.json").read_text())
+    hot = doc["parity"]["hot_kernels"]
+    assert [short(h["label"]) for h in hot] == ["gemm_tile_kernel", "vec_add"]
+    assert hot[0]["baseline"]["achieved_occupancy_pct"] == 24.6
+    assert hot[1]["diagnosis"].startswith("DRAM 87% → 72% of peak: bandwidth-bound on both")
+    html = (out / "index.html").read_text()
+    assert 'id="hot-kernels"' in html and "25% → 8%" in html and "87% → 72%" in html
+    md = (out / "report.md").read_text()
+    assert "Hot kernels: time, occupancy, memory throughput" in md and "25% → 8%" in md
+
+
+@needs_hipcc
+@needs_nvcc
+def test_assess_with_build_check_puts_theoretical_beside_achieved(tmp_path: Path):
+    """A real build-check (hipcc and nvcc) of the two kernels of the written profiles: the candidate's theoretical
+    occupancy on the CDNA3 target sits beside the achieved figure, and the diagnosis names its limiter."""
+    out = tmp_path / "report"
+    r = run("assess", str(DATA / "src"), "--baseline", str(NCU), "--candidate", str(AMD), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "assessment.json").read_text())
+    bc = {k["kernel"].split("(")[0].split()[-1]: k for k in doc["build_check"]["kernels"]}
+    gemm_bc = bc["gemm_tile_kernel"]["occupancy"]
+    cdna3 = next(a for a in ("gfx942", "gfx940") if a in gemm_bc)
+    hot = {short(h["label"]): h for h in doc["parity"]["hot_kernels"]}
+    gemm = hot["gemm_tile_kernel"]
+    assert gemm["candidate"]["theoretical_occupancy_pct"] == pytest.approx(100 * gemm_bc[cdna3]["occupancy"])
+    assert f"theoretical {100 * gemm_bc[cdna3]['occupancy']:.0f}% on {cdna3}" in gemm["diagnosis"]
+    assert "LDS limit waves" in gemm["diagnosis"]
+    assert f"(theor. {100 * gemm_bc[cdna3]['occupancy']:.0f}%)" in (out / "index.html").read_text()

@@ -312,14 +312,18 @@ def _theoretical(kernels: list[dict[str, Any]], names: list[str], vendor: str,
                if isinstance(o, dict) and (arch_limits(a) or {}).get("vendor") == vendor}
         if not occ:
             continue
-        arch = prefer if prefer in occ else ("gfx942" if "gfx942" in occ else min(occ))
-        if prefer and prefer.startswith("sm_") and prefer not in occ:
-            arch = "sm_90" if "sm_90" in occ else min(occ)
+        order = [prefer, *_STAND_INS.get(prefer or "", ()), "gfx942", "gfx940", "sm_90"]
+        arch = next((a for a in order if a and a in occ), min(occ))
         o = occ[arch]
         if o.get("occupancy") is None:
             continue
         return 100.0 * float(o["occupancy"]), str(arch), o.get("limiter")
     return None
+
+
+#: targets that stand in for one another in build-check (arch_limits.toml: gfx940 stands in for gfx942 where
+#: the installed hipcc does not know gfx942; their limits are the same)
+_STAND_INS: dict[str, tuple[str, ...]] = {"gfx942": ("gfx940", "gfx941"), "gfx940": ("gfx942",), "gfx941": ("gfx942",)}
 
 
 def add_theoretical(comparison: Any, build_check: dict[str, Any] | None) -> int:
