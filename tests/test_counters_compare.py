@@ -246,3 +246,19 @@ def test_assess_with_build_check_puts_theoretical_beside_achieved(tmp_path: Path
     assert f"theoretical {100 * gemm_bc[cdna3]['occupancy']:.0f}% on {cdna3}" in gemm["diagnosis"]
     assert "LDS limit waves" in gemm["diagnosis"]
     assert f"(theor. {100 * gemm_bc[cdna3]['occupancy']:.0f}%)" in (out / "index.html").read_text()
+
+
+def test_compare_takes_a_build_check_document(tmp_path: Path):
+    bc = tmp_path / "bc.json"
+    bc.write_text(json.dumps({"schema": "hipgauge.build-check/1", "kernels": [
+        {"kernel": "gemm_tile_kernel", "occupancy": {"gfx942": {"occupancy": 0.25, "limiter": "registers"}}}]}))
+    d = json.loads(run("compare", str(NCU), str(AMD), "--build-check", str(bc), "--json").stdout)
+    gemm = next(r for r in d["rows"] if short(r["label"]) == "gemm_tile_kernel")["counters"]
+    assert gemm["candidate"]["theoretical_occupancy_pct"] == 25.0
+    assert gemm["diagnosis"] == ("achieved occupancy 25% → 8% and theoretical 25% on gfx942: VGPRs limit waves; "
+                                 "see build-check")
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    r = run("compare", str(NCU), str(AMD), "--build-check", str(bad))
+    assert r.returncode == 2 and str(bad) in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

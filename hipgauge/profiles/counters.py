@@ -11,10 +11,12 @@ build-check when it ran (``add_theoretical``). Each row gets at most one diagnos
 from __future__ import annotations
 
 import ast
+import json
 import operator
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -319,6 +321,22 @@ def _theoretical(kernels: list[dict[str, Any]], names: list[str], vendor: str,
             continue
         return 100.0 * float(o["occupancy"]), str(arch), o.get("limiter")
     return None
+
+
+def read_build_check(path: Path) -> dict[str, Any]:
+    """A ``hipgauge build-check --json`` document (``hipgauge.build-check/1``); InputError naming the file otherwise."""
+    from hipgauge.errors import InputError
+
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("build-check document not found", path) from None
+    except (OSError, UnicodeError, ValueError) as exc:
+        raise InputError(f"not a build-check JSON document: {str(exc).splitlines()[0][:120]}", path) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("kernels"), list):
+        raise InputError("not a build-check JSON document (no 'kernels' list; make it with hipgauge build-check --json)",
+                         path)
+    return doc
 
 
 #: targets that stand in for one another in build-check (arch_limits.toml: gfx940 stands in for gfx942 where
