@@ -12,13 +12,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from hipgauge.knowledge.arch_limits import known_parts
 from hipgauge.model import COUNTER_RECORD_SCHEMA
-from hipgauge.profiles.counters import (
-    kernel_figures,
-    known_parts,
-    overview,
-    part_limits,
-)
+from hipgauge.profiles.counters import kernel_figures, overview, part_limits
 from hipgauge.profiles.load import load_profile
 from hipgauge.toolchain.occupancy import load_arch_limits
 

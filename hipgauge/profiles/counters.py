@@ -22,6 +22,9 @@ from typing import Any
 import polars as pl
 
 from hipgauge.datafiles import load_data_toml
+from hipgauge.errors import InputError
+from hipgauge.kernel_names import base_name
+from hipgauge.knowledge.arch_limits import arch_limits, find_part
 from hipgauge.model import Profile
 
 from . import counter_formulas as cf
@@ -32,23 +35,6 @@ SIDE_KEYS = cf.FIGURES + ("theoretical_occupancy_pct",)
 
 
 # --------------------------------------------------------------------------------------------- part limits
-@lru_cache(maxsize=1)
-def known_parts() -> tuple[dict[str, Any], ...]:
-    return tuple(load_data_toml("arch_limits.toml").get("parts", []))
-
-
-def find_part(name: str | None, vendor: str | None = None) -> dict[str, Any] | None:
-    if not name:
-        return None
-    low = name.lower()
-    for p in known_parts():
-        if vendor and p.get("vendor") != vendor:
-            continue
-        if any(m.lower() in low for m in p.get("match", [])):
-            return p
-    return None
-
-
 def _num(v: Any) -> float | None:
     try:
         return float(v) if v not in (None, "") else None
@@ -76,8 +62,6 @@ def part_limits(profile: Profile) -> cf.PartLimits:
     elif part and part.get("max_waves_per_cu"):
         lim.max_waves_per_cu = int(part["max_waves_per_cu"])
     elif arch:
-        from hipgauge.toolchain.occupancy import arch_limits
-
         al = arch_limits(arch) or {}
         if al.get("max_waves_per_cu"):
             lim.max_waves_per_cu = int(al["max_waves_per_cu"])
@@ -294,21 +278,12 @@ def diagnose(counters: dict[str, Any], ratio: float | None, bpart: cf.PartLimits
 
 
 # --------------------------------------------------------------------------------------------- build-check
-def _base_name(name: str) -> str:
-    from .normalize import normalize_key
-
-    key = normalize_key(name) or name
-    return key.split("::")[-1]
-
-
 def _theoretical(kernels: list[dict[str, Any]], names: list[str], vendor: str,
                  prefer: str | None) -> tuple[float, str, str | None] | None:
     """(theoretical occupancy %, arch, limiter) of the build-check kernel named like one of ``names``."""
-    from hipgauge.toolchain.occupancy import arch_limits
-
-    wanted = {_base_name(n) for n in names if n}
+    wanted = {base_name(n) for n in names if n}
     for k in kernels:
-        if _base_name(str(k.get("kernel") or "")) not in wanted:
+        if base_name(str(k.get("kernel") or "")) not in wanted:
             continue
         occ = {a: o for a, o in (k.get("occupancy") or {}).items()
                if isinstance(o, dict) and (arch_limits(a) or {}).get("vendor") == vendor}
@@ -325,8 +300,6 @@ def _theoretical(kernels: list[dict[str, Any]], names: list[str], vendor: str,
 
 def read_build_check(path: Path) -> dict[str, Any]:
     """A ``hipgauge build-check --json`` document (``hipgauge.build-check/1``); InputError naming the file otherwise."""
-    from hipgauge.errors import InputError
-
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:

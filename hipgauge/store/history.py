@@ -9,21 +9,31 @@ Opening a file written by an older hipgauge migrates it to the current schema fi
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import time
 from contextlib import contextmanager
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any, Iterator
 
 import duckdb
 
 from hipgauge.errors import InputError
+from hipgauge.profiles.load import load_profile
 from hipgauge.store.lock import StoreLock
-from hipgauge.store.record import AssessmentRecord, BuildCheckEntry, ParityEntry, dumps_names, record_from_document
+from hipgauge.store.provenance import compiler_versions, git_commit
+from hipgauge.store.record import (
+    AssessmentRecord,
+    BuildCheckEntry,
+    ParityEntry,
+    dumps_names,
+    record_from_document,
+    toolchain_from_profiles,
+)
 from hipgauge.store.schema import LATEST, current_version, migrate
-
-if TYPE_CHECKING:
-    from hipgauge.store.trend import KernelTrend
+from hipgauge.model import Profile
+from hipgauge.store.trend import KernelTrend, build_trends
 
 STORE_DIR = ".hipgauge"
 STORE_FILE = "history.duckdb"
@@ -180,16 +190,8 @@ class HistoryStore:
             found = _load(con, None, True, only_id=int(row[0]))
             return found[0] if found else None
 
-    def projects(self) -> list[str]:
-        with self._reader() as con:
-            if con is None:
-                return []
-            return [r[0] for r in con.execute("SELECT DISTINCT project FROM assessments ORDER BY project").fetchall()]
-
     def trend(self, kernel_pattern: str | None = None, project: str | None = None) -> list["KernelTrend"]:
         """Per-kernel ratio over the stored assessments (see ``hipgauge.store.trend``)."""
-        from hipgauge.store.trend import build_trends
-
         records = self.assessments(project=project)
         return build_trends(records, lambda label: _pattern_matches(kernel_pattern, label))
 
@@ -239,19 +241,16 @@ def _load(con: duckdb.DuckDBPyConnection, project: str | None, with_details: boo
     return list(records.values())
 
 
-def record_assessment(doc: dict[str, Any], store_path: Path | str | None = None, *, baseline: Any = None,
-                      candidate: Any = None, meta: dict[str, Any] | None = None, probe_compilers: bool = True) -> int:
+def record_assessment(doc: dict[str, Any], store_path: Path | str | None = None, *, baseline: Profile | None = None,
+                      candidate: Profile | None = None, meta: dict[str, Any] | None = None, probe_compilers: bool = True) -> int:
     """What ``hipgauge assess --store [DB]`` calls: store ``doc`` (a ``hipgauge.assessment/1`` dict); returns its id.
 
-    ``baseline``/``candidate``: the assessment's ``Profile`` objects (or their ``metadata`` dicts), whose
+    ``baseline``/``candidate``: the assessment's ``Profile`` objects, whose
     metadata gives the CUDA/HIP/driver versions, GPU names and archs. Without them, the profiles named in
     ``doc["inputs"]`` are read again for their metadata (best effort). Also added: the scanned tree's git
     commit (read only) and the versions of the nvcc/hipcc on PATH when the document names none.
     ``store_path`` None → ``default_store_path()``.
     """
-    from hipgauge.store.provenance import compiler_versions, git_commit
-    from hipgauge.store.record import toolchain_from_profiles
-
     meta = dict(meta or {})
     rec = record_from_document(doc, meta)
     if baseline is None and candidate is None:
@@ -285,17 +284,15 @@ def _first_existing_root(root: str | None) -> str | None:
     return None
 
 
-def _profiles_named_in(doc: dict[str, Any]) -> tuple[Any, Any]:
-    """The metadata of the profiles an assessment names in ``inputs`` (None where absent or unreadable)."""
+def _profiles_named_in(doc: dict[str, Any]) -> tuple[Profile | None, Profile | None]:
+    """The profiles an assessment names in ``inputs`` (None where absent or unreadable), for their metadata."""
     inputs = doc.get("inputs") if isinstance(doc.get("inputs"), dict) else {}
-    found: list[Any] = []
+    found: list[Profile | None] = []
     for side in ("baseline", "candidate"):
         path = inputs.get(side)
         profile = None
         if path and Path(path).is_file():
             try:
-                from hipgauge.profiles.load import load_profile
-
                 profile = load_profile(Path(path))
             except Exception:  # noqa: BLE001 - metadata is best effort: the assessment is stored without it
                 profile = None
@@ -305,8 +302,6 @@ def _profiles_named_in(doc: dict[str, Any]) -> tuple[Any, Any]:
 
 def _project_from_root(root: str) -> str | None:
     """The git top-level folder's name of the scanned tree, else the tree's own folder name."""
-    import os
-    import subprocess
 
     folder = Path(root)
     folder = folder if folder.is_dir() else folder.parent

@@ -18,8 +18,6 @@ stand on their own.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
 import polars as pl
 
 from hipgauge.errors import InputError
@@ -38,7 +36,8 @@ from .counters_rocprof import (
     v3_json_counters,
 )
 from .counters_table import CounterSample, counter_frame, join_note
-from .frame import kernel_frame
+from .finish import finish_profile
+from .registry import Format, Head
 
 FORMAT_V3_COUNTERS = "rocprofv3-counters"
 _V3_COUNTER_NAMES = ("counter_collection.csv",)
@@ -101,8 +100,9 @@ def attach_counters(profile: Profile, path: str | Path, max_bytes: int | None = 
     except InputError as exc:
         profile.warnings.append(f"hardware counters not read: {exc}")
         return profile
-    if source:
-        profile.counter_source = {k: v for k, v in source.items() if v}
+    src = {k: v for k, v in source.items() if v}
+    if src:
+        profile.attachments["counter_source"] = src
     if not samples:
         return profile
     df, stats = counter_frame(profile.kernels, samples)
@@ -110,9 +110,10 @@ def attach_counters(profile: Profile, path: str | Path, max_bytes: int | None = 
     if note:
         profile.warnings.append(note)
     if df.height:
-        profile.counters = df
-        profile.counter_source["joined_by"] = "launch id" if not stats["by_name_order"] else (
+        profile.attachments["counters"] = df
+        src["joined_by"] = "launch id" if not stats["by_name_order"] else (
             "launch id, then kernel name and order" if stats["by_launch_id"] else "kernel name and order")
+        profile.attachments["counter_source"] = src
     return profile
 
 
@@ -138,27 +139,29 @@ def read_rocprofv3_counters_csv(path: str | Path, max_bytes: int | None = None) 
     df = pl.DataFrame(dispatches, schema={"raw_name": pl.String, "start_ns": pl.Int64, "duration_ns": pl.Int64,
                                           "stream": pl.Int64, "registers": pl.Int64, "shared_mem_bytes": pl.Int64,
                                           "correlation": pl.Int64})
-    bad = df.filter(pl.col("duration_ns") < 0).height
     warnings = [("counter collection: dispatches were serialized while counters were read; durations are per "
                  "kernel, not end-to-end")]
-    if bad:
-        warnings.append(f"{bad} dispatch(es) with end < start were dropped")
-        df = df.filter(pl.col("duration_ns") >= 0)
-    device = _agent_name(path)
-    meta: dict[str, Any] = {"column_set": "2025"}
-    if device:
-        meta["device_name"] = device
-    profile = Profile(path=str(path), source_format=FORMAT_V3_COUNTERS, vendor="amd",
-                      kernels=kernel_frame(df, vendor="amd", source_format=FORMAT_V3_COUNTERS, device=device),
-                      device=device, metadata=meta, warnings=warnings)
+    profile = finish_profile(path, FORMAT_V3_COUNTERS, "amd", df, device=_agent_name(path),
+                             metadata={"column_set": "2025"}, warnings=warnings, empty="no counter rows",
+                             negative="dispatch(es)")
     df_c, stats = counter_frame(profile.kernels, v3_counters(t))
     note = join_note(stats, "counters")
     if note:
         profile.warnings.append(note)
-    profile.counters = df_c if df_c.height else None
-    profile.counter_source = {"file": str(path), "format": "rocprofv3 counter_collection.csv", "joined_by": "launch id",
-                              **_agent_limits_beside(path, profile)}
+    if df_c.height:
+        profile.attachments["counters"] = df_c
+    profile.attachments["counter_source"] = {"file": str(path), "format": "rocprofv3 counter_collection.csv",
+                                             "joined_by": "launch id", **_agent_limits_beside(path, profile)}
     return profile
+
+
+def _sniff_v3_counters(head: Head) -> float | None:
+    return head.csv_score(lambda f: "Counter_Name" in f and "Counter_Value" in f)
+
+
+FORMATS = (
+    Format(FORMAT_V3_COUNTERS, read_rocprofv3_counters_csv, _sniff_v3_counters, files=(("*counter_collection.csv", 60),)),
+)
 
 
 def _agent_name(path: Path) -> str | None:

@@ -21,9 +21,8 @@ from typing import Any
 
 import polars as pl
 
+from hipgauge.kernel_names import key_or_name
 from hipgauge.model import COUNTER_RECORD_SCHEMA
-
-from ..normalize import normalize_key
 
 POLARS_TYPES: dict[str, Any] = {name: getattr(pl, dtype) for name, dtype in COUNTER_RECORD_SCHEMA.items()}
 _INSTANCE = re.compile(r"^(?P<base>.+)\[(?P<i>\d+)\]$")
@@ -58,12 +57,7 @@ def _launch_rows(kernels: pl.DataFrame) -> dict[int, int]:
 
 
 def _key(name: str | None) -> str:
-    if not name:
-        return ""
-    try:
-        return normalize_key(name) or name
-    except Exception:  # noqa: BLE001 - a name that does not normalize still matches itself
-        return name
+    return key_or_name(name) if name else ""
 
 
 def counter_frame(kernels: pl.DataFrame, samples: list[CounterSample]) -> tuple[pl.DataFrame, dict[str, int]]:

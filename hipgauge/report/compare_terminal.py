@@ -1,0 +1,203 @@
+"""Terminal views of the ``hipgauge.compare/1`` and ``hipgauge.project/1`` documents, and the number formats they print (ns inside, formatted here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from hipgauge.kernel_names import display_name
+from hipgauge.report import counter_parity as cp
+from hipgauge.report import figures
+
+NAME_WIDTH = 60
+
+
+def shorten(text: str, width: int = NAME_WIDTH) -> str:
+    """Long kernel names shortened with an ellipsis in the middle (both ends say the most)."""
+    text = " ".join((text or "").split())
+    if len(text) <= width:
+        return text
+    keep = width - 1
+    head = (keep + 1) // 2
+    tail = keep - head
+    return text[:head] + "…" + text[len(text) - tail:]
+
+
+def _projection_lines(proj: dict[str, Any], model: str, base_label: str, cand_label: str | None,
+                      notes: bool = True) -> list[str]:
+    p = proj["percentile"]
+    lines = []
+    src = proj["source"]
+    lines.append(f"{base_label}: {figures.latency(proj['baseline_ms'])}")
+    if cand_label is not None:
+        lines.append(f"{cand_label}: {figures.latency(proj['projected_ms'])}  ({src})")
+    if proj.get("target_ms") is not None:
+        lines.append(f"target: {proj['target_ms']:g} ms at P{p:g} → {proj['verdict']}")
+    lines.append(f"how: {model}")
+    if not proj.get("enough_iterations"):
+        lines.append(f"caveat: fewer than the iterations P{p:g} needs; the figure is what the data supports")
+    if notes and proj.get("note"):
+        lines.append(f"note: {proj['note']}")
+    return lines
+
+
+def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
+    b, c = doc["baseline"], doc["candidate"]
+    unit = "per iteration" if doc["per_iteration"] else "whole profile"
+    out.print(f"[bold]compare[/bold]  baseline {b['path']} ({b['vendor']}, {b.get('device') or 'device n/a'}, "
+              f"{b['source_format']})  vs  candidate {c['path']} ({c['vendor']}, {c.get('device') or 'device n/a'}, "
+              f"{c['source_format']})", markup=True, highlight=False)
+    out.print(f"kernel times: measured, {unit}; ratio = candidate ÷ baseline; share = of baseline kernel time; "
+              f"sorted by contribution to the end-to-end kernel-time delta", highlight=False)
+    for n in doc["notes"]:
+        out.print(f"note: {n}", highlight=False)
+
+    rows = doc["rows"]
+    counters = cp.has_counters(rows)
+    width = max(out.width, 80)
+    wide = width >= 200  # side-by-side name columns only when each can still show a useful part of a kernel name
+    medium = width >= 120
+    fixed = (10 if medium else 5) + 9 + 9 + 5 + 10 + (5 + 6 if medium else 0) + (34 if wide else 0)
+    ncols = 6 + (2 if medium else 0) + (2 if wide else 0)
+    name_w = max(16, min(70, (width - fixed - 3 * ncols) // (2 if wide else 1) - 6))
+    t = Table(title=f"per kernel ({len(rows)} matched units)", show_edge=False, pad_edge=False, title_justify="left")
+    cols: list[tuple[str, str, int]] = [("match", "left", 10 if medium else 5)]
+    short_level = {"normalized": "norm.", "operator": "op", "user-map": "map"}
+    cols += [("baseline kernel(s)", "left", 0), ("candidate kernel(s)", "left", 0), ("operator", "left", 0)] if wide \
+        else [("kernel: base → cand", "left", 0)]
+    cols += [("baseline", "right", 9), ("candidate", "right", 9), ("ratio", "right", 5), ("Δ", "right", 10)]
+    if medium:
+        cols += [("share", "right", 5), ("contrib.", "right", 6)]
+    if counters:  # the trio: time ratio beside achieved occupancy and DRAM % of peak, baseline → candidate
+        cols += [("occupancy", "right", 0), ("DRAM % peak", "right", 0)]
+    for col, j, mw in cols:
+        t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
+    for r in rows[:top]:
+        bn = shorten(display_name(r["baseline_names"][0]) if r["baseline_names"] else r["label"], name_w)
+        cn = shorten(display_name(r["candidate_names"][0]) if r["candidate_names"] else "", name_w)
+        if len(r["baseline_names"]) > 1:
+            bn += f" (+{len(r['baseline_names']) - 1})"
+        if len(r["candidate_names"]) > 1:
+            cn += f" (+{len(r['candidate_names']) - 1})"
+        op = r.get("operator") or ""
+        if wide:
+            names = [bn, cn, shorten(op, 32)]
+        else:
+            names = [f"{bn}\n→ {cn}" + (f"\n  (op {shorten(op, name_w - 6)})" if op and r["match"] == "operator" else "")]
+        cells = [r["match"] if medium else short_level.get(r["match"], r["match"]), *names, figures.duration(r["baseline_ns"]), figures.duration(r["candidate_ns"]), figures.ratio(r["ratio"]),
+                 figures.duration(r["delta_ns"], signed=True)]
+        if medium:
+            cells += [figures.pct(r["share"]), figures.pct(r["contribution"])]
+        if counters:
+            cells += [cp.occupancy_cell(r.get("counters")), cp.dram_cell(r.get("counters"))]
+        t.add_row(*cells)
+    out.print(t)
+    if len(rows) > top:
+        out.print(f"… and {len(rows) - top} more matched units (--top N, or --json for all)", highlight=False)
+    if counters or doc.get("counters"):
+        _counter_lines(out, doc, rows, top)
+
+    ops = doc["operators"]
+    if ops and not (len(ops) == 1 and ops[0]["operator"] == "(no operator)"):
+        t = Table(title=f"per operator ({len(ops)})", show_edge=False, pad_edge=False, title_justify="left")
+        ocols = [("operator", "left", 0), ("group", "left", 0), ("baseline", "right", 9), ("candidate", "right", 9),
+                 ("ratio", "right", 5), ("Δ", "right", 10)]
+        if medium:
+            ocols += [("share", "right", 5), ("calls b/c", "right", 0)]
+        for col, j, mw in ocols:
+            t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
+        op_w = max(16, min(60, width - (95 if medium else 70)))
+        for o in ops[:top]:
+            cells = [shorten(o.get("label") or o["operator"], op_w), o["group"], figures.duration(o["baseline_ns"]), figures.duration(o["candidate_ns"]),
+                     figures.ratio(o["ratio"]) if o["candidate_ns"] else "—", figures.duration(o["delta_ns"], signed=True)]
+            if medium:
+                cells += [figures.pct(o["share"]), f"{o['baseline_count']}/{o['candidate_count']}"]
+            t.add_row(*cells)
+        out.print(t)
+        if len(ops) > top:
+            out.print(f"… and {len(ops) - top} more operators", highlight=False)
+
+    for side, key in (("baseline", "unmatched_baseline"), ("candidate", "unmatched_candidate")):
+        items = doc[key]
+        total = doc["totals"][f"{side}_unmatched_ns"]
+        if not items:
+            out.print(f"unmatched {side} kernels: none", highlight=False)
+            continue
+        t = Table(title=f"unmatched {side} kernels ({len(items)}, {figures.duration(total)})", show_edge=False,
+                  pad_edge=False, title_justify="left")
+        for col, j, mw in (("kernel", "left", 0), ("operator", "left", 0), ("time", "right", 9), ("share", "right", 5),
+                           ("count", "right", 0)):
+            t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
+        for u in items[:top]:
+            t.add_row(shorten(display_name(u["label"]), max(20, width - 70)), shorten(u.get("operator") or "", 20), figures.duration(u["ns"]), figures.pct(u["share"]),
+                      str(u["count"]))
+        out.print(t)
+        if len(items) > top:
+            out.print(f"… and {len(items) - top} more unmatched {side} kernels", highlight=False)
+
+    cov = doc["coverage"]
+    levels = ", ".join(f"{k} {figures.pct(v)}" for k, v in cov["baseline_by_level"].items() if v)
+    out.print(f"coverage: {figures.pct(cov['baseline_time_matched'])} of baseline kernel time matched ({levels}); "
+              f"{figures.pct(cov['candidate_time_matched'])} of candidate", highlight=False)
+    tot = doc["totals"]
+    out.print(f"kernel time ({unit}, measured): baseline {figures.duration(tot['baseline_ns'])}, candidate "
+              f"{figures.duration(tot['candidate_ns'])}, Δ {figures.duration(tot['delta_ns'], signed=True)} ({figures.ratio(tot['ratio'])})",
+              highlight=False)
+    proj = doc["projection"]
+    out.print(f"[bold]end-to-end latency at P{proj['percentile']:g}[/bold]", markup=True, highlight=False)
+    for line in _projection_lines(proj, proj["model"], "baseline", "candidate", notes=False):
+        out.print("  " + line, highlight=False)
+    for side in ("baseline", "candidate"):
+        note = doc["latency"][side]["note"]
+        if note:
+            out.print(f"  {side} latency: {note}", highlight=False)
+
+
+def render_project(out: Console, doc: dict[str, Any]) -> None:
+    proj = doc["projection"]
+    lat = doc["latency"]
+    p = proj["percentile"]
+    out.print(f"[bold]project[/bold]  {doc['profile']}  target {proj['target_ms']:g} ms at P{p:g}",
+              markup=True, highlight=False)
+    out.print(f"baseline latency: {figures.latency(lat['value_ms'])} ({lat['statistic']}, {lat['source']}, from {lat['method']}, "
+              f"{lat['iterations']} iterations); kernel time per iteration {figures.latency(doc['kernel_ms_per_iteration'])} "
+              f"(measured)", highlight=False)
+    for n in doc["notes"]:
+        out.print(f"note: {n}", highlight=False)
+    t = Table(title="slack per kernel group (max ratio = 1 + (T − L) / t_group, estimated, all else equal)",
+              show_edge=False, pad_edge=False, title_justify="left")
+    cols = [("group", "left"), ("share", "right"), ("time/iter", "right"), ("max slowdown", "right")]
+    has_assume = bool(doc["assume"])
+    if has_assume:
+        cols.append(("assumed", "right"))
+    cols.append(("top kernel", "left"))
+    for col, j in cols:
+        t.add_column(col, justify=j)  # type: ignore[arg-type]
+    for g in doc["groups"]:
+        mr = g["max_ratio"]
+        slack = "target already missed" if (mr is None and lat["value_ms"] is not None
+                                             and lat["value_ms"] > proj["target_ms"]) else figures.ratio(mr)
+        row = [g["name"], figures.pct(g["share"]), figures.latency(g["time_ms"]), slack]
+        if has_assume:
+            row.append(figures.ratio(g["assumed_ratio"]) if g["assumed_ratio"] is not None else "")
+        row.append(shorten(g["kernels"][0] if g["kernels"] else "", 50))
+        t.add_row(*row)
+    out.print(t)
+    label = "projected (what-if)" if has_assume else "baseline (no --assume)"
+    out.print(f"[bold]end-to-end latency at P{p:g}[/bold]", markup=True, highlight=False)
+    for line in _projection_lines(proj, proj["model"], "baseline", label if has_assume else None):
+        out.print("  " + line, highlight=False)
+
+
+def _counter_lines(out: Console, doc: dict[str, Any], rows: list[dict[str, Any]], top: int) -> None:
+    """Where each side's counters came from, and the one-line diagnosis of each hot kernel (report/counter_parity.py)."""
+    for line in cp.side_notes(doc.get("counters")):
+        out.print(f"counters: {line}", highlight=False, markup=False)
+    hot = [h for h in (cp.trio(r) for r in cp.hot_rows(rows, top)) if h["diagnosis"]]
+    if hot:
+        out.print(f"[bold]why (hot kernels; rules: {doc['counters']['rules']})[/bold]", markup=True, highlight=False)
+        for h in hot:
+            out.print(f"  {shorten(display_name(h['label'] or ''), 40)} {figures.ratio(h['ratio'])}: {h['diagnosis']}",
+                      highlight=False, markup=False)
