@@ -18,6 +18,7 @@ stand on their own.
 from __future__ import annotations
 
 from pathlib import Path
+
 import polars as pl
 
 from hipgauge.errors import InputError
