@@ -20,7 +20,9 @@ follow rocprof-compute's own analysis configs, ``0200_system-speed-of-light.yaml
 
 - kernel cycles  C = ``GRBM_GUI_ACTIVE`` / num_xcd (GRBM_GUI_ACTIVE sums the XCDs: 8 on MI300X, 1 on MI200);
 - waves in flight W = ``SQ_ACCUM_PREV_HIRES`` / C when collected with ``SQ_LEVEL_WAVES`` (the level counter),
-  else W = 4 × ``SQ_WAVE_CYCLES`` / C (SQ_WAVE_CYCLES counts wave-resident quad-cycles, summed over all waves);
+  else W = 4 × ``SQ_WAVE_CYCLES`` / C (SQ_WAVE_CYCLES counts wave-resident quad-cycles, summed over all waves:
+  rocprof-compute's "Wave Cycles" is 4 × SQ_WAVE_CYCLES; checked here against the gfx90a sample only, where
+  it gives 43-56% on a streaming copy, so treat the gfx942 figure as the same model, not a validated one);
 - achieved occupancy % = 100 × W / (CUs × max waves per CU) — waves in flight over the GPU's wave slots,
   averaged over the kernel's elapsed cycles (NVIDIA's figure averages over active cycles only, so on a kernel
   that leaves units idle the AMD figure reads lower for the same residency);
