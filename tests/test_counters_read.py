@@ -335,3 +335,15 @@ def test_h200_details_page_gives_the_raw_page_figures(stem: str):
         assert b.values["dram_gbps"] == pytest.approx(a.values["dram_gbps"], rel=0.01)  # details rounds bytes
         # the details page's Occupancy section adds Block Limit Barriers, which the raw page did not collect
         assert set((a.limiter or "").split(", ")) <= set((b.limiter or "").split(", "))
+
+
+def test_real_rocprofv3_json_without_counter_records(real_dir: Path):
+    """The real MI350X JSON (kernel trace only): no counters, no counter warning, and the part's limits from its agents
+    are not needed; the side overview lists what to collect for gfx950 (128-byte reads)."""
+    prof = load_profile(real_dir / "rocprofv3/tracelens/908_results.json.gz")
+    assert prof.counters is None
+    assert not any("counter" in w for w in prof.warnings)
+    part = part_limits(prof)
+    assert part.arch == "gfx950" and part.peak_dram_gbps == 8000.0
+    ov = overview(prof, kernel_figures(prof, part), part)
+    assert "TCC_BUBBLE" in ov["collect"] and "SQ_WAVE_CYCLES" in ov["collect"]
