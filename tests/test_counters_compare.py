@@ -206,7 +206,9 @@ def test_assessment_html_and_markdown_show_the_trio_per_hot_kernel():
     html = render_html(doc)
     assert "Hot kernels: time, occupancy, memory throughput" in html
     assert "25% → 8%" in html and "fewer waves in flight on the candidate" in html
+    assert "<th class=\"n\">achieved occupancy</th>" in html  # also beside the ratio in the all-rows table
     text = render_markdown(doc)
+    assert "| kernel / operator | match | share | baseline ms | candidate ms | ratio | achieved occupancy | DRAM % of peak |" in text
     assert "### Hot kernels: time, occupancy, memory throughput" in text
     assert "25% → 8%" in text
     assert "bandwidth-bound on both" in text

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hipgauge.report import counter_parity
 from hipgauge.report.figures import ms_of_ns, num, pct, usd
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~$])")
@@ -121,7 +122,12 @@ def render_markdown(doc: dict[str, Any]) -> str:
         rows = [[md(r["label"]), md(r["match"]), pct(r["share"]), ms_of_ns(r["baseline_ns"]), ms_of_ns(r["candidate_ns"]),
                  ("**" + num(r["ratio"], 3) + "**") if r["ratio"] and r["ratio"] > parity_d["threshold"] else num(r["ratio"], 3)]
                 for r in parity_d["rows"][:100]]
-        L += _table(["kernel / operator", "match", "share", "baseline ms", "candidate ms", "ratio"], rows)
+        head = ["kernel / operator", "match", "share", "baseline ms", "candidate ms", "ratio"]
+        if counter_parity.has_counters(parity_d["rows"]):  # the trio: occupancy and DRAM beside the ratio
+            head += ["achieved occupancy", "DRAM % of peak"]
+            for row, r in zip(rows, parity_d["rows"][:100]):
+                row += [md(counter_parity.occupancy_cell(r.get("counters"))), md(counter_parity.dram_cell(r.get("counters")))]
+        L += _table(head, rows)
         L += _hot_kernels(parity_d)
         pr = parity_d.get("projection")
         if pr:
