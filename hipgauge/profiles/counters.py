@@ -3,8 +3,9 @@
 For each profile with a counters table (``Profile.counters``, attached by ``readers/counters.py``) every launch
 gets the figures of ``counter_formulas`` (achieved occupancy, DRAM % of peak, DRAM GB/s, L2 hit rate), using
 the part's limits (``part_limits``). A parity row's figure per side is the **duration-weighted mean** over the
-row's launches that have it: Σ(figureᵢ × durationᵢ) / Σ durationᵢ. ``theoretical_occupancy_pct`` comes from
-build-check when it ran (``add_theoretical``). Each row gets at most one diagnosis line from the rule table
+row's launches that have it: Σ(figureᵢ × durationᵢ) / Σ durationᵢ. ``theoretical_occupancy_pct`` is ncu's own
+(``sm__maximum_warps_per_active_cycle_pct``) when collected, else build-check's estimate when it ran
+(``add_theoretical``). Each row gets at most one diagnosis line from the rule table
 ``hipgauge/data/counter_diagnosis.toml`` (first matching rule). Nothing here reads a file format.
 """
 
