@@ -347,3 +347,41 @@ def test_real_rocprofv3_json_without_counter_records(real_dir: Path):
     assert part.arch == "gfx950" and part.peak_dram_gbps == 8000.0
     ov = overview(prof, kernel_figures(prof, part), part)
     assert "TCC_BUBBLE" in ov["collect"] and "SQ_WAVE_CYCLES" in ov["collect"]
+
+
+def test_rocprofv3_counter_passes_in_pass_folders_are_each_joined(tmp_path: Path):
+    """A multi-pass rocprofv3 run writes one counter_collection.csv per pass (pass_N/): every pass's counters reach
+    their kernel records, giving the figures one file with all counters gives."""
+    src = DATA / "rocprofv3_mi300x"
+    for name in ("RUN_kernel_trace.csv", "RUN_agent_info.csv"):
+        (tmp_path / name).write_text((src / name).read_text())
+    lines = (src / "RUN_counter_collection.csv").read_text().splitlines()
+    header, rows = lines[0], lines[1:]
+    passes = {1: [r for r in rows if '"TCC_EA0_' not in r and '"TCC_BUBBLE"' not in r],
+              2: [r for r in rows if '"TCC_EA0_' in r or '"TCC_BUBBLE"' in r]}
+    for n, part in passes.items():
+        (tmp_path / f"pass_{n}").mkdir()
+        (tmp_path / f"pass_{n}" / "RUN_counter_collection.csv").write_text("\n".join([header, *part]) + "\n")
+    split, whole = load_profile(tmp_path), load_profile(src)
+    assert split.counters.height == whole.counters.height == len(rows)
+    fs, fw = kernel_figures(split), kernel_figures(whole)
+    assert {r: f.values for r, f in fs.items()} == {r: f.values for r, f in fw.items()}
+    assert "pass_1" in split.counter_source["file"] and "pass_2" in split.counter_source["file"]
+
+
+def test_ncu_details_page_of_two_processes_keeps_launches_apart(tmp_path: Path):
+    """ncu restarts launch IDs in each profiled process: (ID, process) is the launch."""
+    head = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+            '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
+    rows = []
+    for pid, occ, dur in (("100", "61.50", "10.00"), ("200", "33.25", "20.00")):
+        for metric, unit, value in (("Duration", "us", dur), ("Achieved Occupancy", "%", occ)):
+            rows.append(f'"0","{pid}","app","h","k(int)","1","7","(256, 1, 1)","(64, 1, 1)","0","9.0",'
+                        f'"SOL","{metric}","{unit}","{value}"')
+    path = tmp_path / "two.csv"
+    path.write_text("\n".join([head, *rows]) + "\n")
+    prof = load_profile(path)
+    assert prof.kernels.height == 2
+    figs = kernel_figures(prof)
+    by_dur = {prof.kernels["duration_ns"][r]: f.values["achieved_occupancy_pct"] for r, f in figs.items()}
+    assert by_dur == {10000: 61.5, 20000: 33.25}

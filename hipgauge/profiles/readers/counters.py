@@ -17,6 +17,7 @@ stand on their own.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import polars as pl
@@ -36,32 +37,54 @@ from .counters_rocprof import (
     v3_dispatches,
     v3_json_counters,
 )
-from .counters_table import CounterSample, counter_frame, join_note
+from .counters_table import CounterSample, counter_frame, counter_frames, join_note
 from .finish import finish_profile
 from .registry import Format, Head
 
 FORMAT_V3_COUNTERS = "rocprofv3-counters"
+_PASS_DIR = re.compile(r"^pass_\d+$")
+MAX_PASS_FILES = 64
 _V3_COUNTER_NAMES = ("counter_collection.csv",)
 _V3_TRACE_MARKERS = ("kernel_trace.csv", "kernel_stats.csv")
 
 
-def _gather(profile: Profile, path: Path, max_bytes: int | None) -> tuple[list[CounterSample], dict[str, str]]:
+def _v3_counter_files(path: Path) -> list[Path]:
+    """The counter_collection.csv files of a rocprofv3 run: beside the kernel trace, and in the ``pass_N/`` folders
+    rocprofv3 writes one per pass of a multi-pass ``-i`` input (each joined on its own)."""
+    found = []
+    first = sibling(path, _V3_COUNTER_NAMES, _V3_TRACE_MARKERS)
+    if first is not None:
+        found.append(first)
+    base = path.parent
+    for up in (base, *list(base.parents)[:2]):
+        if _PASS_DIR.match(up.name):
+            base = up.parent
+            break
+    for p in sorted(base.glob("pass_*/**/*counter_collection.csv"))[:MAX_PASS_FILES]:
+        if p not in found:
+            found.append(p)
+    return found
+
+
+def _gather(profile: Profile, path: Path, max_bytes: int | None) -> tuple[list[list[CounterSample]], dict[str, str]]:
+    """The counter samples of each counter file that belongs to ``profile`` (each file is joined on its own), and
+    where they came from."""
     fmt = profile.source_format
     if fmt == "ncu-csv":
         samples, meta = read_ncu_counters(path, max_bytes)
-        return samples, {"file": str(path), "format": f"ncu {meta.get('page', '')} page".strip()}
+        return [samples], {"file": str(path), "format": f"ncu {meta.get('page', '')} page".strip()}
     if fmt == "rocprof-v1":
-        return v1_counters(path, max_bytes), {"file": str(path), "format": "rocprof v1 --pmc"}
+        return [v1_counters(path, max_bytes)], {"file": str(path), "format": "rocprof v1 --pmc"}
     if fmt == "rocprofv3-csv":
-        found = sibling(path, _V3_COUNTER_NAMES, _V3_TRACE_MARKERS)
-        if found is None:
+        files = _v3_counter_files(path)
+        if not files:
             return [], {}
-        return v3_counters(read_v3_counter_table(found, max_bytes)), {"file": str(found),
-                                                                      "format": "rocprofv3 counter_collection.csv",
-                                                                      **_agent_limits_beside(path, profile)}
+        groups = [v3_counters(read_v3_counter_table(f, max_bytes)) for f in files]
+        return groups, {"file": ", ".join(str(f) for f in files), "format": "rocprofv3 counter_collection.csv",
+                        **_agent_limits_beside(path, profile)}
     if fmt == "rocprofv3-json":
         samples, part = v3_json_counters(path, max_bytes)
-        return samples, {"file": str(path), "format": "rocprofv3 JSON counter_collection", **part}
+        return [samples], {"file": str(path), "format": "rocprofv3 JSON counter_collection", **part}
     if fmt == "rocprof-compute":
         pmc = path if path.name.startswith("pmc_perf") else path.with_name("pmc_perf.csv")
         source: dict[str, str] = {}
@@ -74,7 +97,8 @@ def _gather(profile: Profile, path: Path, max_bytes: int | None) -> tuple[list[C
                 profile.warnings.append(f"sysinfo.csv not used for the part's limits: {exc}")
         if not pmc.exists():
             return [], source
-        return compute_counters(pmc, max_bytes), {"file": str(pmc), "format": "rocprof-compute pmc_perf.csv", **source}
+        return [compute_counters(pmc, max_bytes)], {"file": str(pmc), "format": "rocprof-compute pmc_perf.csv",
+                                                    **source}
     return [], {}
 
 
@@ -97,16 +121,16 @@ def attach_counters(profile: Profile, path: str | Path, max_bytes: int | None = 
     if profile.counters is not None:
         return profile
     try:
-        samples, source = _gather(profile, path, max_bytes)
+        groups, source = _gather(profile, path, max_bytes)
     except InputError as exc:
         profile.warnings.append(f"hardware counters not read: {exc}")
         return profile
     src = {k: v for k, v in source.items() if v}
     if src:
         profile.attachments["counter_source"] = src
-    if not samples:
+    if not any(groups):
         return profile
-    df, stats = counter_frame(profile.kernels, samples)
+    df, stats = counter_frames(profile.kernels, groups)
     note = join_note(stats, f"counters ({source.get('format', 'counters')})")
     if note:
         profile.warnings.append(note)

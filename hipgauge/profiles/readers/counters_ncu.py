@@ -104,10 +104,16 @@ def read_ncu_counters(path: str | Path, max_bytes: int | None = None) -> tuple[l
 
 
 def _details(t: Table) -> list[CounterSample]:
-    ci_id, ci_name = t.col("ID"), t.col("Kernel Name")
+    ci_id, ci_name, ci_pid = t.col("ID"), t.col("Kernel Name"), t.col("Process ID")
     ci_metric, ci_unit, ci_value = t.col("Metric Name"), t.col("Metric Unit"), t.col("Metric Value")
     assert ci_name is not None and ci_metric is not None and ci_value is not None
     out: list[CounterSample] = []
+    # a launch is an (ID, process) pair: IDs restart in each profiled process
+    seqs: dict[tuple[str, str], int] = {}
+    for _line, f in t.rows:
+        key = (f[ci_id] if ci_id is not None else "", f[ci_pid] if ci_pid is not None else "")
+        seqs.setdefault(key, len(seqs))
+    ids_unique = len({k[0] for k in seqs}) == len(seqs)
     for _line, f in t.rows:
         metric = f[ci_metric].strip()
         if not metric:
@@ -125,7 +131,9 @@ def _details(t: Table) -> list[CounterSample]:
         else:
             kind = "%" if base == "%" else base
             counter = DETAILS_NAMES.get(f"{metric} {kind}") or DETAILS_NAMES.get(metric) or metric
-        out.append(CounterSample(_launch_id(f[ci_id]) if ci_id is not None else None, f[ci_name], counter, value, base))
+        key = (f[ci_id] if ci_id is not None else "", f[ci_pid] if ci_pid is not None else "")
+        launch = _launch_id(key[0]) if ci_id is not None and ids_unique else None
+        out.append(CounterSample(launch, f[ci_name], counter, value, base, seq=seqs[key]))
     return out
 
 
@@ -137,7 +145,7 @@ def _raw(t: Table) -> tuple[list[CounterSample], dict[str, str]]:
     ci_dev = t.col("device__attribute_display_name")
     units = [""] * len(t.header)
     out: list[CounterSample] = []
-    for _line, f in t.rows:
+    for n, (_line, f) in enumerate(t.rows):
         if ci_id is not None and f[ci_id].strip() == "" and f[ci_name].strip() == "":
             units = f
             continue
@@ -152,5 +160,5 @@ def _raw(t: Table) -> tuple[list[CounterSample], dict[str, str]]:
             if v is None:
                 continue
             value, base = normalize_unit(v, units[i])
-            out.append(CounterSample(launch, f[ci_name], t.header[i], value, base))
+            out.append(CounterSample(launch, f[ci_name], t.header[i], value, base, seq=n))
     return out, meta

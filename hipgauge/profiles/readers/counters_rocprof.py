@@ -49,7 +49,7 @@ def _wide(t: Table, base: frozenset[str], id_cols: tuple[str, ...], name_cols: t
     ci_name = t.col(*name_cols)
     counters = [i for i, h in enumerate(t.header) if h not in base and not _SUFFIXED.match(h)]
     out: list[CounterSample] = []
-    for _line, f in t.rows:
+    for n, (_line, f) in enumerate(t.rows):
         launch = _i(number(f[ci_id])) if ci_id is not None else None
         name = f[ci_name] if ci_name is not None else None
         for i in counters:
@@ -58,7 +58,7 @@ def _wide(t: Table, base: frozenset[str], id_cols: tuple[str, ...], name_cols: t
             except InputError:
                 continue
             if v is not None:
-                out.append(CounterSample(launch, name, t.header[i], v))
+                out.append(CounterSample(launch, name, t.header[i], v, seq=n))
     return out
 
 

@@ -35,6 +35,9 @@ class CounterSample:
     counter: str
     value: float
     unit: str = ""
+    #: which launch of the file the sample belongs to when ``launch`` alone does not say (a row number, or the
+    #: n-th (ID, process) pair of an ncu details page with several processes); None: ``launch`` does
+    seq: int | None = None
 
 
 def empty_counters() -> pl.DataFrame:
@@ -64,10 +67,10 @@ def counter_frame(kernels: pl.DataFrame, samples: list[CounterSample]) -> tuple[
     """The counters table for ``kernels`` and join statistics (``by_launch_id``, ``by_name_order``,
     ``unjoined`` launches)."""
     by_id = _launch_rows(kernels)
-    launches: dict[tuple[int | None, str | None], list[CounterSample]] = defaultdict(list)
-    order: list[tuple[int | None, str | None]] = []
+    launches: dict[tuple[int | None, str | None, int | None], list[CounterSample]] = defaultdict(list)
+    order: list[tuple[int | None, str | None, int | None]] = []
     for s in samples:
-        k = (s.launch, s.name)
+        k = (s.launch, s.name, s.seq)
         if k not in launches:
             order.append(k)
         launches[k].append(s)
@@ -78,11 +81,11 @@ def counter_frame(kernels: pl.DataFrame, samples: list[CounterSample]) -> tuple[
             rows_of_key[_key(raw)].append(i)
     taken: set[int] = set()
     stats = {"by_launch_id": 0, "by_name_order": 0, "unjoined": 0}
-    assign: dict[tuple[int | None, str | None], int] = {}
-    pending: list[tuple[int | None, str | None]] = []
+    assign: dict[tuple[int | None, str | None, int | None], int] = {}
+    pending: list[tuple[int | None, str | None, int | None]] = []
     raw_names = kernels.get_column("raw_name").to_list() if kernels.height else []
     for k in order:
-        launch, name = k
+        launch, name, _seq = k
         row = by_id.get(launch) if launch is not None else None
         if row is not None and name and raw_names[row] and _key(name) != _key(raw_names[row]):
             row = None  # the same id names another kernel: not the same run; try name and order
@@ -130,6 +133,23 @@ def counter_frame(kernels: pl.DataFrame, samples: list[CounterSample]) -> tuple[
     df = pl.DataFrame({"row": out_row, "counter": out_counter, "value": out_value, "unit": out_unit},
                       schema=POLARS_TYPES)
     return df.sort(["row", "counter"]), stats
+
+
+def counter_frames(kernels: pl.DataFrame, groups: list[list[CounterSample]]) -> tuple[pl.DataFrame, dict[str, int]]:
+    """``counter_frame`` of each group of samples (one counter file each: its launch ids are its own), merged; a
+    counter a row already has from an earlier group is kept from the earlier one."""
+    frames, total = [], {"by_launch_id": 0, "by_name_order": 0, "unjoined": 0}
+    for samples in groups:
+        if not samples:
+            continue
+        df, stats = counter_frame(kernels, samples)
+        frames.append(df)
+        for k, v in stats.items():
+            total[k] += v
+    if not frames:
+        return empty_counters(), total
+    merged = pl.concat(frames).unique(subset=["row", "counter"], keep="first", maintain_order=True)
+    return merged.sort(["row", "counter"]), total
 
 
 def join_note(stats: dict[str, int], what: str) -> str | None:
