@@ -20,8 +20,10 @@ def _table() -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def load_arch_limits() -> dict[str, dict[str, Any]]:
-    """All arch tables of ``hipgauge/data/arch_limits.toml`` keyed by arch name (the ``[[parts]]`` list excluded)."""
-    return {k: v for k, v in _table().items() if k != "parts"}
+    """All arch tables of ``hipgauge/data/arch_limits.toml`` keyed by arch name (the file's top-level ``as_of`` and
+    ``sources`` are its provenance, read by ``hipgauge.knowledge.provenance``, and ``[[parts]]`` is the per-device
+    list read by ``known_parts``: neither is an arch)."""
+    return {name: table for name, table in _table().items() if isinstance(table, dict)}
 
 
 def arch_limits(arch: str) -> dict[str, Any] | None:

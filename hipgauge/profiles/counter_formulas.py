@@ -16,7 +16,10 @@ NVIDIA (Nsight Compute; the figures are ncu's own metrics, **measured**):
 
 AMD (rocprof / rocprofv3 / rocprof-compute counters; the figures are **estimated** by these formulas, which
 follow rocprof-compute's own analysis configs, ``0200_system-speed-of-light.yaml`` and
-``0700_wavefront-launch.yaml`` for gfx90a and gfx942):
+``0700_wavefront-launch.yaml`` for gfx90a and gfx942, read 2026-12-02 at
+https://github.com/ROCm/rocprofiler-compute/blob/6d22cc88eee16acb08600cfed909d5e72cb3cdd5/src/rocprof_compute_soc/analysis_configs/gfx90a/0200_system-speed-of-light.yaml,
+https://github.com/ROCm/rocprofiler-compute/blob/dab30dd8cc0b85eaab2fbb740bc6d34b51af7960/src/rocprof_compute_soc/analysis_configs/gfx942/0200_system-speed-of-light.yaml
+and https://github.com/ROCm/rocprofiler-compute/blob/df020ced63b4dd1fd6581858eca1e844f37e5742/src/rocprof_compute_soc/analysis_configs/gfx90a/0700_wavefront-launch.yaml):
 
 - kernel cycles  C = ``GRBM_GUI_ACTIVE`` / num_xcd (GRBM_GUI_ACTIVE sums the XCDs: 8 on MI300X, 1 on MI200);
 - waves in flight W = ``SQ_ACCUM_PREV_HIRES`` / C when collected with ``SQ_LEVEL_WAVES`` (the level counter),
