@@ -40,6 +40,7 @@ from .counters_rocprof import (
 from .counters_table import CounterSample, counter_frame, counter_frames, join_note
 from .finish import finish_profile
 from .registry import Format, Head
+from .rocprof import _v3_agent_name, read_rocprofv3_csv
 
 FORMAT_V3_COUNTERS = "rocprofv3-counters"
 _PASS_DIR = re.compile(r"^pass_\d+$")
@@ -157,8 +158,6 @@ def read_rocprofv3_counters_csv(path: str | Path, max_bytes: int | None = None) 
             raise InputError("counter collection without Start_Timestamp/End_Timestamp (rocprofv3 2024 column set): "
                              "give the kernel_trace.csv of the same run (counters beside it are joined), or collect "
                              "with --kernel-trace --pmc", path)
-        from .rocprof import read_rocprofv3_csv
-
         profile = read_rocprofv3_csv(trace, max_bytes=max_bytes)
         return attach_counters(profile, trace, max_bytes)
     df = pl.DataFrame(dispatches, schema={"raw_name": pl.String, "start_ns": pl.Int64, "duration_ns": pl.Int64,
@@ -190,10 +189,7 @@ FORMATS = (
 
 
 def _agent_name(path: Path) -> str | None:
-    try:
-        from .rocprof import _v3_agent_name
-    except ImportError:  # pragma: no cover - the rocprof reader moved
-        return None
+    """The GPU's product name from ``agent_info.csv`` beside a counter_collection.csv (the rocprof reader's lookup)."""
     for marker in _V3_COUNTER_NAMES:
         if path.name.endswith(marker):
             fake = path.with_name(path.name[: -len(marker)] + "kernel_trace.csv")
