@@ -32,6 +32,7 @@ from hipgauge.profiles.load import load_profile
 from hipgauge.profiles.match import load_user_map
 from hipgauge.profiles.parity import ComparisonResult, compare_profiles
 from hipgauge.profiles.projection import ProjectionResult, parse_assume, project_baseline
+from hipgauge.profiles.timeline_load import load_timeline
 from hipgauge.translate.rewrite import TranslateOptions
 
 if TYPE_CHECKING:
@@ -296,8 +297,6 @@ def _workload(run: AssessmentRun, w: Workload, on_stage: Callable[[str], None] |
     def project() -> Any:
         if not Path(w.profile).exists():
             raise _NotRun(f"{w.profile} not found")
-        from hipgauge.profiles.timeline_load import load_timeline
-
         profile = load_profile(Path(w.profile), latency_csv=w.latency_csv)
         return profile, project_baseline(profile, w.target_ms, percentile=w.percentile,
                                          timeline=load_timeline(profile)[0])
@@ -334,8 +333,6 @@ def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: f
     def timeline(side: str, profile: Profile) -> Any:
         """The profile's host/device timeline for the replay projection (read once; None without one)."""
         if side not in timelines:
-            from hipgauge.profiles.timeline_load import load_timeline
-
             timelines[side] = load_timeline(profile)[0]
         return timelines[side]
 
