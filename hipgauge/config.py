@@ -67,6 +67,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "exclude": Key(list, [], "glob patterns of paths to leave out of scans", _str_list),
         "ignore": Key(list, [], "rule codes never reported (e.g. ['HG405'])", _str_list),
         "max_file_bytes": Key(int, 8 * 1024 * 1024, "source files larger than this are skipped", _positive),
+        "defines": Key(list, [], "preprocessor switches for the dual-target view: NAME[=V] (both builds), "
+                                 "hip:NAME[=V], cuda:NAME[=V], [hip:|cuda:]!NAME (undefined)", _str_list),
     },
     "objectives": {
         "primary": Key(str, "unknown", "what the port is for", _one_of("portability", "throughput", "balanced", "unknown")),

@@ -186,6 +186,8 @@ class ScanResult(Record):
     file_stats: list[FileStats] = field(default_factory=list)
     lines_scanned: int = 0
     warnings: list[str] = field(default_factory=list)
+    #: switches, shims, kernels with vendor variants, vendor branch lines (``hipgauge.source.dualtarget.inventory``)
+    dual_target: dict[str, Any] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------------------------

@@ -36,11 +36,17 @@ class ScanOptions:
     #: macros the scanned tree defines that stand for function qualifiers (``#define KERNEL __global__``,
     #: CCCL's ``CUB_DETAIL_KERNEL_ATTRIBUTES``): ``scan_entries`` fills it in the same pre-pass when None
     qualifier_macros: tuple[QualifierMacro, ...] | None = None
+    #: ``-D`` / ``[tool.hipgauge] defines`` for the dual-target view (``hipgauge.source.conditions.parse_define``)
+    defines: tuple[str, ...] = ()
+    #: the tree's vendor switches, shims and generated families (``hipgauge.source.dualtarget``): ``scan_entries``
+    #: fills it in a pre-pass when None
+    dual: Any = None
 
     def __post_init__(self) -> None:  # accept lists too, keep the object hashable and picklable
         object.__setattr__(self, "exclude", tuple(self.exclude))
         object.__setattr__(self, "ignore", tuple(self.ignore))
         object.__setattr__(self, "defined", frozenset(self.defined))
+        object.__setattr__(self, "defines", tuple(self.defines))
         if self.qualifier_macros is not None:
             object.__setattr__(self, "qualifier_macros", tuple(self.qualifier_macros))
 
@@ -57,12 +63,15 @@ class FileResult:
     stats: FileStats | None = None
     skipped: SkippedFile | None = None
     warnings: list[str] = field(default_factory=list)
+    #: what the two builds see of this file (``dualtarget.FileView.summary``), None when nothing vendor-specific
+    dual: dict[str, Any] | None = None
     #: a .py file with no CUDA in it: neither scanned nor skipped (not listed)
     passed_over: bool = False
 
 
 def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
     """Everything hipgauge learns from one file. Never raises: a failure becomes a skipped file."""
+    from hipgauge.source.dualtarget import adjust_api_calls, file_view, kernel_variants
     from hipgauge.source.inventory import inventory_file
     from hipgauge.source.parse import load_file
     from hipgauge.translate.mapping import load_mapping
@@ -77,10 +86,14 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
         if pf.decode_note:
             result.warnings.append(f"{entry.display}: {pf.decode_note}")
         inv = inventory_file(pf, load_mapping(), options.defined, options.qualifier_macros or ())
+        view = file_view(entry.display, pf.data, options.dual)
+        inv.api_calls = adjust_api_calls(inv.api_calls, options.dual)
+        kernel_variants(view, inv.kernels)
         result.kernels, result.device_functions = inv.kernels, inv.device_functions
         result.launch_sites, result.api_calls = inv.launch_sites, inv.api_calls
         if options.rules:
-            _apply_rules(pf, inv, options, result)
+            _apply_rules(pf, inv, options, result, view)
+        result.dual = view.summary()
         return result
     except RecursionError:
         return FileResult(entry.display, skipped=SkippedFile(entry.display, "too deeply nested to analyse"))
@@ -153,13 +166,19 @@ def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
     return result
 
 
-def _apply_rules(pf: Any, inv: Any, options: ScanOptions, result: FileResult) -> None:
-    """Findings and statistics; a rule that fails costs that file its findings (with a warning), not its inventory."""
+def _apply_rules(pf: Any, inv: Any, options: ScanOptions, result: FileResult, view: Any = None) -> None:
+    """Findings and statistics; a rule that fails costs that file its findings (with a warning), not its inventory.
+    ``view``: the file as the CUDA and HIP builds see it (``dualtarget.FileView``): findings in vendor branches
+    and on shims are dropped or noted there."""
     from hipgauge.rules.engine import check_file
     from hipgauge.rules.share import file_stats
 
     try:
         result.findings = list(check_file(pf, inv, set(options.ignore), options.defined))
+        if view is not None:
+            from hipgauge.source.dualtarget import apply_to_findings
+
+            result.findings = apply_to_findings(view, result.findings, options.dual)
     except (RecursionError, MemoryError, Exception) as exc:  # noqa: BLE001
         if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
             raise
@@ -246,6 +265,11 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
         from hipgauge.rules.registry import anchor_index
 
         anchor_index()  # the rule modules, catalogue and anchor index, inherited the same way
+    if options.dual is None:
+        from hipgauge.source.dualtarget import tree_dual
+
+        options = replace(options, dual=tree_dual(entries, options.defines, options.max_file_bytes,
+                                                  frozenset(mapping.entries)))
     if not options.defined or options.qualifier_macros is None:
         defined, qual = tree_names(entries, library_name_test(mapping, options.rules), options.max_file_bytes)
         options = replace(options, defined=options.defined or defined,
@@ -259,7 +283,12 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
         results.extend(chunk_result)
         if on_progress is not None:
             on_progress(len(chunk_result))
-    return assemble(results, skipped, root)
+    res = assemble(results, skipped, root)
+    from hipgauge.source.dualtarget import inventory
+
+    res.dual_target = inventory(options.dual, [r.dual for r in sorted(results, key=lambda r: r.file)
+                                               if r.dual is not None and r.skipped is None])
+    return res
 
 
 def tree_qualifier_macros(entries: list[SourceEntry], max_bytes: int = 8 * 1024 * 1024) -> tuple[QualifierMacro, ...]:
