@@ -56,6 +56,7 @@ class CostItem(Record):
     line: int | None = None
     share: float | None = None
     ratio: float | None = None
+    count: int = 1  # occurrences this item stands for (same rule and construct in one kernel, or same-shape files)
 
 
 @dataclass
@@ -169,10 +170,14 @@ def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Confi
     finding_lines: set[tuple[str, int]] = set()
     for f in scan.findings:
         finding_lines.add((f.file, f.line))
-        h = float(f.effort_hours or 0.0)
-        items.append(CostItem(kind="finding", category=f.category, label=f"{f.code} {f.message}",
-                              low_hours=h * lo_f, high_hours=h * hi_f,
-                              basis=f"rule effort {h:g} h × [{lo_f:g}, {hi_f:g}]", file=f.file, line=f.line))
+    from hipgauge.decide.distinct import finding_items
+
+    families = {f: fam["id"] for fam in (scan.dual_target or {}).get("generated_families", []) for f in fam["files_all"]} \
+        if scan.dual_target else {}
+    bands = {str(k): (float(v[0]), float(v[1])) for k, v in (p.get("cost_model.library_family_hours") or {}).items()}
+    for g in finding_items(scan.findings, families, bands, lo_f, hi_f):
+        items.append(CostItem(kind=g.kind, category=g.category, label=g.label, low_hours=g.low, high_hours=g.high,
+                              basis=g.basis, file=g.file, line=g.line, count=g.count))
 
     tuned: list[str] = []
     if comparison is not None:
@@ -236,6 +241,7 @@ def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Confi
     dual = {f.kernel for f in scan.findings if f.category in dual_cats and f.kernel}
     dual_bases = {base_name(k) for k in dual}
     dual |= {t for t in tuned if base_name(t) not in dual_bases}
+    dual |= {k["kernel"] for k in (scan.dual_target or {}).get("kernels_with_variants", []) if k.get("two_variants")}
     dual_list = sorted(dual)
     validation = float(p["economics.releases_per_year"]) * float(p["economics.validation_hours_per_release"])
     dual_h = len(dual_list) * float(p["economics.tuned_variant_hours_per_year"])

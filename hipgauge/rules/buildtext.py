@@ -9,6 +9,10 @@ def strip_comments(lines: list[str], kind: str) -> list[str]:
     A ``#`` inside a quoted string is not a comment (setup.py and CMake both quote flags); in a
     Makefile a ``\\#`` is a literal hash.
     """
+    if kind == "setup.py":  # docstrings and message strings name flags without passing them
+        from hipgauge.source.pybranches import blank_prose
+
+        lines = blank_prose(lines)
     out: list[str] = []
     for line in lines:
         quote = ""

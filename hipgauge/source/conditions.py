@@ -60,7 +60,8 @@ class Defines:
         """The platform names, the project's ``switches`` (name -> "hip": defined only in the HIP build;
         "cuda": only in the CUDA build), ``hip_options`` (names that only mean something in the HIP build: not
         defined in the CUDA one, unknown in the HIP one) and ``user`` definitions (``-D``: ``NAME[=V]`` in both
-        builds, ``hip:NAME[=V]``, ``cuda:NAME[=V]``, ``!NAME``/``hip:!NAME`` undefined)."""
+        builds, ``hip:NAME[=V]`` (and undefined in the CUDA build unless a ``cuda:`` item says otherwise), ``cuda:NAME[=V]``,
+        ``!NAME``/``hip:!NAME`` undefined)."""
         cuda: dict[str, str] = {}
         hip: dict[str, str] = {}
         cu_undef: set[str] = set()
@@ -86,8 +87,11 @@ class Defines:
             other = "cuda" if side == "hip" else "hip"
             put(side, name, "1")
             put(other, name, None)
-        for item in user:
-            side, name, value = parse_define(item)
+        parsed = [parse_define(item) for item in user]
+        for side, name, value in parsed:  # hip:NAME alone: a switch, so the CUDA build leaves it undefined
+            if side != "both" and value is not None:
+                put("cuda" if side == "hip" else "hip", name, None)
+        for side, name, value in parsed:
             for build in (BUILDS if side == "both" else (side,)):
                 put(build, name, value)
         return cls(cuda, hip, frozenset(cu_undef), frozenset(hip_undef))
@@ -435,6 +439,13 @@ def visibility(data: bytes, defines: Defines | None = None) -> Visibility:
                         undef.discard(name)
                     elif seen == MAYBE and name not in values:
                         undef.discard(name)  # maybe defined: unknown
+                if d.kind == "define" and YES in state and NO in state:
+                    # defined only where one build looks (#ifdef __HIPCC__ / #define BNB_HIP): a vendor switch, so
+                    # the other build leaves it undefined unless something else said otherwise
+                    other = BUILDS[state.index(NO)]
+                    values, undef = vals[other]
+                    if name not in values:
+                        undef.add(name)
             _fill_directive(where, guard, d, state, state_guard)
             continue
         conditionals += 1

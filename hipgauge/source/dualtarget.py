@@ -20,6 +20,7 @@ path, become info-level "CUDA-only branch" notes with no hours; a shim's own def
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field, replace
@@ -86,7 +87,7 @@ class Family:
     files: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "copies": len(self.files), "files": list(self.files[:10])}
+        return {"id": self.id, "copies": len(self.files), "files": list(self.files[:10]), "files_all": list(self.files)}
 
 
 @dataclass(frozen=True)
@@ -291,7 +292,9 @@ def _family_id(names: list[str]) -> str:
     """``a/flash_fwd_hdim64_fp16_sm80.cu`` + siblings → ``a/flash_fwd_hdim*_*_sm80.cu``."""
     parts = [re.split(r"([_./-])", n) for n in names]
     if len({len(p) for p in parts}) != 1:
-        return names[0].rsplit("/", 1)[0] + "/*" if "/" in names[0] else "*"
+        head = os.path.commonprefix(names)
+        tail = os.path.commonprefix([n[len(head):][::-1] for n in names])[::-1]
+        return head + "*" + tail
     return "".join(p[0] if len({q[i] for q in parts}) == 1 else "*" for i, p in enumerate(zip(*parts)))
 
 
@@ -319,8 +322,14 @@ class FileView:
                 "findings_noted": self.noted, "variants": self.variants}
 
 
-def file_view(display: str, data: bytes, tree: TreeDual | None) -> FileView:
+def file_view(display: str, data: bytes, tree: TreeDual | None, kind: str = "cuda") -> FileView:
     tree = tree or TreeDual()
+    if kind == "setup.py":
+        from hipgauge.source.pybranches import vendor_lines
+
+        return FileView(display, vendor_lines(data.decode("utf-8", "replace")))
+    if kind in ("cmake", "make"):
+        return FileView(display, visibility(b"", None))
     return FileView(display, visibility(data, tree.defines()), shim=display in tree.shim_files)
 
 

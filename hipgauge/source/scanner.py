@@ -86,7 +86,7 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
         if pf.decode_note:
             result.warnings.append(f"{entry.display}: {pf.decode_note}")
         inv = inventory_file(pf, load_mapping(), options.defined, options.qualifier_macros or ())
-        view = file_view(entry.display, pf.data, options.dual)
+        view = file_view(entry.display, pf.data, options.dual, entry.kind)
         inv.api_calls = adjust_api_calls(inv.api_calls, options.dual)
         kernel_variants(view, inv.kernels)
         result.kernels, result.device_functions = inv.kernels, inv.device_functions

@@ -21,8 +21,13 @@ __global__ void k(unsigned* x) {
 Use instead
 -----------
 ```cuda
+// per-byte add with no carry between bytes, as __vadd4 does (a plain + would carry)
+__device__ unsigned vadd4(unsigned a, unsigned b) {
+    unsigned s = (a & 0x7f7f7f7fu) + (b & 0x7f7f7f7fu);
+    return s ^ ((a ^ b) & 0x80808080u);
+}
 __global__ void k(unsigned* x) {
-    x[threadIdx.x] = x[threadIdx.x] + 0x01010101u;
+    x[threadIdx.x] = vadd4(x[threadIdx.x], 0x01010101u);
 }
 ```
 """
