@@ -293,3 +293,13 @@ def test_rule_texts_agree_with_their_fixes():
     rules = by_code()
     assert "no HIP equivalent" not in rules["HG201"].message and "rocWMMA" in rules["HG201"].message
     assert "+ 0x01010101u;" not in rules["HG305"].module.__doc__
+
+
+def test_translate_keeps_the_shim_as_written(tmp_path):
+    from hipgauge.translate.tree import translate_tree
+
+    out = tmp_path / "hip"
+    res = translate_tree(GGML, out)
+    assert (out / "vendors" / "hip.h").read_bytes() == (GGML / "vendors" / "hip.h").read_bytes()
+    assert any("vendors/hip.h: project shim" in w for w in res.warnings)
+    assert b"hip/hip_runtime.h" in (out / "common.cuh").read_bytes()  # the rest is still translated

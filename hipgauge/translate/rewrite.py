@@ -39,6 +39,9 @@ class TranslateOptions:
     rules_share: bool = True  # also run scan's inventory + rules per file for the scan-defined translation share
     workers: int | None = None  # local process pool size for a tree; None = all cores (serial under 8 files)
     lexical: bool = True  # try the lexical fast path (translate/lexical.py) before parsing; False: tree path only
+    #: project shims (headers mapping CUDA names to HIP: ``source.dualtarget``), copied as written, never rewritten;
+    #: ``translate_tree`` finds them when None
+    shims: frozenset[str] | None = None
 
 
 @dataclass

@@ -321,7 +321,10 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
     try:
         cands = find_candidates(pf.data) if source else None
         tf: TranslatedFile | None = None
-        if cands is not None and not cands.needs_tree:
+        if opts.shims and item.display in opts.shims:  # the project's own CUDA→HIP mapping: it is the port
+            tf = untouched_file(pf)
+            tf.notes.append(f"{item.display}: project shim (maps CUDA names to HIP); kept as written, not rewritten")
+        elif cands is not None and not cands.needs_tree:
             tf = untouched_file(pf)
         elif cands is not None and opts.lexical:
             from hipgauge.translate.lexical import lexical_translate
@@ -467,6 +470,15 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
     load_mapping()
     local = _local_names(entries, keep=True)
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
+    if opts.shims is None:
+        from hipgauge.source.dualtarget import tree_dual
+
+        try:
+            shims = tree_dual(entries, max_bytes=options.max_file_bytes,
+                              known_cuda=frozenset(load_mapping().entries)).shim_files
+        except ValueError:
+            shims = frozenset()
+        opts = replace(opts, shims=frozenset(Path(entries[0].path).name if single and d else d for d in shims))
     if opts.rules_share:
         from hipgauge.source.scanner import tree_scan_names
 
