@@ -303,3 +303,27 @@ def test_translate_keeps_the_shim_as_written(tmp_path):
     assert (out / "vendors" / "hip.h").read_bytes() == (GGML / "vendors" / "hip.h").read_bytes()
     assert any("vendors/hip.h: project shim" in w for w in res.warnings)
     assert b"hip/hip_runtime.h" in (out / "common.cuh").read_bytes()  # the rest is still translated
+
+
+def test_assess_reports_caveat_and_dual_toolchain_upkeep(tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(BNB, src)
+    (src / "csrc" / "blob.cu").write_bytes(b"\x00\x01binary\x00" * 20)
+    out = tmp_path / "report"
+    res = _cli("assess", str(src), "-o", str(out), "--no-build-check", "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads((out / "assessment.json").read_text())
+    caveat = doc["headline"]["caveat"]
+    assert caveat.startswith("1 file not analysed: csrc/blob.cu") and caveat.endswith("figures exclude them")
+    md = (out / "report.md").read_text()
+    head = md.split("## The three measurements")[0]
+    assert "1 file not analysed: csrc/blob.cu" in head
+    assert "### Dual-toolchain upkeep" in md
+    assert "BNB\\_HIP" in md and "kQuantizeBlockwise" in md
+    assert "### Top cost drivers" in md
+    html = (out / "index.html").read_text()
+    assert "1 file not analysed: csrc/blob.cu" in html.split('id="parity"')[0]
+    assert "Dual-toolchain upkeep" in html
+    assert "kQuantizeBlockwise" in doc["cost"]["upkeep"]["dual_variant_kernels"]
+    strict = _cli("assess", str(src), "-o", str(tmp_path / "r2"), "--no-build-check", "--strict")
+    assert strict.exit_code == 2 and (tmp_path / "r2" / "report.md").exists()

@@ -279,6 +279,16 @@ def render_summary(doc: dict[str, Any], limit: int = 15, max_findings: int = 25)
             t.caption = f"… and {len(doc['skipped']) - 50} more (see --json)"
         out.print(t)
 
+    dt = doc.get("dual_target") or {}
+    if dt.get("dual_target"):
+        project = [sw["name"] for sw in dt["switches"] if sw["how"] != "platform"]
+        variants = [k["kernel"] for k in dt["kernels_with_variants"] if k["two_variants"]]
+        out.print(f"[bold]Dual-target[/bold]: switches {escape(', '.join(project) or '-')}; shims "
+                  f"{escape(', '.join(sh['file'] for sh in dt['shims']) or '-')}; {len(variants)} kernel(s) with a body "
+                  f"per vendor; {dt['lines']['hip_only']} HIP-only and {dt['lines']['cuda_only']} CUDA-only lines; "
+                  f"findings there: {dt['findings_dropped']} dropped, {dt['findings_noted']} CUDA-only notes "
+                  "[dim](measured; --json: dual_target)[/dim]")
+
     share = s["translation_share"]
     if share is None:
         out.print(f"Translation share: n/a ({s['translation_share_source']})")

@@ -95,6 +95,10 @@ class CostEstimate(Record):
     notes: list[str] = field(default_factory=list)
     source: str = "estimated"
     lockin_known: bool = True  # False while economics.fleet_spend_per_year is the default 0
+    #: the items that weigh most, with their arithmetic (``basis``) and how many occurrences each stands for
+    drivers: list[dict[str, Any]] = field(default_factory=list)
+    #: what keeping the tree green for both vendors costs, from scan's dual-target inventory
+    dual_toolchain: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema": SCHEMA, **super().to_dict()}
@@ -270,12 +274,32 @@ def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Confi
                     f"avoided lock-in ({lockin:,.0f} USD/year)")
     cumulative = [{"year": y, "net_low_usd": net * y - one_high, "net_high_usd": net * y - one_low}
                   for y in range(0, horizon + 1)]
+    drivers = [{"label": i.label, "kind": i.kind, "count": i.count, "low_hours": i.low_hours, "high_hours": i.high_hours,
+                "share_of_high": (i.high_hours / high_h) if high_h else None, "where": f"{i.file}:{i.line}" if i.file else None,
+                "basis": i.basis} for i in sorted(items, key=lambda i: (-i.high_hours, i.label))[:10]]
+    dt = scan.dual_target or {}
+    two = [k["kernel"] for k in dt.get("kernels_with_variants", []) if k.get("two_variants")]
+    per_kernel = float(p["economics.tuned_variant_hours_per_year"])
+    dual_toolchain = {
+        "dual_target": bool(dt.get("dual_target")),
+        "switches": [s["name"] for s in dt.get("switches", []) if s.get("how") != "platform"],
+        "shims": [s["file"] for s in dt.get("shims", [])],
+        "kernels_with_two_variants": two,
+        "hip_only_lines": (dt.get("lines") or {}).get("hip_only", 0),
+        "cuda_only_lines": (dt.get("lines") or {}).get("cuda_only", 0),
+        "findings_dropped": dt.get("findings_dropped", 0), "findings_noted": dt.get("findings_noted", 0),
+        "variant_hours_per_year": len(two) * per_kernel,
+        "basis": (f"{len(two)} kernel(s) the source keeps with one body per vendor × {per_kernel:g} h/year "
+                  "(economics.tuned_variant_hours_per_year), counted in the yearly upkeep with the kernels the "
+                  "rules and the profiles say need a tuned variant"),
+    } if dt else {}
     return CostEstimate(items=items, by_category=by_category, low_hours=low_h, high_hours=high_h,
                         one_time_low_usd=one_low, one_time_high_usd=one_high, upkeep=upkeep,
                         lockin_usd_per_year=lockin, net_usd_per_year=net, break_even_years_low=be_low,
                         break_even_years_high=be_high, break_even=sentence, cumulative=cumulative,
                         parameters=list(params.values()), notes=notes,
-                        lockin_known=not (params["economics.fleet_spend_per_year"].source == "default" and lockin == 0))
+                        lockin_known=not (params["economics.fleet_spend_per_year"].source == "default" and lockin == 0),
+                        drivers=drivers, dual_toolchain=dual_toolchain)
 
 
 def _build_items(build_check: dict[str, Any] | None, items: list[CostItem], notes: list[str],
