@@ -327,3 +327,30 @@ def test_assess_reports_caveat_and_dual_toolchain_upkeep(tmp_path):
     assert "kQuantizeBlockwise" in doc["cost"]["upkeep"]["dual_variant_kernels"]
     strict = _cli("assess", str(src), "-o", str(tmp_path / "r2"), "--no-build-check", "--strict")
     assert strict.exit_code == 2 and (tmp_path / "r2" / "report.md").exists()
+
+
+def test_cuda_header_under_hipcc_is_a_port_error():
+    from hipgauge.decide.build_errors import header_library
+
+    assert header_library("cuda_fp16.h", "amd")[0] == "port"
+    assert header_library("cublas_v2.h", "amd")[0] == "port"
+    assert header_library("cuda_fp16.h", "nvidia")[0] == "toolchain"
+    assert header_library("hip/hip_runtime.h", "amd")[0] == "toolchain"
+
+
+def test_build_check_decides_hip_per_unit(tmp_path):
+    from hipgauge.toolchain.buildcheck import _is_hip_unit, build_check
+
+    src = tmp_path / "tree"
+    src.mkdir()
+    (src / "native.cu").write_text("#include <hip/hip_runtime.h>\n__global__ void a(float* x) { x[0] = 1.f; }\n")
+    (src / "dual.cu").write_text("#ifdef __HIPCC__\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\n"
+                                 "#endif\n__global__ void b(float* x) { x[0] = 2.f; }\n")
+    (src / "plain.cu").write_text("#include <cuda_runtime.h>\n__global__ void c(float* x) { x[0] = 3.f; }\n")
+    assert _is_hip_unit(src / "native.cu") and not _is_hip_unit(src / "dual.cu") and not _is_hip_unit(src / "plain.cu")
+    res = build_check(str(src), amd_arch=["gfx90a"], nvidia_arch=["sm_80"])
+    assert res.translated  # one HIP include no longer makes the whole tree "HIP"
+    if res.toolchains.get("nvcc") is not None:
+        nv_files = {c.file for c in res.compiles if c.vendor == "nvidia"}
+        assert nv_files == {"dual.cu", "plain.cu"}
+        assert any("1 of 3 translation unit(s) already HIP" in w for w in res.warnings)
