@@ -328,7 +328,11 @@ def file_view(display: str, data: bytes, tree: TreeDual | None, kind: str = "cud
         from hipgauge.source.pybranches import vendor_lines
 
         return FileView(display, vendor_lines(data.decode("utf-8", "replace")))
-    if kind in ("cmake", "make"):
+    if kind == "cmake":
+        from hipgauge.source.pybranches import cmake_vendor_lines
+
+        return FileView(display, cmake_vendor_lines(data.decode("utf-8", "replace")))
+    if kind == "make":
         return FileView(display, visibility(b"", None))
     return FileView(display, visibility(data, tree.defines()), shim=display in tree.shim_files)
 

@@ -1,7 +1,8 @@
-"""Python build scripts (setup.py) seen as the two builds see them, and their prose.
+"""Build scripts (setup.py, CMakeLists.txt) seen as the two builds see them, and setup.py's prose.
 
 * ``vendor_lines``: lines under ``if torch.version.hip:`` / ``if IS_ROCM:`` (HIP build only) and under its
   ``else:`` (CUDA build only), the same classes as ``hipgauge.source.conditions`` gives C preprocessor branches;
+  ``cmake_vendor_lines`` the same for CMake's ``if (GGML_HIP)`` / ``else()``;
 * ``prose_spans``: docstrings and message strings (help texts, prints, exceptions), which name flags without
   passing them: the build rules must not read them as build settings.
 """
@@ -104,3 +105,41 @@ def blank_prose(lines: list[str]) -> list[str]:
             b_c = len(raw[:b].decode("utf-8", "replace"))
             out[ln - 1] = s[:a_c] + " " * (b_c - a_c) + s[b_c:]
     return out
+
+
+_CMAKE_CMD = re.compile(r"^\s*(if|elseif|else|endif)\s*\((.*)\)?\s*(?:#.*)?$", re.I)
+_CMAKE_VENDOR = re.compile(r"(?i)\b\w*(?:HIP|ROCM)\w*\b")
+
+
+def cmake_vendor_lines(text: str) -> Visibility:
+    """CMake's ``if (GGML_HIP)`` / ``else()`` the same way: the HIP branch HIP-only, the others CUDA-only (a
+    condition with ``NOT`` swaps them). Nested blocks inherit; conditions that name no vendor decide nothing."""
+    lines = text.split("\n")
+    where = [BOTH] * len(lines)
+    guard = [0] * len(lines)
+    if not _CMAKE_VENDOR.search(text):
+        return Visibility(where, guard)
+    stack: list[tuple[int, int, bool, int]] = []  # (state before, if-line, vendor block, hip branch taken side)
+    state, state_guard = BOTH, 0
+    for i, line in enumerate(lines, 1):
+        m = _CMAKE_CMD.match(line)
+        if m is None:
+            if state != BOTH:
+                where[i - 1], guard[i - 1] = state, state_guard
+            continue
+        cmd, cond = m.group(1).lower(), m.group(2) or ""
+        if cmd == "if":
+            vendor = bool(_CMAKE_VENDOR.search(cond)) and state == BOTH
+            hip_first = not re.search(r"(?i)\bNOT\b", cond)
+            stack.append((state, i, vendor, int(hip_first)))
+            if vendor:
+                state, state_guard = (HIP_ONLY if hip_first else CUDA_ONLY), i
+        elif cmd in ("elseif", "else") and stack:
+            before, at, vendor, hip_first = stack[-1]
+            if vendor:
+                state, state_guard = (CUDA_ONLY if hip_first else HIP_ONLY), at
+        elif cmd == "endif" and stack:
+            before, _at, _vendor, _h = stack.pop()
+            state = before
+            state_guard = next((s[1] for s in reversed(stack) if s[2]), 0)
+    return Visibility(where, guard, 1)
