@@ -202,7 +202,7 @@ KERNEL_RECORD_SCHEMA: dict[str, str] = {
     "source_format": "String",  # "kineto", "nsys-csv", "nsys-sqlite", "ncu-csv", "rocprof-v1", "rocprofv3-csv", …
     "raw_name": "String",  # the kernel name exactly as the file has it
     "name": "String",  # demangled
-    "key": "String",  # normalized for matching (see profiles/normalize.py)
+    "key": "String",  # normalized for matching (see kernel_names.py)
     "operator": "String",  # launching cpu_op (PyTorch) or null
     "range": "String",  # enclosing NVTX/roctx range or null
     "iteration": "Int64",  # ProfilerStep#N / iteration index, null when unknown
@@ -247,7 +247,8 @@ class Profile:
     ``kernels`` is a polars DataFrame with ``KERNEL_RECORD_SCHEMA``. ``iterations`` lists
     per-iteration (index, start_ns, end_ns) windows where the file marks them (ProfilerStep#N,
     NVTX/roctx ranges). ``latency_ms`` holds per-iteration end-to-end latencies from a
-    ``iteration,latency_ms`` CSV when the user gave one.
+    ``iteration,latency_ms`` CSV when the user gave one. ``attachments`` holds extra tables a reader
+    found beside the kernels, by name (e.g. ``"timeline"``, ``"counters"``); empty when it found none.
     """
 
     path: str
@@ -260,6 +261,7 @@ class Profile:
     latency_source: str | None = None  # the CSV path the latencies came from
     metadata: dict[str, str] = field(default_factory=dict)  # toolchain versions: cuda, rocm, driver, torch, gpu, arch
     warnings: list[str] = field(default_factory=list)
+    attachments: dict[str, Any] = field(default_factory=dict)
 
 
 class MatchLevel(str, Enum):

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from hipgauge.decide.cost import estimate_cost
 from hipgauge.source.conditions import (BOTH, CUDA_ONLY, HIP_ONLY, NEITHER, Defines, evaluate, parse_define,
                                         visibility)
-from hipgauge.source.scan_json import scan_document
-from hipgauge.source.scanner import ScanOptions, scan_tree
+from hipgauge.report.scan_json import scan_document
+from hipgauge.app.scan import ScanOptions, scan_tree
 
 DATA = Path(__file__).resolve().parent / "data" / "dualtarget"
 GGML, BNB, GENERATED = DATA / "ggml_like", DATA / "bnb_like", DATA / "generated"
@@ -299,7 +299,7 @@ def test_rule_texts_agree_with_their_fixes():
 
 
 def test_translate_keeps_the_shim_as_written(tmp_path):
-    from hipgauge.translate.tree import translate_tree
+    from hipgauge.app.translate import translate_tree
 
     out = tmp_path / "hip"
     res = translate_tree(GGML, out)
@@ -342,7 +342,7 @@ def test_cuda_header_under_hipcc_is_a_port_error():
 
 
 def test_build_check_decides_hip_per_unit(tmp_path):
-    from hipgauge.toolchain.buildcheck import _is_hip_unit, build_check
+    from hipgauge.app.buildcheck import _is_hip_unit, build_check
 
     src = tmp_path / "tree"
     src.mkdir()

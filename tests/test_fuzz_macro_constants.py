@@ -14,7 +14,7 @@ from hipgauge.source.inventory import inventory_file
 from hipgauge.source.macros import file_constants, find_macros, fold_int
 from hipgauge.source.parse import parse_bytes
 from hipgauge.rules.engine import check_file
-from hipgauge.translate.mapping import load_mapping
+from hipgauge.knowledge.mapping import load_mapping
 from test_fuzz_support import fuzz_settings
 
 TRAILERS = st.sampled_from([

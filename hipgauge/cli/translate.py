@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.table import Table
 
 from hipgauge.cli.app import app, emit_json, out, progress, warn
 from hipgauge.errors import InputError
+from hipgauge.report.translate_terminal import render_build_check, render_translate
 
 _REWRITE_NAMES = ("warp-mask", "syncwarp")
 
@@ -35,9 +35,9 @@ def translate(
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
 ) -> None:
     """Translate a CUDA tree into a new HIP tree; per-file statistics, unconverted references with file:line."""
+    from hipgauge.app.translate import translate_tree
     from hipgauge.translate.rewrite import LAUNCH_STYLES, TranslateOptions
     from hipgauge.translate.safe_rewrites import ALL_SAFE_REWRITES
-    from hipgauge.translate.tree import translate_tree
 
     if launch not in LAUNCH_STYLES:
         raise InputError(f"--launch must be one of {', '.join(LAUNCH_STYLES)}; got {launch!r}")
@@ -64,39 +64,7 @@ def translate(
     if json_out:
         emit_json(doc)
         return
-    render_translate(doc)
-
-
-def _p(text: str) -> None:
-    out.print(text, markup=False, emoji=False, highlight=False)
-
-
-def render_translate(doc: dict[str, Any], limit: int = 20) -> None:
-    s = doc["summary"]
-    table = Table(title=f"translate {doc['source']} → {doc['output']}", show_lines=False)
-    for col in ("file", "converted", "unconverted", "safe rewrites", "lines changed", "share"):
-        table.add_column(col, justify="left" if col == "file" else "right")
-    for f in doc["files"]:
-        if f["converted"] or f["unconverted"] or f["changed"]:
-            table.add_row(f["file"], str(f["converted"]), str(f["unconverted"]), str(sum(f["safe_rewrites"].values())),
-                          str(f["lines_changed"]), f"{f['translation_share']:.0%}")
-    out.print(table)
-    kinds = ", ".join(f"{k} {v}" for k, v in s["converted_by_kind"].items()) or "none"
-    rewrites = ", ".join(f"{k} {v}" for k, v in s["safe_rewrites"].items()) or "none"
-    _p(f"files: {s['files']} translated ({s['files_changed']} changed), {s['files_copied']} copied")
-    _p(f"converted references: {s['converted']} ({kinds}); unconverted: {s['unconverted']}")
-    _p(f"safe rewrites: {rewrites}; lines changed: {s['lines_changed']}")
-    _p(f"translation share: {s['translation_share']:.1%} of {s['cuda_lines']} CUDA lines need no hand edit "
-              "(measured on this tree)")
-    if not doc["options"].get("rules_share", True):
-        _p("(--no-share: scan's rules share not computed; this is translate's own count of lines left with no "
-           "unconverted reference)")
-    if doc["unconverted"]:
-        _p(f"unconverted references ({len(doc['unconverted'])}):")
-        for u in doc["unconverted"][:limit]:
-            _p(f"  {u['file']}:{u['line']}: {u['cuda_name']} ({u['library']}, {u['status']})")
-        if len(doc["unconverted"]) > limit:
-            _p(f"  … {len(doc['unconverted']) - limit} more (--json lists all)")
+    render_translate(out, doc)
     for w in doc["warnings"]:
         warn(w)
 
@@ -113,7 +81,7 @@ def build_check_cmd(
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
 ) -> None:
     """Compile each translation unit with hipcc (per AMD arch) and nvcc (per NVIDIA arch); resources and occupancy."""
-    from hipgauge.toolchain.buildcheck import build_check
+    from hipgauge.app.buildcheck import build_check
 
     if not path.exists():
         raise InputError("not found", path)
@@ -131,65 +99,9 @@ def build_check_cmd(
     if json_out:
         emit_json(doc)
     else:
-        render_build_check(doc)
+        render_build_check(out, doc)
     for w in doc.get("warnings", []):
         if not json_out:
             warn(w)
 
 
-def _res_cell(k: dict[str, Any] | None, occ: dict[str, Any] | None) -> str:
-    if k is None:
-        return "—"
-    if k["vendor"] == "nvidia":
-        text = f"{k['registers']} regs, smem {k['shared_bytes']} B"
-        if k.get("spill_stores_bytes") or k.get("spill_loads_bytes"):
-            text += f", spill {k['spill_stores_bytes']}/{k['spill_loads_bytes']} B"
-    else:
-        text = f"{k['vgprs']} V/{k['sgprs']} S/{k['agprs']} A, LDS {k['shared_bytes']} B"
-        if k.get("stack_frame_bytes"):
-            text += f", scratch {k['stack_frame_bytes']} B"
-        if k.get("vgpr_spills") or k.get("sgpr_spills"):
-            text += f", spill {k['vgpr_spills']}V/{k['sgpr_spills']}S"
-    if occ is not None:
-        text += f"; occ {occ['occupancy']:.0%} ({occ['limiter']})"
-    return text
-
-
-def render_build_check(doc: dict[str, Any], limit: int = 30) -> None:
-    tc = doc["toolchains"]
-    for name in ("hipcc", "nvcc"):
-        t = tc.get(name)
-        _p(f"{name}: {t['path']} ({t['version'] or 'version unknown'})" if t else f"{name}: not found")
-    if doc.get("translation"):
-        tr = doc["translation"]
-        _p(f"translated on the fly: {tr['converted']} references converted, {tr['unconverted']} unconverted, "
-           f"translation share {tr['translation_share']:.1%}")
-    table = Table(title="compile")
-    for col in ("file", "arch", "compiler", "result", "seconds"):
-        table.add_column(col)
-    for c in doc["compiles"]:
-        res = "ok" if c["ok"] else (c["error"] or f"FAILED: {c['errors']} error(s)")
-        table.add_row(c["file"], c["arch"], c["compiler"], res, f"{c['seconds']:.1f}")
-    out.print(table)
-    errors = [(c["arch"], d) for c in doc["compiles"] for d in c["diagnostics"]]
-    if errors:
-        _p(f"errors ({len(errors)}), at the CUDA source line:")
-        for arch, d in errors[:limit]:
-            where = f"{d['file']}:{d['line']}" if d["file"] else "(compiler)"
-            codes = f" [{', '.join(d['rule_codes'])}]" if d["rule_codes"] else ""
-            _p(f"  {where}: [{arch}] {d['message']}{codes}")
-        if len(errors) > limit:
-            _p(f"  … {len(errors) - limit} more (--json lists all)")
-    archs = list(doc["nvidia_arch"]) + list(doc["amd_arch"])
-    kt = Table(title="kernels (resources: measured by the compilers; occupancy: estimated, arch_limits.toml)")
-    kt.add_column("kernel")
-    kt.add_column("block")
-    for a in archs:
-        kt.add_column(a)
-    kt.add_column("flags")
-    for k in doc["kernels"]:
-        name = k["kernel"].split("(")[0]
-        block = f"{k['block_size']}" + ("" if k["block_size_source"].startswith("launch") else " (assumed)")
-        cells = [_res_cell(k["resources"].get(a), k["occupancy"].get(a)) for a in archs]
-        kt.add_row(f"{name}\n{k['file']}:{k['line']}", block, *cells, "\n".join(k["flags"]))
-    out.print(kt)

@@ -1,41 +1,18 @@
 """Share of profiled kernel time per kernel, keyed so source kernels can find themselves in it.
 
 A source kernel ``warp_softmax_kernel`` and a profiled ``void warp_softmax_kernel<float>(float const*, …)``
-meet on their *base name*: the normalized key (profiles/normalize.py) without namespaces, lower-cased.
+meet on their *base name*: the normalized key without namespaces, lower-cased (``kernel_names.base_name``).
 Shares come from, in order of preference: the baseline profile's kernel table, the parity rows of a
 comparison, or the kernel lists of a projection's groups (a group's share split evenly over its kernels).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from hipgauge.kernel_names import base_name
 from hipgauge.model import value_of
-
-_SIMPLE = re.compile(r"^(?:void\s+)?([A-Za-z_][\w:]*)")
-
-
-def base_name(name: str) -> str:
-    """``void ns::k<float>(float*) [clone .kd]`` → ``k`` (lower-cased), for matching source to profile."""
-    if not name:
-        return ""
-    try:
-        from hipgauge.profiles.normalize import normalize_key
-
-        key = normalize_key(name)
-    except Exception:  # noqa: BLE001 - matching still works on the plain text
-        key = name
-    key = key.strip()
-    if key.startswith("void "):
-        key = key[5:]
-    for ch in "(<[":
-        pos = key.find(ch)
-        if pos > 0:
-            key = key[:pos]
-    key = key.rsplit("::", 1)[-1].strip()
-    return key.lower()
 
 
 @dataclass

@@ -12,15 +12,21 @@ count, and the result says so); otherwise totals over each profile. The table's 
 
 from __future__ import annotations
 
-import re
-
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
-from hipgauge.model import MatchLevel, ParityRow, Profile, Projection, Provenance, TimedOnBothSides
+from hipgauge.kernel_names import strip_vendor_words
+from hipgauge.model import (
+    MatchLevel,
+    ParityRow,
+    Profile,
+    Projection,
+    Provenance,
+    TimedOnBothSides,
+)
 from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles.grouping import classify
 from hipgauge.profiles.match import MatchResult, UserMap, match_kernels
@@ -188,9 +194,6 @@ def _unmatched(idx: list[int], names: list[str], ops: list[str | None], durs: li
     return out
 
 
-_VENDOR_WORDS = re.compile(r"(cudnn|miopen|cublaslt|hipblaslt|cublas|hipblas|rocblas|cuda|rocm|hip)_?")
-
-
 def _pair_vendor_operators(only_base: list[str], only_cand: list[str], ab: dict[str, tuple[int, int, str]],
                            ac: dict[str, tuple[int, int, str]]) -> dict[str, str]:
     """Operators that exist on one side only but are the same work under a vendor's name
@@ -199,9 +202,9 @@ def _pair_vendor_operators(only_base: list[str], only_cand: list[str], ab: dict[
     pairs: dict[str, str] = {}
     by_plain: dict[str, list[str]] = {}
     for op in only_cand:
-        by_plain.setdefault(_VENDOR_WORDS.sub("", op), []).append(op)
+        by_plain.setdefault(strip_vendor_words(op), []).append(op)
     for op in only_base:
-        cands = by_plain.get(_VENDOR_WORDS.sub("", op), [])
+        cands = by_plain.get(strip_vendor_words(op), [])
         if len(cands) == 1 and op != NO_OPERATOR:
             pairs[op] = cands[0]
     left_b = [o for o in only_base if o not in pairs and o != NO_OPERATOR]

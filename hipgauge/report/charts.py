@@ -11,38 +11,13 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from hipgauge.kernel_names import short_name
+
 BAR_H = 18
 GAP = 6
 LABEL_W = 300
 CHART_W = 900
 PORT_C, STAY_C, OK_C, BAD_C, MUTED_C = "#2e7d32", "#c62828", "#2e7d32", "#c62828", "#9e9e9e"
-
-
-def short_name(name: str, limit: int = 44) -> str:
-    """A readable short form: drop the argument list and template arguments, then cut the middle."""
-    text = name.strip()
-    if text.startswith("void "):
-        text = text[5:]
-    depth = 0
-    out = []
-    for ch in text:
-        if ch == "(" and depth == 0 and out:
-            break
-        if ch == "<":
-            depth += 1
-            if depth == 1:
-                out.append("<…>")
-            continue
-        if ch == ">" and depth:
-            depth -= 1
-            continue
-        if depth == 0:
-            out.append(ch)
-    text = "".join(out).strip() or name
-    if len(text) > limit:
-        keep = limit - 1
-        text = text[: keep - keep // 3] + "…" + text[-(keep // 3):]
-    return text
 
 
 def _clip(text: str, limit: int) -> str:

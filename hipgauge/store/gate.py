@@ -12,9 +12,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import polars as pl
+
 from hipgauge.errors import InputError
+from hipgauge.kernel_names import normalize_key
 from hipgauge.model import Profile, Record
-from hipgauge.store.record import AssessmentRecord, ParityEntry
+from hipgauge.profiles.percentiles import iteration_view
+from hipgauge.store.record import AssessmentRecord, ParityEntry, parity_entries
 
 _FRACTION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(%?)\s*$")
 
@@ -97,22 +101,12 @@ def evaluate(rows: list[ParityEntry], max_regression: float, hot_share: float, *
 
 
 def rows_from_comparison(doc: dict[str, Any]) -> list[ParityEntry]:
-    from hipgauge.store.record import parity_entries
-
     return parity_entries(doc)
 
 
 # --------------------------------------------------------------------------------------------
 # Against the last stored assessment
 # --------------------------------------------------------------------------------------------
-
-
-def _normalize(name: str) -> str:
-    try:
-        from hipgauge.profiles.normalize import normalize_key
-    except ImportError:  # pragma: no cover - profiles stage absent
-        return name
-    return normalize_key(name)
 
 
 def rows_against_last(last: AssessmentRecord, cand: Profile) -> tuple[list[ParityEntry], str, list[str]]:
@@ -122,15 +116,8 @@ def rows_against_last(last: AssessmentRecord, cand: Profile) -> tuple[list[Parit
     per launch (total / launches), which makes profiles of different length comparable.
     Returns (rows, basis, notes). Share: the kernel's share of the last candidate's kernel time.
     """
-    import polars as pl
-
-    try:
-        from hipgauge.profiles.percentiles import iteration_view
-
-        view = iteration_view(cand)
-        df, divisor, per_iter = view.kernels, view.divisor, view.known
-    except ImportError:  # pragma: no cover
-        df, divisor, per_iter = cand.kernels, 1, False
+    view = iteration_view(cand)
+    df, divisor, per_iter = view.kernels, view.divisor, view.known
     by_key: dict[str, tuple[float, int]] = {}
     by_op: dict[str, tuple[float, int]] = {}
     if df.height:
@@ -153,7 +140,7 @@ def rows_against_last(last: AssessmentRecord, cand: Profile) -> tuple[list[Parit
         if r.match == "operator":
             found = by_op.get(r.operator or r.label)
         else:
-            for k in [r.label, *r.candidate_names, *(_normalize(n) for n in r.candidate_names)]:
+            for k in [r.label, *r.candidate_names, *(normalize_key(n) for n in r.candidate_names)]:
                 if k in by_key:
                     found = by_key[k]
                     used.add(k)
