@@ -10,11 +10,19 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from hipgauge.decide.cost import estimate_cost
-from hipgauge.source.conditions import (BOTH, CUDA_ONLY, HIP_ONLY, NEITHER, Defines, evaluate, parse_define,
-                                        visibility)
-from hipgauge.report.scan_json import scan_document
 from hipgauge.app.scan import ScanOptions, scan_tree
+from hipgauge.decide.cost import estimate_cost
+from hipgauge.report.scan_json import scan_document
+from hipgauge.source.conditions import (
+    BOTH,
+    CUDA_ONLY,
+    HIP_ONLY,
+    NEITHER,
+    Defines,
+    evaluate,
+    parse_define,
+    visibility,
+)
 
 DATA = Path(__file__).resolve().parent / "data" / "dualtarget"
 GGML, BNB, GENERATED = DATA / "ggml_like", DATA / "bnb_like", DATA / "generated"

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from test_fuzz_support import fuzz_settings
 
+from hipgauge.knowledge.mapping import load_mapping
+from hipgauge.rules.engine import check_file
 from hipgauge.source.inventory import inventory_file
 from hipgauge.source.macros import file_constants, find_macros, fold_int
 from hipgauge.source.parse import parse_bytes
-from hipgauge.rules.engine import check_file
-from hipgauge.knowledge.mapping import load_mapping
-from test_fuzz_support import fuzz_settings
 
 TRAILERS = st.sampled_from([
     "", " // rows per tile", " /* rows */", " /* a\n  b */", ' // "quoted"', " // it's", " /* // */",

@@ -56,7 +56,7 @@ def analyze_file(pf: Any, *, mapping: Mapping | None = None, defined: frozenset[
         if not rules_without_inventory:
             return out
     if dual is not None:
-        out.view = file_view(getattr(pf, "display", ""), pf.data, dual, kind or getattr(pf, "kind", "cuda"))
+        out.view = file_view(getattr(pf, "display", ""), pf.data, dual, str(kind or getattr(pf, "kind", None) or "cuda"))
         if out.inventory is not None:
             out.inventory.api_calls = adjust_api_calls(out.inventory.api_calls, dual)
             kernel_variants(out.view, out.inventory.kernels)

@@ -19,8 +19,9 @@ instantiation files is one edit to the generator or the template. So findings ar
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 _NUM = re.compile(r"\b0[xX][0-9a-fA-F]+\b|\b\d+(?:\.\d*)?[uUlLfF]*\b")
 _BLANKS = re.compile(r"\s+")

@@ -15,8 +15,8 @@ or ``NEITHER``, and the line of the directive that decided it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping
 
 NEITHER, CUDA_ONLY, HIP_ONLY, BOTH = 0, 1, 2, 3
 LABEL = {NEITHER: "neither", CUDA_ONLY: "cuda-only", HIP_ONLY: "hip-only", BOTH: "both"}
@@ -123,8 +123,8 @@ def parse_define(item: str) -> tuple[str, str, str | None]:
 # ---------------------------------------------------------------------------------------------------------------
 
 DIRECTIVE_RE = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|undef)\b"
-                          rb"((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
-_COMMENT_RE = re.compile(r"/\*.*?(?:\*/|$)|//.*", re.S)
+                          rb"((?:[^\n]*\\\r?\n)*[^\n]*)", re.MULTILINE)
+_COMMENT_RE = re.compile(r"/\*.*?(?:\*/|$)|//.*", re.DOTALL)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ figure; the caveat names it so no reader takes the figures for the whole tree (i
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 #: how many file names the one-line caveat spells out before "and N more"
 NAMED = 3

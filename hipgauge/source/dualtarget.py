@@ -23,11 +23,22 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable
+from typing import Any
 
-from hipgauge.source.conditions import (BOTH, CUDA_ONLY, HIP_ONLY, NEITHER, PLATFORM_NAMES, Defines, Visibility,
-                                        directives, parse_define, visibility)
+from hipgauge.source.conditions import (
+    BOTH,
+    CUDA_ONLY,
+    HIP_ONLY,
+    NEITHER,
+    PLATFORM_NAMES,
+    Defines,
+    Visibility,
+    directives,
+    parse_define,
+    visibility,
+)
 
 #: a project's vendor switch, by its name
 SWITCH_NAME_RE = re.compile(r"^(?:[A-Z][A-Z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?(?:HIP|ROCM)$")
@@ -43,7 +54,7 @@ _CUDA_NAME = re.compile(r"^(?:cuda[A-Z_]\w*|CUDA_\w+|CU[A-Z_]\w*|cu[A-Z]\w*|cubl
                         r"cufft\w*|cudnn\w*|nvrtc\w*|__shfl\w*_sync|__ballot_sync|__any_sync|__all_sync|"
                         r"__match\w*_sync|__reduce\w*_sync|__syncwarp|__activemask|__v\w+\d|__dp4a|__dp2a\w*|"
                         r"__nv_\w+|nv_bfloat16\w*|__half\w*|__h\w+)$")
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)\n]*\))?((?:[^\n]*\\\r?\n)*[^\n]*)", re.M)
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)\n]*\))?((?:[^\n]*\\\r?\n)*[^\n]*)", re.MULTILINE)
 _POLYFILL = re.compile(rb"__device__[\w\s:*&<>,]*?\b(__v\w+\d\w*|__dp4a|__dp2a\w*|__shfl\w*|__ballot\w*|__hmax\w*|"
                        rb"__hmin\w*|__activemask|__syncwarp|__nanosleep|__popc\w*|__byte_perm|__funnelshift\w*)"
                        rb"\s*\([^;{]*\)\s*\{")
@@ -188,12 +199,12 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
     under_hip: dict[str, str] = {}
     elsewhere: set[str] = set()
     for f, data, vis in views:
-        for m in _DEFINE.finditer(data):
-            if m.group(2):
+        for dm in _DEFINE.finditer(data):
+            if dm.group(2):
                 continue
-            line = data.count(b"\n", 0, m.start()) + 1
-            name = m.group(1).decode("latin-1")
-            if vis.at(line) == HIP_ONLY and re.fullmatch(rb"\s*(?:1|true)?\s*(?://.*|/\*.*)?", m.group(3) or b""):
+            line = data.count(b"\n", 0, dm.start()) + 1
+            name = dm.group(1).decode("latin-1")
+            if vis.at(line) == HIP_ONLY and re.fullmatch(rb"\s*(?:1|true)?\s*(?://.*|/\*.*)?", dm.group(3) or b""):
                 under_hip.setdefault(name, f"{f}:{line}")
             elif vis.at(line) != HIP_ONLY:
                 elsewhere.add(name)
@@ -257,7 +268,7 @@ def _short(body: bytes) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 
 _TOK = re.compile(rb"[A-Za-z_]\w*|\d+|\S")
-_COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
+_COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
 def generated_families(files: list[tuple[str, bytes]]) -> list[Family]:

@@ -60,9 +60,7 @@ def prose_spans(text: str) -> list[tuple[int, int, int, int]]:
     spans: list[tuple[int, int, int, int]] = []
 
     def add(node: ast.AST) -> None:
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            spans.append((node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0))
-        elif isinstance(node, ast.JoinedStr):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, ast.JoinedStr):
             spans.append((node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0))
 
     for node in ast.walk(tree):
@@ -107,7 +105,7 @@ def blank_prose(lines: list[str]) -> list[str]:
     return out
 
 
-_CMAKE_CMD = re.compile(r"^\s*(if|elseif|else|endif)\s*\((.*)\)?\s*(?:#.*)?$", re.I)
+_CMAKE_CMD = re.compile(r"^\s*(if|elseif|else|endif)\s*\((.*)\)?\s*(?:#.*)?$", re.IGNORECASE)
 _CMAKE_VENDOR = re.compile(r"(?i)\b\w*(?:HIP|ROCM)\w*\b")
 
 
@@ -130,14 +128,14 @@ def cmake_vendor_lines(text: str) -> Visibility:
         cmd, cond = m.group(1).lower(), m.group(2) or ""
         if cmd == "if":
             vendor = bool(_CMAKE_VENDOR.search(cond)) and state == BOTH
-            hip_first = not re.search(r"(?i)\bNOT\b", cond)
-            stack.append((state, i, vendor, int(hip_first)))
+            hip_first = 0 if re.search(r"(?i)\bNOT\b", cond) else 1
+            stack.append((state, i, vendor, hip_first))
             if vendor:
                 state, state_guard = (HIP_ONLY if hip_first else CUDA_ONLY), i
         elif cmd in ("elseif", "else") and stack:
-            before, at, vendor, hip_first = stack[-1]
+            _before, at, vendor, first = stack[-1]
             if vendor:
-                state, state_guard = (CUDA_ONLY if hip_first else HIP_ONLY), at
+                state, state_guard = (CUDA_ONLY if first else HIP_ONLY), at
         elif cmd == "endif" and stack:
             before, _at, _vendor, _h = stack.pop()
             state = before
