@@ -365,3 +365,12 @@ def test_build_check_decides_hip_per_unit(tmp_path):
         nv_files = {c.file for c in res.compiles if c.vendor == "nvidia"}
         assert nv_files == {"dual.cu", "plain.cu"}
         assert any("1 of 3 translation unit(s) already HIP" in w for w in res.warnings)
+
+
+@pytest.mark.parametrize("root", [GGML, BNB])
+def test_translate_share_sees_the_tree_as_scan_does(tmp_path, root):
+    from hipgauge.app.translate import translate_tree
+    from hipgauge.rules.share import overall_share
+
+    scan_share = overall_share(_scan(root).file_stats)
+    assert translate_tree(root, tmp_path / "hip").totals()["translation_share"] == round(scan_share, 3)

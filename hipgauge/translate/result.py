@@ -26,6 +26,8 @@ class TranslateOptions:
     #: project shims (headers mapping CUDA names to HIP: ``source.dualtarget``), copied as written, never rewritten;
     #: ``translate_tree`` finds them when None
     shims: frozenset[str] | None = None
+    #: scan's dual-target view of the tree (``source.dualtarget.TreeDual``) for the scan-defined share; found when None
+    share_dual: Any = None
 
 
 @dataclass
