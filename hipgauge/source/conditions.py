@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 NEITHER, CUDA_ONLY, HIP_ONLY, BOTH = 0, 1, 2, 3
 LABEL = {NEITHER: "neither", CUDA_ONLY: "cuda-only", HIP_ONLY: "hip-only", BOTH: "both"}
@@ -95,6 +96,13 @@ class Defines:
             for build in (BUILDS if side == "both" else (side,)):
                 put(build, name, value)
         return cls(cuda, hip, frozenset(cu_undef), frozenset(hip_undef))
+
+    @cached_property
+    def decided(self) -> tuple[bytes, ...]:
+        """Every name some build decides (defined or undefined), as bytes: a file holding none of them (and no
+        ``#if 0``) is seen by both builds on every line."""
+        names = set(self.cuda) | set(self.hip) | self.cuda_undefined | self.hip_undefined
+        return tuple(sorted(n.encode() for n in names))
 
     def for_build(self, build: str) -> tuple[dict[str, str], set[str]]:
         if build == "cuda":
@@ -325,6 +333,7 @@ def _apply(op: str, a: int, b: int) -> int | None:
 # ---------------------------------------------------------------------------------------------------------------
 
 YES, MAYBE, NO = 2, 1, 0
+_IF_ZERO = re.compile(rb"#[ \t]*(?:el)?if[ \t]+(?:0|false)\b")
 
 
 @dataclass
@@ -403,6 +412,8 @@ def visibility(data: bytes, defines: Defines | None = None) -> Visibility:
     guard = [0] * n_lines
     if b"#" not in data or not re.search(rb"#[ \t]*if", data):
         return Visibility(where, guard)
+    if not any(n in data for n in defines.decided) and not _IF_ZERO.search(data):
+        return Visibility(where, guard)  # nothing here tells the builds apart
     vals = {b: defines.for_build(b) for b in BUILDS}
     stack: list[_Frame] = []
     state: tuple[int, int] = (YES, YES)

@@ -167,7 +167,7 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
             continue
         if e.kind in ("cuda", "cpp") and len(data) <= GENERATED_MAX_BYTES:
             small.append((e.display, data))
-        if b"#" not in data:
+        if b"#" not in data or not (b"HIP" in data or b"ROCM" in data or b"hip" in data):
             continue
         for d in directives(data):
             if d.kind not in ("if", "ifdef", "ifndef", "elif"):
@@ -187,7 +187,7 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
                         uses[n] += 1
                         if len(where[n]) < 5:
                             where[n].append(f"{e.display}:{d.line}")
-        if b"define" in data and (_HIPISH.search(data) or b"__device__" in data):
+        if b"define" in data and _HIPISH.search(data):
             keep.append((e.display, data))
     switches = {n: Switch(n, "hip", how[n], tuple(where[n]), uses[n]) for n in how}
     for n in options - set(switches):
