@@ -374,3 +374,18 @@ def test_translate_share_sees_the_tree_as_scan_does(tmp_path, root):
 
     scan_share = overall_share(_scan(root).file_stats)
     assert translate_tree(root, tmp_path / "hip").totals()["translation_share"] == round(scan_share, 3)
+
+
+def test_library_calls_in_vendor_branches(tmp_path):
+    (tmp_path / "a.cu").write_text(
+        "#ifndef __HIPCC__\n#include <cusparse.h>\n"
+        "void f(cusparseHandle_t h) { cusparseConstrainedGeMM(h); }\n"
+        "#else\nvoid f(void* h) { cudaNotAThing(); }\n#endif\n")
+    res = _scan(tmp_path)
+    assert "cudaNotAThing" not in {c.cuda_name for c in res.api_calls}  # HIP-only code holds no CUDA uses
+    assert any(c.cuda_name == "cusparseConstrainedGeMM" for c in res.api_calls)  # still in the inventory
+    est = estimate_cost(res)
+    assert not [i for i in est.items if i.kind == "library-op"]  # but the HIP build has its own path: no hours
+    assert any("CUDA-only branches" in n for n in est.notes)
+    branches = res.dual_target["files"][0]["branches"]
+    assert {"side": "cuda-only", "lines": [2, 3], "guard": 1} in branches

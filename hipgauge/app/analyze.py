@@ -58,7 +58,7 @@ def analyze_file(pf: Any, *, mapping: Mapping | None = None, defined: frozenset[
     if dual is not None:
         out.view = file_view(getattr(pf, "display", ""), pf.data, dual, str(kind or getattr(pf, "kind", None) or "cuda"))
         if out.inventory is not None:
-            out.inventory.api_calls = adjust_api_calls(out.inventory.api_calls, dual)
+            out.inventory.api_calls = adjust_api_calls(out.inventory.api_calls, dual, out.view)
             kernel_variants(out.view, out.inventory.kernels)
     if rules:
         try:

@@ -217,11 +217,16 @@ def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Confi
         notes.append("no candidate profile: kernel tuning hours are not estimated (measure with --candidate)")
 
     seen_ops: set[tuple[str, str]] = set()
+    cuda_only = _cuda_only_lines(scan)
+    in_cuda_branch = 0
     for c in scan.api_calls:
         if c.library in NON_LIBRARY or c.status not in ("unsupported", "unknown") or c.kind != "function":
             continue
         if (c.file, c.line) in finding_lines:
             continue  # already costed by the finding at that line
+        if any(a <= c.line <= b for a, b in cuda_only.get(c.file, ())):
+            in_cuda_branch += 1
+            continue  # the HIP build has its own path there
         op = (c.library, c.cuda_name)
         if op in seen_ops:
             continue
@@ -231,6 +236,9 @@ def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Confi
                               high_hours=high, file=c.file, line=c.line,
                               basis=f"no HIP mapping ({c.status}): [{low:g}, {high:g}] h"))
 
+    if in_cuda_branch:
+        notes.append(f"{in_cuda_branch} unmapped library reference(s) sit in CUDA-only branches (the HIP build has its "
+                     "own path): not costed")
     _build_items(build_check, items, notes, finding_lines, p)
 
     cats: dict[str, list[CostItem]] = defaultdict(list)
@@ -301,6 +309,16 @@ def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Confi
                         parameters=list(params.values()), notes=notes,
                         lockin_known=not (params["economics.fleet_spend_per_year"].source == "default" and lockin == 0),
                         drivers=drivers, dual_toolchain=dual_toolchain)
+
+
+def _cuda_only_lines(scan: ScanResult) -> dict[str, list[tuple[int, int]]]:
+    """Per file, the line ranges only the CUDA build compiles (scan's dual-target inventory)."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for f in (scan.dual_target or {}).get("files", []):
+        for b in f.get("branches", []):
+            if b.get("side") == "cuda-only":
+                out.setdefault(f["file"], []).append((int(b["lines"][0]), int(b["lines"][1])))
+    return out
 
 
 def _build_items(build_check: dict[str, Any] | None, items: list[CostItem], notes: list[str],

@@ -31,6 +31,7 @@ from hipgauge.source.conditions import (
     BOTH,
     CUDA_ONLY,
     HIP_ONLY,
+    LABEL,
     NEITHER,
     PLATFORM_NAMES,
     Defines,
@@ -330,7 +331,25 @@ class FileView:
         if not (any(counts.values()) or self.shim or self.dropped or self.noted or self.variants):
             return None
         return {"file": self.file, **counts, "shim": self.shim, "findings_dropped": self.dropped,
-                "findings_noted": self.noted, "variants": self.variants}
+                "findings_noted": self.noted, "variants": self.variants, "branches": self.branches()}
+
+    def branches(self) -> list[dict[str, Any]]:
+        """The file's vendor-exclusive line ranges: ``{side, lines: [first, last], guard}`` (guard: the line of the
+        directive that decides it)."""
+        out: list[dict[str, Any]] = []
+        where, guard = self.vis.where, self.vis.guard
+        i = 0
+        while i < len(where):
+            w = where[i]
+            if w == BOTH:
+                i += 1
+                continue
+            j = i
+            while j + 1 < len(where) and where[j + 1] == w and guard[j + 1] == guard[i]:
+                j += 1
+            out.append({"side": LABEL[w], "lines": [i + 1, j + 1], "guard": guard[i]})
+            i = j + 1
+        return out
 
 
 def file_view(display: str, data: bytes, tree: TreeDual | None, kind: str = "cuda") -> FileView:
@@ -361,13 +380,18 @@ def kernel_variants(view: FileView, kernels: Iterable[Any]) -> None:
                                                  NEITHER: "neither"}[whole]})
 
 
-def adjust_api_calls(calls: list[Any], tree: TreeDual | None) -> list[Any]:
-    """References to names a project shim maps count as translated (status "mapped", the shim's text as HIP)."""
+def adjust_api_calls(calls: list[Any], tree: TreeDual | None, view: FileView | None = None) -> list[Any]:
+    """References in code only the HIP build compiles (or neither) are no CUDA uses: dropped. References to names
+    a project shim maps, and a shim's own, count as translated (status "mapped", the shim's text as HIP)."""
     names = tree.shim_names() if tree is not None and tree.shims else {}
-    if not names:
+    if view is not None and view.vis.exclusive:
+        calls = [c for c in calls if view.vis.at(c.line) not in (HIP_ONLY, NEITHER)]
+    if not names and not (view is not None and view.shim):
         return calls
     out = []
     for c in calls:
+        if view is not None and view.shim and c.status not in ("mapped", "deprecated"):
+            c = replace(c, status="mapped", hip_name=f"(defined by the project shim {view.file})")
         hit = names.get(c.cuda_name)
         if hit is not None and c.status not in ("mapped", "deprecated"):
             c = replace(c, status="mapped", hip_name=f"{hit[0]} (project shim {hit[1]})")
