@@ -389,3 +389,15 @@ def test_library_calls_in_vendor_branches(tmp_path):
     assert any("CUDA-only branches" in n for n in est.notes)
     branches = res.dual_target["files"][0]["branches"]
     assert {"side": "cuda-only", "lines": [2, 3], "guard": 1} in branches
+
+
+def test_translate_names_what_it_could_not_read(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "ok.cu").write_text("__global__ void k(int* o) { o[0] = 1; }\n")
+    (src / "blob.cu").write_bytes(b"\x00\x01binary\x00" * 20)
+    res = _cli("translate", str(src), "-o", str(tmp_path / "out"), "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["summary"]["caveat"].startswith("1 file not analysed: blob.cu")
+    text = _cli("translate", str(src), "-o", str(tmp_path / "out2"))
+    assert "1 file not analysed: blob.cu" in " ".join(text.output.split())

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from hipgauge.app.analyze import analyze_file
 from hipgauge.app.scan import chunk_by_size, tree_scan_names
+from hipgauge.source.coverage import not_analysed
 from hipgauge.source.dualtarget import tree_dual
 from hipgauge.errors import InputError
 from hipgauge.knowledge.mapping import load_mapping
@@ -104,6 +105,7 @@ class TranslateResult(Record):
             "rewrite_share": rewrite_share,
             "translation_share": share,
             "translation_share_basis": basis,
+            "caveat": not_analysed(self.skipped)["caveat"],
         }
 
     def to_dict(self) -> dict[str, Any]:
