@@ -55,3 +55,23 @@ def test_trailing_comment_folds() -> None:
     consts = file_constants(data, find_macros(data))
     assert consts["ROWS"] == "8"
     assert fold_int("COLS", consts) == 16
+
+
+DIRECTIVES = st.sampled_from([
+    "#if defined(__HIP_PLATFORM_AMD__)", "#ifdef __HIPCC__", "#ifndef BNB_HIP", "#elif __CUDA_ARCH__ >= 800", "#else",
+    "#endif", "#if 0", "#if (1 << 70) / 0", "#if defined(", "#elif", "#define BNB_HIP 1", "#undef BNB_HIP",
+    "#if X ? Y : Z", "#if __has_include(<hip/hip_runtime.h>)", "#if !defined(GGML_USE_HIP) || defined(A) && B", "code();",
+    "#if 1 \\", "  && defined(__HIP__)", "// #if", "/* #endif */", "#   elif defined GGML_USE_HIP", "\x00", "#if ((((",
+])
+
+
+@fuzz_settings(150)
+@given(st.lists(DIRECTIVES, max_size=30))
+def test_build_visibility_of_any_directive_soup(lines: list[str]) -> None:
+    """Unbalanced, malformed or odd directives: a class for every line, never an exception."""
+    from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY, NEITHER, Defines, visibility
+
+    data = "\n".join(lines).encode()
+    vis = visibility(data, Defines.standard({"GGML_USE_HIP": "hip"}))
+    assert len(vis.where) == data.count(b"\n") + 1
+    assert set(vis.where) <= {BOTH, CUDA_ONLY, HIP_ONLY, NEITHER}
