@@ -69,7 +69,14 @@ DIRECTIVES = st.sampled_from([
 @given(st.lists(DIRECTIVES, max_size=30))
 def test_build_visibility_of_any_directive_soup(lines: list[str]) -> None:
     """Unbalanced, malformed or odd directives: a class for every line, never an exception."""
-    from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY, NEITHER, Defines, visibility
+    from hipgauge.source.conditions import (
+        BOTH,
+        CUDA_ONLY,
+        HIP_ONLY,
+        NEITHER,
+        Defines,
+        visibility,
+    )
 
     data = "\n".join(lines).encode()
     vis = visibility(data, Defines.standard({"GGML_USE_HIP": "hip"}))
