@@ -336,7 +336,7 @@ def test_assess_reports_caveat_and_dual_toolchain_upkeep(tmp_path):
     assert "1 file not analysed: csrc/blob.cu" in html.split('id="parity"')[0]
     assert "Dual-toolchain upkeep" in html
     assert "kQuantizeBlockwise" in doc["cost"]["upkeep"]["dual_variant_kernels"]
-    strict = _cli("assess", str(src), "-o", str(tmp_path / "r2"), "--no-build-check", "--strict")
+    strict = _cli("assess", str(src), "-o", str(tmp_path / "r2"), "--no-build-check", "--strict", "-D", "hip:OTHER_HIP")
     assert strict.exit_code == 2 and (tmp_path / "r2" / "report.md").exists()
 
 

@@ -194,10 +194,16 @@ def assess(
     store: bool = typer.Option(False, "--store", help="also record the assessment in the history store (see hipgauge history)"),
     store_db: Optional[Path] = typer.Option(None, "--db", help="history store for --store (default: .hipgauge/history.duckdb here or above)"),
     strict: bool = typer.Option(False, "--strict", help="exit 2 (after writing the report) when any file could not be analysed"),
+    define: Optional[list[str]] = typer.Option(None, "-D", "--define", help="preprocessor switch for the dual-target "
+                                               "view: NAME[=V] (both builds), hip:NAME[=V] or cuda:NAME[=V]; repeatable"),
 ) -> None:
     """Everything at once: one report folder with index.html, report.md, assessment.json, findings.sarif."""
+    from hipgauge.cli.scan import checked_defines
+
     check_percentile_target(percentile, target_ms)
     cfg = _config(config, paths[0], sets)
+    if define:
+        cfg.override("defines", list(checked_defines([*cfg.get("defines"), *define])))
     opts = _opts(paths, baseline=baseline, candidate=candidate, latency_csv=latency_csv,
                  candidate_latency_csv=candidate_latency_csv, target_ms=target_ms, percentile=percentile,
                  assume=list(assume or []), map_file=map_file, build_check=not no_build_check,
