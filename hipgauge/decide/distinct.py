@@ -67,7 +67,8 @@ def finding_items(findings: Iterable[Any], families: dict[str, str], library_ban
         first = fs[0]
         n = len(fs)
         files = len({f.file for f in fs})
-        where = (f"{n} occurrence(s) in {files} same-shape file(s) of {key[2]}" if families.get(first.file)
+        where = (f"{n} occurrence(s) in {files} file(s) of the generated family {families[first.file]}"
+                 if families.get(first.file)
                  else f"{n} occurrence(s)" + (f" in {first.kernel}" if first.kernel else "")
                  + (f" across {files} files" if files > 1 else ""))
         if key[0] == "library-family":

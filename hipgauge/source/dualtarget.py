@@ -21,6 +21,7 @@ path, become info-level "CUDA-only branch" notes with no hours; a shim's own def
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -97,9 +98,12 @@ class Family:
 
     id: str  # a glob-like label: the first file's path with the differing name parts as *
     files: tuple[str, ...]
+    #: the project header every copy includes (the template they instantiate, ``launch_template.h``), when one
+    template: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "copies": len(self.files), "files": list(self.files[:10]), "files_all": list(self.files)}
+        return {"id": self.id, "copies": len(self.files), "template": self.template, "files": list(self.files[:10]),
+                "files_all": list(self.files)}
 
 
 @dataclass(frozen=True)
@@ -277,6 +281,7 @@ def generated_families(files: list[tuple[str, bytes]]) -> list[Family]:
     differ in at most ``GENERATED_MAX_DIFF`` of their tokens (``flash_fwd_hdim128_fp16_sm80.cu`` and its 30
     siblings)."""
     groups: dict[int, list[tuple[str, list[bytes]]]] = defaultdict(list)
+    includes = {name: _project_includes(name, data) for name, data in files}
     for name, data in files:
         toks = _TOK.findall(_COMMENTS.sub(b" ", data))
         if 4 <= len(toks) <= 2000 and (b"template" in data or b"#include" in data):
@@ -296,8 +301,16 @@ def generated_families(files: list[tuple[str, bytes]]) -> list[Family]:
                 clusters.append((toks, [name]))
         for _rep, names in clusters:
             if len(names) >= GENERATED_MIN_COPIES:
-                out.append(Family(_family_id(names), tuple(names)))
+                common = set.intersection(*(includes[n] for n in names))
+                out.append(Family(_family_id(names), tuple(names), min(common) if len(common) == 1 else None))
     return sorted(out, key=lambda f: f.id)
+
+
+def _project_includes(name: str, data: bytes) -> set[str]:
+    """The ``#include "…"`` headers of a file, as tree paths (relative to its folder, normalised)."""
+    folder = posixpath.dirname(name)
+    return {posixpath.normpath(posixpath.join(folder, m.group(1).decode("latin-1")))
+            for m in re.finditer(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', data, re.M)}
 
 
 def _family_id(names: list[str]) -> str:
