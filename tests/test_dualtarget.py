@@ -228,6 +228,7 @@ def test_thirty_generated_copies_cost_less_than_three_times_one(tmp_path):
     shutil.copy(GENERATED / "src" / "launch_template.h", one)
     shutil.copy(GENERATED / "src" / "instantiations" / "attn_fwd_hdim128_fp16_sm80.cu", one / "instantiations")
     many = _scan(GENERATED)
+    assert many.skipped == [] and not [w for w in many.warnings if "internal error" in w]
     assert len(list((GENERATED / "src" / "instantiations").glob("*.cu"))) == 30
     fams = many.dual_target["generated_families"]
     assert len(fams) == 1 and fams[0]["copies"] == 30
