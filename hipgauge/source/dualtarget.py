@@ -114,9 +114,14 @@ class TreeDual:
     user: tuple[str, ...] = ()  # -D / config defines as given
 
     def defines(self) -> Defines:
-        sw = {s.name: "hip" for s in self.switches if s.side == "hip" and s.name not in PLATFORM_NAMES}
-        opts = tuple(s.name for s in self.switches if s.side == "hip-option")
-        return Defines.standard(sw, opts, self.user)
+        """What each build defines, from the switches and the user's items (worked out once per tree)."""
+        cached = self.__dict__.get("_defines")
+        if cached is None:
+            sw = {s.name: "hip" for s in self.switches if s.side == "hip" and s.name not in PLATFORM_NAMES}
+            opts = tuple(s.name for s in self.switches if s.side == "hip-option")
+            cached = Defines.standard(sw, opts, self.user)
+            object.__setattr__(self, "_defines", cached)  # a memo on a frozen record, not state
+        return cached
 
     @property
     def shim_files(self) -> frozenset[str]:
