@@ -294,12 +294,14 @@ def test_rule_fixes_from_the_hand_check(tmp_path):
         "__global__ void __launch_bounds__(64) s(float* o) { const int tid = threadIdx.x; o[tid / 32] = tid % 32; }\n"
         "__global__ void t(float* o) { const int tid = threadIdx.x; o[tid / 32] = 1; }\n"
         "__global__ void u(float* o) { const int tid = threadIdx.x; o[tid / 32] = 1; }\n"
-        "void go(float* o) { t<<<1, 64>>>(o); u<<<1, 256>>>(o); }\n")
+        "__global__ void w(float* o) { const int tid = threadIdx.x; o[tid / 32] = 1; }\n"
+        "void go(float* o) { t<<<1, 64>>>(o); u<<<1, 256>>>(o); w<<<1, dim3(32, 2, 1)>>>(o); }\n")
     found = {(f.code, f.line) for f in _scan(tmp_path).findings}
     assert ("HG106", 2) in found  # unrolled width-16 ladder
     assert ("HG101", 4) in found  # threadIdx.x < 32
     assert ("HG101", 6) not in found and ("HG101", 7) not in found  # 64-thread blocks by construction
     assert ("HG101", 8) in found  # a 256-thread block: tid / 32 is a warp index
+    assert ("HG101", 9) not in found  # dim3(32, 2, 1): 64 threads
 
 
 def test_rule_texts_agree_with_their_fixes():

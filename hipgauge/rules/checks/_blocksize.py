@@ -4,9 +4,11 @@ size rather than a warp index (``tid / 32`` in a 64-thread block picks one of tw
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hipgauge.rules.syntax import function_name
+from hipgauge.source.macros import split_top_level
 
 
 def fixed_block_threads(ctx: Any, node: Any) -> int | None:
@@ -23,7 +25,21 @@ def fixed_block_threads(ctx: Any, node: Any) -> int | None:
     sizes = set()
     for site in getattr(ctx.inventory, "launch_sites", None) or ():
         if site.kernel and site.kernel.split("::")[-1] == name:
-            sizes.add(ctx.fold(site.block) if site.block else None)
+            sizes.add(_threads(ctx, site.block) if site.block else None)
     if sizes and None not in sizes:
         return max(s for s in sizes if s is not None)
     return None
+
+
+def _threads(ctx: Any, block: str) -> int | None:
+    """Threads of a launch's block argument: ``64``, ``dim3(64)``, ``dim3(32, 2, 1)`` (None when it does not fold)."""
+    m = re.fullmatch(r"\s*(?:dim3\s*)?[({]\s*(.*?)\s*[)}]\s*", block)
+    if m is None:
+        return ctx.fold(block)
+    total = 1
+    for part in split_top_level(m.group(1)):
+        value = ctx.fold(part)
+        if value is None:
+            return None
+        total *= value
+    return total
