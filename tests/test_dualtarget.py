@@ -157,6 +157,12 @@ def test_ggml_like_inventory():
     switches = {s["name"]: s for s in dt["switches"]}
     assert switches["GGML_USE_HIP"]["side"] == "hip" and "CMakeLists.txt:6" in switches["GGML_USE_HIP"]["where"]
     assert switches["__HIP_PLATFORM_AMD__"]["how"] == "platform"
+    # families defined only for some AMD targets are HIP-only options, found through each other (CDNA3 → CDNA)
+    assert {n: switches[n]["side"] for n in ("CDNA", "CDNA2", "CDNA3")} == dict.fromkeys(("CDNA", "CDNA2", "CDNA3"),
+                                                                                          "hip-option")
+    common = {f["file"]: f for f in dt["files"]}["common.cuh"]
+    cdna_line = (GGML / "common.cuh").read_text().split("\n").index("    return __builtin_amdgcn_sdot2(a, b, 0, false);") + 1
+    assert any(b["side"] == "hip-only" and b["lines"][0] <= cdna_line <= b["lines"][1] for b in common["branches"])
     assert [s["file"] for s in dt["shims"]] == ["vendors/hip.h"]
     assert {"__vsub4", "__vsubss4"} <= set(dt["shims"][0]["polyfills"])
     variants = {k["kernel"]: k for k in dt["kernels_with_variants"]}

@@ -344,6 +344,13 @@ class Visibility:
     where: list[int]
     guard: list[int]
     conditionals: int = 0  # conditional directives read
+    #: lines (index ``line - 1``) whose class rests on a build that only *may* compile them (``#ifdef __gfx942__``
+    #: inside the HIP build: some AMD targets only); empty when none
+    maybe: set[int] = field(default_factory=set)
+
+    def surely(self, line: int) -> bool:
+        """The line's class is certain (no build only *may* compile it)."""
+        return line - 1 not in self.maybe
 
     def at(self, line: int) -> int:
         return self.where[line - 1] if 0 < line <= len(self.where) else BOTH
@@ -421,13 +428,18 @@ def visibility(data: bytes, defines: Defines | None = None) -> Visibility:
     prev_line = 1
     conditionals = 0
 
+    maybe: set[int] = set()
+
     def fill(upto: int) -> None:
         """Lines ``prev_line`` .. ``upto - 1`` get the current state."""
         w = _where(*state)
         if w != BOTH:
+            unsure = MAYBE in state
             for i in range(prev_line - 1, min(upto - 1, n_lines)):
                 where[i] = w
                 guard[i] = state_guard
+                if unsure:
+                    maybe.add(i)
 
     for d in directives(data):
         fill(d.line)
@@ -458,6 +470,8 @@ def visibility(data: bytes, defines: Defines | None = None) -> Visibility:
                     if name not in values:
                         undef.add(name)
             _fill_directive(where, guard, d, state, state_guard)
+            if MAYBE in state and _where(*state) != BOTH:
+                maybe.update(range(d.line - 1, min(d.last_line, n_lines)))
             continue
         conditionals += 1
         if d.kind in ("if", "ifdef", "ifndef"):
@@ -486,7 +500,7 @@ def visibility(data: bytes, defines: Defines | None = None) -> Visibility:
         state = stack[-1].current if stack else (YES, YES)
         state_guard = _outer_guard(stack)
     fill(n_lines + 1)
-    return Visibility(where, guard, conditionals)
+    return Visibility(where, guard, conditionals, maybe)
 
 
 def _outer_guard(stack: list[_Frame]) -> int:

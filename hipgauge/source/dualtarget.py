@@ -202,11 +202,29 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
     switches = {n: Switch(n, "hip", how[n], tuple(where[n]), uses[n]) for n in how}
     for n in options - set(switches):
         switches[n] = Switch(n, "hip-option", "with-hip-names", tuple(where[n]), uses[n])
-    # names #define'd only where the HIP build sees them (#ifdef __HIPCC__ / #define BNB_HIP) are switches too
-    first = TreeDual(tuple(switches.values()), user=user)
-    defs = first.defines()
-    views = [(f, data, visibility(data, defs)) for f, data in keep]
+    # names #define'd only where the HIP build sees them (#ifdef __HIPCC__ / #define BNB_HIP) are switches too, and
+    # names defined only for some AMD targets (#ifdef __gfx942__ / #define CDNA3) HIP-only options; one such name can
+    # decide where the next is defined (#if defined(CDNA3) || defined(CDNA2) / #define CDNA): a few rounds
+    views: list[tuple[str, bytes, Visibility]] = []
+    for _round in range(4):
+        defs = TreeDual(tuple(switches.values()), user=user).defines()
+        views = [(f, data, visibility(data, defs)) for f, data in keep]
+        found = _defined_under_hip(views)
+        new = {n: sw for n, sw in found.items() if n not in switches}
+        if not new:
+            break
+        for n, sw in new.items():
+            switches[n] = replace(sw, uses=uses.get(n, 0))
+    final = TreeDual(tuple(sorted(switches.values(), key=lambda s: s.name)), user=user)
+    shims = tuple(s for s in (_shim(f, data, vis, known_cuda) for f, data, vis in views) if s is not None)
+    return replace(final, shims=shims, families=tuple(generated_families(small)))
+
+
+def _defined_under_hip(views: list[tuple[str, bytes, Visibility]]) -> dict[str, Switch]:
+    """Flag-like names (``#define X`` / ``#define X 1``) every definition of which only the HIP build compiles:
+    a switch when the HIP build surely compiles it, a HIP-only option when only some AMD targets do."""
     under_hip: dict[str, str] = {}
+    arch_only: dict[str, str] = {}
     elsewhere: set[str] = set()
     for f, data, vis in views:
         for dm in _DEFINE.finditer(data):
@@ -215,18 +233,17 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
             line = data.count(b"\n", 0, dm.start()) + 1
             name = dm.group(1).decode("latin-1")
             if vis.at(line) == HIP_ONLY and re.fullmatch(rb"\s*(?:1|true)?\s*(?://.*|/\*.*)?", dm.group(3) or b""):
-                under_hip.setdefault(name, f"{f}:{line}")
+                if vis.surely(line):
+                    under_hip.setdefault(name, f"{f}:{line}")
+                else:
+                    arch_only.setdefault(name, f"{f}:{line}")
             elif vis.at(line) != HIP_ONLY:
                 elsewhere.add(name)
-    for n, at in under_hip.items():
-        if n not in elsewhere and n not in switches:
-            switches[n] = Switch(n, "hip", "defined-under-hip", (at,), uses.get(n, 0))
-    final = TreeDual(tuple(sorted(switches.values(), key=lambda s: s.name)), user=user)
-    if under_hip:
-        defs = final.defines()
-        views = [(f, data, visibility(data, defs)) for f, data, _v in views]
-    shims = tuple(s for s in (_shim(f, data, vis, known_cuda) for f, data, vis in views) if s is not None)
-    return replace(final, shims=shims, families=tuple(generated_families(small)))
+    out = {n: Switch(n, "hip", "defined-under-hip", (at,)) for n, at in under_hip.items() if n not in elsewhere}
+    for n, at in arch_only.items():
+        if n not in elsewhere and n not in out:
+            out[n] = Switch(n, "hip-option", "defined-under-amd-target", (at,))
+    return out
 
 
 def _build_switches(data: bytes, display: str, where: dict[str, list[str]], how: dict[str, str]) -> None:

@@ -29,6 +29,15 @@ static __device__ __forceinline__ int ggml_dot4(int a, int b, int c) {
 #endif // defined(GGML_USE_HIP) && defined(__HIP_PLATFORM_AMD__)
 }
 
+// CDNA has a packed dot instruction; CUDA and other AMD targets share the portable path
+static __device__ __forceinline__ int ggml_dot2(int a, int b) {
+#if defined(CDNA)
+    return __builtin_amdgcn_sdot2(a, b, 0, false);
+#else
+    return (a & 0xffff) * (b & 0xffff) + (a >> 16) * (b >> 16);
+#endif // defined(CDNA)
+}
+
 static __device__ __forceinline__ float warp_reduce_sum(float x) {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) {

@@ -25,6 +25,17 @@
 
 #define GGML_HIP_WARP_SIZE 64
 
+// AMD architecture families (defined only when compiling for those targets)
+#if defined(__gfx942__)
+#define CDNA3
+#endif
+#if defined(__gfx90a__)
+#define CDNA2
+#endif
+#if defined(CDNA3) || defined(CDNA2)
+#define CDNA
+#endif
+
 // polyfills for the SIMD video intrinsics HIP lacks
 static __device__ __forceinline__ int __vsubss4(const int a, const int b) {
     const int8_t * va = reinterpret_cast<const int8_t *>(&a);
