@@ -1,10 +1,12 @@
 #pragma once
 // One name per concept; each vendor build maps it to its own API.
-#if defined(__HIPCC__)
+#if defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC__)
 #define BNB_HIP 1
+#else
+#define BNB_HIP 0
 #endif
 
-#ifdef BNB_HIP
+#if BNB_HIP
 #include <hip/hip_runtime.h>
 #include <hipblas/hipblas.h>
 #include <hipcub/hipcub.hpp>

@@ -14,7 +14,7 @@ __global__ void kQuantizeBlockwise(const float * __restrict__ in, char * __restr
     for (int i = threadIdx.x; i < NUM_BLOCK && base + i < n; i += THREADS) {
         local = fmaxf(local, fabsf(in[base + i]));
     }
-#ifndef BNB_HIP
+#if !BNB_HIP
     // NVIDIA fast path: a CUB warp reduction with the 32-lane full mask
     local = fmaxf(local, __shfl_xor_sync(0xffffffff, local, 16));
     local = fmaxf(local, __shfl_xor_sync(0xffffffff, local, 8));
@@ -57,7 +57,7 @@ __global__ void kDequantize(const char * __restrict__ in, const float * __restri
 }
 
 // A CUDA-only kernel (spin-wait with back-off); the HIP build uses kDequantize instead.
-#ifndef BNB_HIP
+#if !BNB_HIP
 __global__ void kSpinFlag(volatile int * flag) {
     while (*flag == 0) {
         __nanosleep(100);
