@@ -413,3 +413,11 @@ def test_translate_names_what_it_could_not_read(tmp_path):
     assert json.loads(res.output)["summary"]["caveat"].startswith("1 file not analysed: blob.cu")
     text = _cli("translate", str(src), "-o", str(tmp_path / "out2"))
     assert "1 file not analysed: blob.cu" in " ".join(text.output.split())
+
+
+def test_shim_of_using_aliases(tmp_path):
+    (tmp_path / "compat.cuh").write_text(
+        "#if BNB_HIP\nusing a_t = hipStream_t;\nusing b_t = hipError_t;\nusing c_t = hipblasHandle_t;\n"
+        "#else\nusing a_t = cudaStream_t;\nusing b_t = cudaError_t;\nusing c_t = cublasHandle_t;\n#endif\n")
+    shims = scan_document(_scan(tmp_path))["dual_target"]["shims"]
+    assert [s["file"] for s in shims] == ["compat.cuh"] and shims[0]["mappings"] == 3

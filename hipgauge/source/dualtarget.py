@@ -49,8 +49,8 @@ AMD_WORD_RE = re.compile(r"(?:^|_)(?:HIP|ROCM|AMD|GFX\w*|RDNA\d*|CDNA\d*|WAVE64|
 #: names the CUDA build never defines when nvcc compiles (the HIP platform names)
 HIP_PLATFORM = frozenset(n for n, (c, h) in PLATFORM_NAMES.items() if h is not None)
 _BUILD_DEFINE = re.compile(r"(?:-D\s*|compile_definitions\s*\([^)]*?\b|define_macros[^\n]*?[\"'])([A-Z][A-Z0-9_]*)")
-_HIPISH = re.compile(rb"\b(?:hip[A-Z_]\w*|HIP\w*|roc\w+|__shfl(?:_up|_down|_xor)?\b|__ballot\b|__any\b|__all\b|"
-                     rb"__builtin_amdgcn\w*|__lane_id\b|__ockl\w*|amd_\w+)")
+_HIPISH = re.compile(rb"\b(?:hip(?:[A-Z_]|blas|cub|rand|fft|sparse|solver|rtc|Lt)\w*|HIP\w*|roc\w+|"
+                     rb"__shfl(?:_up|_down|_xor)?\b|__ballot\b|__any\b|__all\b|__builtin_amdgcn\w*|__lane_id\b|__ockl\w*|amd_\w+)")
 _CUDAISH = re.compile(rb"\b(?:cuda[A-Z_]\w*|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|nv\w+|__nv\w+)")
 _CUDA_NAME = re.compile(r"^(?:cuda[A-Z_]\w*|CUDA_\w+|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|curand\w*|cusparse\w*|"
                         r"cufft\w*|cudnn\w*|nvrtc\w*|__shfl\w*_sync|__ballot_sync|__any_sync|__all_sync|"
@@ -60,6 +60,7 @@ _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)\n]*\))?((
 _POLYFILL = re.compile(rb"__device__[\w\s:*&<>,]*?\b(__v\w+\d\w*|__dp4a|__dp2a\w*|__shfl\w*|__ballot\w*|__hmax\w*|"
                        rb"__hmin\w*|__activemask|__syncwarp|__nanosleep|__popc\w*|__byte_perm|__funnelshift\w*)"
                        rb"\s*\([^;{]*\)\s*\{")
+_USING = re.compile(rb"^[ \t]*using[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([^;\n]+);", re.M)
 SHIM_MIN_MAPPINGS = 3
 #: rules a shim answers for the names it maps: the name has no HIP counterpart / its mask is 32 bits
 SHIM_COVERED_CODES = frozenset({"HG103", "HG104", "HG209", "HG305", "HG706"})
@@ -197,7 +198,7 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
                         uses[n] += 1
                         if len(where[n]) < 5:
                             where[n].append(f"{e.display}:{d.line}")
-        if b"define" in data and _HIPISH.search(data):
+        if (b"define" in data or b"using" in data) and _HIPISH.search(data):
             keep.append((e.display, data))
     switches = {n: Switch(n, "hip", how[n], tuple(where[n]), uses[n]) for n in how}
     for n in options - set(switches):
@@ -272,6 +273,10 @@ def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim |
             continue
         if ((known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name)) and _HIPISH.search(body):
             mappings.append((name, _short(body)))
+    for m in _USING.finditer(data):  # using bnb_stream_t = hipStream_t; / … = cudaStream_t;
+        where = vis.at(data.count(b"\n", 0, m.start()) + 1)
+        if where in (HIP_ONLY, CUDA_ONLY):
+            by_side[m.group(1).decode("latin-1")][where] = m.group(2).strip()
     for name, sides in by_side.items():  # one neutral name per vendor (bitsandbytes' compat.cuh)
         if (HIP_ONLY in sides and CUDA_ONLY in sides and _HIPISH.search(sides[HIP_ONLY])
                 and _CUDAISH.search(sides[CUDA_ONLY]) and all(a != name for a, _b in mappings)):
