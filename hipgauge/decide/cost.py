@@ -279,7 +279,8 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
     per_kernel = float(p["economics.tuned_variant_hours_per_year"])
     dual_toolchain = {
         "dual_target": bool(dt.get("dual_target")),
-        "switches": [s["name"] for s in dt.get("switches", []) if s.get("how") != "platform"],
+        "switches": [s["name"] for s in dt.get("switches", []) if s.get("how") != "platform" and s.get("side") == "hip"],
+        "hip_options": [s["name"] for s in dt.get("switches", []) if s.get("side") == "hip-option"],
         "shims": [s["file"] for s in dt.get("shims", [])],
         "kernels_with_two_variants": two,
         "hip_only_lines": (dt.get("lines") or {}).get("hip_only", 0),

@@ -116,7 +116,7 @@ def render_summary(out: Console, doc: dict[str, Any], limit: int = 15, max_findi
 
     dt = doc.get("dual_target") or {}
     if dt.get("dual_target"):
-        project = [sw["name"] for sw in dt["switches"] if sw["how"] != "platform"]
+        project = [sw["name"] for sw in dt["switches"] if sw["how"] != "platform" and sw["side"] == "hip"]
         variants = [k["kernel"] for k in dt["kernels_with_variants"] if k["two_variants"]]
         out.print(f"[bold]Dual-target[/bold]: switches {escape(', '.join(project) or '-')}; shims "
                   f"{escape(', '.join(sh['file'] for sh in dt['shims']) or '-')}; {len(variants)} kernel(s) with a body "
