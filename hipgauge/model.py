@@ -143,6 +143,8 @@ class Finding(Record):
     fix: str = ""
     effort_hours: float = 0.0
     snippet: str = ""  # the source line(s), raw (renderers escape)
+    #: "cuda-only" when only the CUDA build compiles the line and the HIP build has its own path (a zero-hour note)
+    branch: str | None = None
 
 
 @dataclass

@@ -421,3 +421,14 @@ def test_shim_of_using_aliases(tmp_path):
         "#else\nusing a_t = cudaStream_t;\nusing b_t = cudaError_t;\nusing c_t = cublasHandle_t;\n#endif\n")
     shims = scan_document(_scan(tmp_path))["dual_target"]["shims"]
     assert [s["file"] for s in shims] == ["compat.cuh"] and shims[0]["mappings"] == 3
+
+
+def test_rubric_ignores_cuda_only_branch_notes():
+    from hipgauge.decide.rubric import decide
+
+    res = _scan(GGML)
+    notes = [f for f in res.findings if f.branch == "cuda-only"]
+    assert notes and all(f.message.startswith("CUDA-only branch") for f in notes)
+    makeup = next(s for s in decide(res).signals if s.id == "hot_kernel_makeup")
+    text = " ".join(makeup.evidence)
+    assert "HG202" not in text and "HG206" not in text  # mma.sync / cp.async only in the CUDA-only fast path

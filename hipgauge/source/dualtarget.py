@@ -465,7 +465,7 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
             view.noted += 1
             guard = view.vis.guard_of(f.line)
             at = f" at line {guard}" if guard else ""
-            f = replace(f, severity=Severity.INFO, effort_hours=0.0,
+            f = replace(f, severity=Severity.INFO, effort_hours=0.0, branch="cuda-only",
                         message=f"CUDA-only branch (the HIP build takes its own path{at}; no port work): {f.message}")
         out.append(f)
     return out
