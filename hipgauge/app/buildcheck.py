@@ -50,6 +50,8 @@ from hipgauge.toolchain.occupancy import (
 )
 from hipgauge.toolchain.resources import Diagnostic, KernelResources
 from hipgauge.translate.rewrite import TranslateOptions
+from hipgauge.source.conditions import BOTH, CUDA_ONLY, visibility
+from hipgauge.source.dualtarget import tree_dual
 
 SCHEMA = "hipgauge.build-check/1"
 MAX_PASSES = 6
@@ -212,8 +214,6 @@ def _is_hip_unit(path: Path, defines: Any = None) -> bool:
     """A translation unit written for HIP: it includes a ``<hip/…>`` header on a line both builds compile. One
     under a vendor guard (``#ifdef GGML_USE_HIP``) is a dual-target unit: still CUDA for nvcc, and hipcc
     compiles its HIP path. Decided per unit, never per tree."""
-    from hipgauge.source.conditions import BOTH, CUDA_ONLY, visibility
-
     try:
         data = path.read_bytes()[:2_000_000]
     except OSError:
@@ -544,8 +544,6 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
     if nvcc is None and nv:
         result.warnings.append("nvcc not found (install the CUDA toolkit or set HIPGAUGE_NVCC): NVIDIA compile "
                                "checks skipped")
-    from hipgauge.source.dualtarget import tree_dual
-
     try:
         dual = tree_dual(entries)
     except ValueError:

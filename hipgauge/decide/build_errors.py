@@ -95,8 +95,6 @@ def header_library(header: str, vendor: str | None = None) -> tuple[str, str] | 
 @lru_cache(maxsize=4096)
 def _is_cuda_header(header: str) -> bool:
     """A header only the CUDA toolkit ships (a CUDA-side name of the HIPIFY header table, or under ``cuda/``)."""
-    from hipgauge.knowledge.mapping import load_mapping
-
     if header.startswith(("cuda/", "cub/", "thrust/system/cuda/")):
         return True
     entry = load_mapping().headers.get(header)

@@ -27,6 +27,7 @@ from hipgauge.errors import InputError
 from hipgauge.kernel_names import base_name
 from hipgauge.knowledge.mapping import NON_LIBRARY
 from hipgauge.model import Record, ScanResult
+from hipgauge.decide.distinct import finding_items
 
 if TYPE_CHECKING:
     from hipgauge.profiles.parity import ComparisonResult
@@ -163,14 +164,13 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
     finding_lines: set[tuple[str, int]] = set()
     for f in scan.findings:
         finding_lines.add((f.file, f.line))
-    from hipgauge.decide.distinct import finding_items
-
     families: dict[str, str] = {}
     for fam in (scan.dual_target or {}).get("generated_families", []):
         for f in [*fam["files_all"], *([fam["template"]] if fam.get("template") else [])]:
             families.setdefault(f, fam["id"])  # the template the copies instantiate is the same kernel family
-    bands = {str(k): (float(v[0]), float(v[1])) for k, v in (p.get("cost_model.library_family_hours") or {}).items()}
-    for g in finding_items(scan.findings, families, bands, lo_f, hi_f):
+    family_bands = {str(k): (float(v[0]), float(v[1]))
+                    for k, v in (p.get("cost_model.library_family_hours") or {}).items()}
+    for g in finding_items(scan.findings, families, family_bands, lo_f, hi_f):
         items.append(CostItem(kind=g.kind, category=g.category, label=g.label, low_hours=g.low, high_hours=g.high,
                               basis=g.basis, file=g.file, line=g.line, count=g.count))
 

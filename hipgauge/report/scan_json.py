@@ -9,6 +9,7 @@ from typing import Any, Iterable
 
 from hipgauge.model import Record, ScanResult, Severity
 from hipgauge.rules.share import overall_share
+from hipgauge.source.coverage import not_analysed
 
 SCHEMA = "hipgauge.scan/1"
 SEVERITY_WEIGHT = {"blocker": 8, "wrong-results": 4, "slow": 2, "info": 1}
@@ -77,8 +78,6 @@ def hottest_files(result: ScanResult, limit: int = 10) -> list[dict[str, Any]]:
 def summary(result: ScanResult) -> dict[str, Any]:
     by_sev = Counter(_value(f.severity) for f in result.findings)
     by_cat = Counter(f.category for f in result.findings)
-    from hipgauge.source.coverage import not_analysed
-
     share = overall_share(result.file_stats) if result.file_stats else None
     gaps = not_analysed(result.skipped)
     return {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hipgauge.source.pybranches import blank_prose
+
 
 def strip_comments(lines: list[str], kind: str) -> list[str]:
     """The lines with ``#`` comments replaced by spaces (columns keep their positions).
@@ -10,8 +12,6 @@ def strip_comments(lines: list[str], kind: str) -> list[str]:
     Makefile a ``\\#`` is a literal hash.
     """
     if kind == "setup.py":  # docstrings and message strings name flags without passing them
-        from hipgauge.source.pybranches import blank_prose
-
         lines = blank_prose(lines)
     out: list[str] = []
     for line in lines:

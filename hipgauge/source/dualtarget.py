@@ -41,6 +41,8 @@ from hipgauge.source.conditions import (
     parse_define,
     visibility,
 )
+from hipgauge.model import Severity
+from hipgauge.source.pybranches import cmake_vendor_lines, vendor_lines
 
 #: a project's vendor switch, by its name
 SWITCH_NAME_RE = re.compile(r"^(?:[A-Z][A-Z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?(?:HIP|ROCM)$")
@@ -395,12 +397,8 @@ class FileView:
 def file_view(display: str, data: bytes, tree: TreeDual | None, kind: str = "cuda") -> FileView:
     tree = tree or TreeDual()
     if kind == "setup.py":
-        from hipgauge.source.pybranches import vendor_lines
-
         return FileView(display, vendor_lines(data.decode("utf-8", "replace")))
     if kind == "cmake":
-        from hipgauge.source.pybranches import cmake_vendor_lines
-
         return FileView(display, cmake_vendor_lines(data.decode("utf-8", "replace")))
     if kind == "make":
         return FileView(display, visibility(b"", None))
@@ -444,8 +442,6 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
     """Findings as the two builds see them: dropped where only the HIP build (or neither) compiles the line and on
     a shim's own definitions; an info-level, zero-hour "CUDA-only branch" note where only the CUDA build does;
     dropped where a shim maps the name the rule is about."""
-    from hipgauge.model import Severity
-
     names = tree.shim_names() if tree is not None and tree.shims else {}
     out = []
     for f in findings:
