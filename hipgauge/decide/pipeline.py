@@ -28,6 +28,7 @@ from hipgauge.decide.build_errors import classify_build_check
 from hipgauge.decide.cost import CostEstimate, estimate_cost
 from hipgauge.decide.rubric import Decision, decide
 from hipgauge.errors import InputError
+from hipgauge.profiles.counters import add_theoretical
 from hipgauge.profiles.load import load_profile
 from hipgauge.profiles.match import load_user_map
 from hipgauge.profiles.parity import ComparisonResult, compare_profiles
@@ -287,8 +288,6 @@ def _run_stages(run: AssessmentRun, opts: AssessOptions, config: Config, want: s
             run.build_check["classification"] = classify_build_check(run.build_check)
         if run.comparison is not None and isinstance(run.build_check, dict) and run.build_check.get("kernels"):
             # build-check's theoretical occupancy beside the achieved figures of the compare rows
-            from hipgauge.profiles.counters import add_theoretical
-
             add_theoretical(run.comparison, run.build_check)
     bc = run.build_check if isinstance(run.build_check, dict) and run.build_check.get("compiles") else None
     if "cost" in want:
