@@ -120,7 +120,8 @@ class _NotRun(Exception):
 
 def _scan(opts: AssessOptions, config: Config) -> Any:
     options = ScanOptions(exclude=tuple(config.get("exclude")), ignore=tuple(config.get("ignore")),
-                          max_file_bytes=int(config.get("max_file_bytes")), workers=opts.workers)
+                          max_file_bytes=int(config.get("max_file_bytes")), workers=opts.workers,
+                          defines=tuple(config.get("defines")))
     return scan_tree(list(opts.paths), options)
 
 
