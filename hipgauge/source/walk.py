@@ -43,6 +43,17 @@ class SourceEntry:
     size: int = 0
 
 
+def read_text_bytes(entry: SourceEntry, max_bytes: int) -> bytes | None:
+    """Up to ``max_bytes + 1`` bytes of a walked file, for the tree-wide pre-passes; None when it cannot be read or
+    looks binary (a NUL in its first 8 KiB): the scan itself reports those files."""
+    try:
+        with open(entry.path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError:
+        return None
+    return None if b"\x00" in data[:8192] else data
+
+
 def kind_of(name: str) -> str | None:
     """The kind of a file from its name, or None when hipgauge does not read it."""
     suffix = os.path.splitext(name)[1].lower()
