@@ -329,6 +329,10 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
             tf = lexical_translate(pf, load_mapping(), opts, cands)  # None: the tokens cannot decide
         if tf is None:
             tf = translate_file(pf, load_mapping(), opts, cands)
+        if tf is not None and (opts.rocm is not None or opts.runtime_include_files):
+            from hipgauge.translate.adjust import adjust_file
+
+            tf = adjust_file(tf, pf, opts)
     except Exception as exc:  # noqa: BLE001 - one odd file never stops the tree
         done.warnings.append(f"{item.display}: not translated ({exc.__class__.__name__}: {exc}); copied as is")
         tf = None
@@ -467,6 +471,7 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
     load_mapping()
     local = _local_names(entries, keep=True)
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
+    opts = _with_tree_facts(opts, entries, result)
     if opts.rules_share:
         from hipgauge.source.scanner import tree_scan_names
 
@@ -520,6 +525,32 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
             write_new(target, data, out_r)
             result.copied.append(rel)
     return result
+
+
+def _with_tree_facts(opts: TranslateOptions, entries: list[Any], result: TranslateResult) -> TranslateOptions:
+    """The target release and the tree-wide facts of ``runtime_include.py`` (runtime include, device symbols)."""
+    from hipgauge.translate.runtime_include import collect_tree_facts
+    from hipgauge.translate.target import resolve_target
+
+    rocm = opts.rocm if opts.rocm is not None else resolve_target(opts.rocm_version)
+    result.options["rocm"] = rocm.to_dict()
+
+    def read(entry: Any) -> bytes | None:
+        data = _READ_CACHE.get(str(entry.path))
+        if data is not None:
+            return data
+        try:
+            with open(entry.path, "rb") as fh:
+                return fh.read(opts.max_file_bytes + 1)
+        except OSError:
+            return None
+
+    facts = collect_tree_facts(entries, read)
+    for header, host in sorted(facts.relies_on_includer.items()):
+        result.warnings.append(f"{header}: uses device code or the runtime API and includes no runtime header; "
+                               f"not given one because {host} (a host file) includes it: its includers must "
+                               "include <hip/hip_runtime.h> first")
+    return replace(opts, rocm=rocm, runtime_include_files=facts.include_files, device_symbols=facts.device_symbols)
 
 
 def _add(result: TranslateResult, tf: TranslatedFile, share: FileStats | None = None) -> None:
