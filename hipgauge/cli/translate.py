@@ -33,10 +33,13 @@ def translate(
     config: Optional[Path] = typer.Option(None, "--config", help="hipgauge.toml (default: found from PATH upwards)"),
     no_share: bool = typer.Option(False, "--no-share", help="skip scan's rules share (faster); the share printed is translate's own count"),
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
+    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help="ROCm release to translate for, e.g. 6.2 "
+                                               "(default: the installed hipcc's, else the newest in rocm_releases.toml)"),
 ) -> None:
     """Translate a CUDA tree into a new HIP tree; per-file statistics, unconverted references with file:line."""
     from hipgauge.translate.rewrite import LAUNCH_STYLES, TranslateOptions
     from hipgauge.translate.safe_rewrites import ALL_SAFE_REWRITES
+    from hipgauge.translate.target import resolve_target
     from hipgauge.translate.tree import translate_tree
 
     if launch not in LAUNCH_STYLES:
@@ -53,7 +56,7 @@ def translate(
         amd_arch=tuple(amd_arch or cfg.get("build.amd_arch")),
         exclude=tuple([*cfg.get("exclude"), *(exclude or [])]),
         max_file_bytes=int(cfg.get("max_file_bytes")),
-        rules_share=not no_share,
+        rules_share=not no_share, rocm=resolve_target(rocm_version),
     )
     with progress("translating", total=None, enabled=not no_progress and not json_out) as advance:
         try:
@@ -91,6 +94,17 @@ def render_translate(doc: dict[str, Any], limit: int = 20) -> None:
     if not doc["options"].get("rules_share", True):
         _p("(--no-share: scan's rules share not computed; this is translate's own count of lines left with no "
            "unconverted reference)")
+    rocm = doc["options"].get("rocm")
+    if rocm:
+        _p(f"target: ROCm {rocm['version']} ({rocm['basis']}; *_sync warp builtins: {rocm['warp_sync']}, "
+           f"{rocm['source']})")
+    assumed = [r for r in doc["safe_rewrites"] if r.get("assumption") and r["rule"] != "runtime-include"]
+    if assumed:
+        _p(f"assumptions made by rewrites ({len(assumed)}):")
+        for r in assumed[:limit]:
+            _p(f"  {r['file']}:{r['line']}: {r['assumption']}")
+        if len(assumed) > limit:
+            _p(f"  … {len(assumed) - limit} more (--json lists all)")
     if doc["unconverted"]:
         _p(f"unconverted references ({len(doc['unconverted'])}):")
         for u in doc["unconverted"][:limit]:
@@ -111,10 +125,14 @@ def build_check_cmd(
     jobs: int = typer.Option(2, "--jobs", min=1, help="parallel compiler calls"),
     config: Optional[Path] = typer.Option(None, "--config", help="hipgauge.toml (default: found from PATH upwards)"),
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
+    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help="ROCm release the on-the-fly translation "
+                                               "targets (default: the installed hipcc's)"),
 ) -> None:
     """Compile each translation unit with hipcc (per AMD arch) and nvcc (per NVIDIA arch); resources and occupancy."""
     from hipgauge.toolchain.buildcheck import build_check
+    from hipgauge.translate.target import resolve_target
 
+    target = resolve_target(rocm_version)
     if not path.exists():
         raise InputError("not found", path)
     cfg = _load_config(config, path)
@@ -126,7 +144,7 @@ def build_check_cmd(
     with progress("compiling", total=None, enabled=not no_progress and not json_out) as advance:
         result = build_check(path, amd, nv, t, jobs=jobs, include_dirs=list(cfg.get("build.include_dirs")),
                              defines=list(cfg.get("build.defines")), exclude=list(cfg.get("exclude")),
-                             on_progress=advance)
+                             on_progress=advance, rocm=target)
     doc = result.to_dict()
     if json_out:
         emit_json(doc)
