@@ -5,9 +5,10 @@ launches or the runtime API and reaches no runtime include (directly or through 
 one, and so does a header that uses them when every file that includes it (transitively) is a ``.cu``/``.cuh``
 or nothing includes it: a header also reached from a host ``.cpp`` relied on its includer, and stays as it is.
 
-The include goes on a line of its own without moving any other line: the last blank line (else comment line,
-the comment kept after the directive) before the first code and the first ``#include "…"`` at the file's top
-level (include guards count as top level). A file with no such line gets it as a new first line followed by
+The include goes on a line of its own without moving any other line: the last blank line (else the first line
+of a comment block, the comment kept after the directive) at the file's top level (include guards count as top
+level) before the first ``#include "…"`` (a project header may rely on its includer), else before the first
+code. A file with no such line gets it as a new first line followed by
 ``#line 1`` (so the compiler's line numbers stay the CUDA ones) and a note saying so.
 """
 
@@ -154,6 +155,7 @@ def insert_runtime_include(text: str) -> tuple[str, int, bool]:
     blanks: list[int] = []
     comments: list[int] = []
     cont = False
+    local_at: tuple[int, int] | None = None  # candidates found before the first #include "…"
     for i, line in enumerate(lines):
         stripped = line.strip()
         if in_comment:
@@ -173,8 +175,8 @@ def insert_runtime_include(text: str) -> tuple[str, int, bool]:
                 blanks.append(i)
             continue
         if stripped.startswith("//"):
-            if top and not cont:
-                comments.append(i)
+            if top and not cont and not (i and lines[i - 1].strip().startswith("//")):
+                comments.append(i)  # the first line of a // block, so the directive never splits a comment
             continue
         if stripped.startswith("/*"):
             if top:
@@ -197,11 +199,13 @@ def insert_runtime_include(text: str) -> tuple[str, int, bool]:
                 guard, guard_depth = rest.split()[0] if rest.split() else "", depth
         elif word == "endif":
             depth -= 1
-        elif word == "include" and rest.startswith('"'):
-            break
+        elif word == "include" and rest.startswith('"') and local_at is None:
+            local_at = (len(blanks), len(comments))
         elif word == "define" and guard is not None and guard_depth == depth:
             pass
         first_directive = False
+    if local_at is not None and (local_at[0] or local_at[1]):
+        blanks, comments = blanks[:local_at[0]], comments[:local_at[1]]
     if blanks:
         at = blanks[-1]
         lines[at] = INCLUDE + ("\r" if lines[at].endswith("\r") else "")
