@@ -20,6 +20,7 @@ from hipgauge.datafiles import load_data_toml
 from hipgauge.decide.cost import NON_LIBRARY
 from hipgauge.decide.shares import KernelShares, base_name, kernel_shares
 from hipgauge.model import Record, ScanResult, value_of
+from hipgauge.rules.registry import codes_with_role
 
 SCHEMA = "hipgauge.decide/1"
 PORT, STAY, NEUTRAL = "port", "stay", "neutral"
@@ -27,7 +28,12 @@ PORT, STAY, NEUTRAL = "port", "stay", "neutral"
 
 @lru_cache(maxsize=1)
 def load_rubric() -> dict[str, Any]:
-    return load_data_toml("rubric.toml")
+    """``rubric.toml`` with each signal's rule codes filled in from the rules' own ``RULE.rubric`` roles."""
+    spec = load_data_toml("rubric.toml")
+    spec["library_dependence"]["covered_codes"] = codes_with_role("covered-library")
+    spec["library_dependence"]["exotic_codes"] = codes_with_role("exotic-library")
+    spec["precision_path"]["vendor_specific_codes"] = codes_with_role("vendor-precision")
+    return spec
 
 
 @dataclass

@@ -208,7 +208,7 @@ def _finding(rule: RuleSpec, hit: Hit, ctx: Context, lines: list[str], at: int |
     column = _column(lines, line, byte_col)
     name, _kernel, _device = ctx.function_info(hit.node)
     return Finding(
-        code=rule.code, severity=rule.severity, category=rule.category, confidence=hit.confidence,
+        code=rule.code, severity=rule.severity, category=rule.category, confidence=rule.confidence if hit.confidence is None else hit.confidence,
         file=getattr(ctx.pf, "display", "?"), line=line, column=column,
         end_line=hit.node.end_point[0] + 1,
         message=rule.message + (f" ({hit.detail})" if hit.detail else ""),
@@ -240,7 +240,7 @@ def _build_findings(lines: list[str], ctx: Context, ignore: set[str]) -> list[tu
 
 def _line_finding(rule: RuleSpec, hit: LineHit, ctx: Context, lines: list[str]) -> Finding:
     return Finding(
-        code=rule.code, severity=rule.severity, category=rule.category, confidence=hit.confidence,
+        code=rule.code, severity=rule.severity, category=rule.category, confidence=rule.confidence if hit.confidence is None else hit.confidence,
         file=getattr(ctx.pf, "display", "?"), line=hit.line, column=hit.column, end_line=hit.line,
         message=rule.message + (f" ({hit.detail})" if hit.detail else ""), kernel=None,
         fix=rule.fix, effort_hours=rule.effort_hours,

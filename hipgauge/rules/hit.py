@@ -11,7 +11,7 @@ class Hit(NamedTuple):
     """A detector's hit on a syntax node (source files)."""
 
     node: Any
-    confidence: Confidence = Confidence.HIGH
+    confidence: Confidence | None = None  # None: the rule's own (``RULE.confidence``)
     detail: str = ""
     #: for rules that fold (``FOLD`` in the module): "call", "include" or "reference" (a type, enum, constant…)
     kind: str = ""
@@ -22,7 +22,7 @@ class LineHit(NamedTuple):
 
     line: int
     column: int
-    confidence: Confidence = Confidence.HIGH
+    confidence: Confidence | None = None  # None: the rule's own (``RULE.confidence``)
     detail: str = ""
 
 

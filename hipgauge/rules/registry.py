@@ -1,8 +1,10 @@
-"""Discovers the rule modules under ``hipgauge/rules/checks/`` and joins them with ``rules.toml``.
+"""Discovers the rule modules under ``hipgauge/rules/checks/``: a rule is one module, nothing else.
 
 A rule module (one per rule, named ``hgNNN_<topic>.py``) defines:
 
-* ``CODE`` — the stable ``HGnnn`` code (its row in ``hipgauge/data/rules.toml``);
+* ``CODE`` — the stable ``HGnnn`` code (never reused; ``hipgauge/data/rules.toml`` is the generated ledger);
+* ``RULE = RuleMeta(...)`` — what the rule says: title, category, severity, default confidence, effort,
+  message, fix, rubric roles and sources (``hipgauge.rules.spec.RuleMeta``);
 * for source files: ``NODE`` (the syntax node type(s) its ``check`` inspects, or ``None`` for the
   anchor token's own node), ``ANCHOR`` (a bytes regex naming the tokens that can start a hit — the
   engine scans for all anchors at once and climbs from each token to the nearest ``NODE``), and
@@ -17,55 +19,120 @@ A rule module (one per rule, named ``hgNNN_<topic>.py``) defines:
   inventory, the rule is also anchored at each kernel definition it found, those declared through a
   qualifier macro included: ``check`` then gets their ``function_definition``).
 
-Its docstring is its documentation: What it does / Why is this bad? / Example / Use instead.
+Its docstring is its documentation and the source of its rationale: What it does / Why is this bad? /
+Example / Use instead (the Example must fire the rule and the Use-instead must not: tests run both).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 import re
+import sys
 from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from hipgauge.model import Severity
-from hipgauge.rules.spec import BUILD_KINDS, SOURCE_KINDS, RuleDoc, RuleSpec, load_catalogue
+from hipgauge.model import Confidence, Severity
+from hipgauge.rules import checks
+from hipgauge.rules.spec import BUILD_KINDS, CODE_PATTERN, SOURCE_KINDS, RuleDoc, RuleMeta, RuleSpec, rationale_of
+
+_MODULE_NAME = re.compile(r"hg\d{3}_\w+")
+
+#: ``(folder, package)`` pairs the registry discovers rule modules in; the package is the import name of the
+#: folder (``None``: load the files by path, as a test does with a throwaway rule)
+RULE_DIRS: tuple[tuple[Path, str | None], ...] = ((Path(checks.__file__).parent, checks.__name__),)
+
+
+def _load(folder: Path, package: str | None, name: str) -> ModuleType:
+    if package is not None:
+        return importlib.import_module(f"{package}.{name}")
+    qualified = "_hipgauge_rules" + re.sub(r"\W", "_", str(folder)) + f".{name}"
+    if qualified in sys.modules:
+        return sys.modules[qualified]
+    spec = importlib.util.spec_from_file_location(qualified, folder / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[qualified] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def spec_of(mod: ModuleType, name: str) -> RuleSpec:
+    """The rule record of one rule module (``ValueError`` naming the module when its declaration is incomplete)."""
+    code = getattr(mod, "CODE", None)
+    if not isinstance(code, str) or not CODE_PATTERN.fullmatch(code):
+        raise ValueError(f"{name}: CODE must be HGnnn, got {code!r}")
+    if not name.startswith(code.lower()):
+        raise ValueError(f"{name}: CODE {code} does not match the module name")
+    meta = getattr(mod, "RULE", None)
+    if not isinstance(meta, RuleMeta):
+        raise ValueError(f"{name}: no RULE = RuleMeta(...) declaration")
+    problems = meta.problems()
+    if problems:
+        raise ValueError(f"{name}: {'; '.join(problems)}")
+    doc = RuleDoc.parse(mod.__doc__ or "")
+    kinds: set[str] = set()
+    if hasattr(mod, "check"):
+        kinds |= set(getattr(mod, "KINDS", SOURCE_KINDS))
+    if hasattr(mod, "check_build"):
+        kinds |= BUILD_KINDS
+    node = getattr(mod, "NODE", None) if hasattr(mod, "check") else "line"
+    return RuleSpec(
+        code=code, title=meta.title, category=meta.category, severity=Severity(meta.severity),
+        message=meta.message, rationale=rationale_of(doc), fix=meta.fix,
+        effort_low=float(meta.effort[0]), effort_high=float(meta.effort[1]), sources=tuple(meta.sources),
+        doc=doc, node=node, kinds=frozenset(kinds), module=mod, confidence=Confidence(meta.confidence),
+        rubric=tuple(meta.rubric), retired=meta.retired,
+    )
+
+
+def discover(*dirs: tuple[Path, str | None]) -> tuple[RuleSpec, ...]:
+    """Every rule module (``hgNNN_*.py``) in the given ``(folder, package)`` pairs, ordered by code; a code
+    declared twice is an error."""
+    specs: dict[str, RuleSpec] = {}
+    for folder, package in dirs:
+        for info in sorted(pkgutil.iter_modules([str(folder)]), key=lambda i: i.name):
+            if not _MODULE_NAME.fullmatch(info.name):
+                continue
+            spec = spec_of(_load(Path(folder), package, info.name), info.name)
+            if spec.code in specs:
+                raise ValueError(f"{info.name}: code {spec.code} is already used by {specs[spec.code].module.__name__}")
+            specs[spec.code] = spec
+    return tuple(specs[c] for c in sorted(specs))
+
+
+@lru_cache(maxsize=1)
+def catalogue() -> tuple[RuleSpec, ...]:
+    """Every rule module, retired ones included (their codes stay taken)."""
+    return discover(*RULE_DIRS)
 
 
 @lru_cache(maxsize=1)
 def registry() -> tuple[RuleSpec, ...]:
-    from hipgauge.rules import checks
+    """The rules that run: every rule module that is not retired."""
+    return tuple(r for r in catalogue() if not r.retired)
 
-    catalogue = load_catalogue()
-    specs: list[RuleSpec] = []
-    for info in sorted(pkgutil.iter_modules(checks.__path__), key=lambda i: i.name):
-        if not re.fullmatch(r"hg\d{3}_\w+", info.name):
-            continue
-        mod = importlib.import_module(f"{checks.__name__}.{info.name}")
-        code = mod.CODE
-        if not info.name.startswith(code.lower()):
-            raise ValueError(f"{info.name}: CODE {code} does not match the module name")
-        row = catalogue.get(code)
-        if row is None:
-            raise ValueError(f"{info.name}: {code} has no row in hipgauge/data/rules.toml")
-        kinds: set[str] = set()
-        if hasattr(mod, "check"):
-            kinds |= set(getattr(mod, "KINDS", SOURCE_KINDS))
-        if hasattr(mod, "check_build"):
-            kinds |= BUILD_KINDS
-        node = getattr(mod, "NODE", None) if hasattr(mod, "check") else "line"
-        specs.append(RuleSpec(
-            code=code, title=row["title"], category=row["category"], severity=Severity(row["severity"]),
-            message=row["message"], rationale=row["rationale"], fix=row["fix"],
-            effort_low=float(row["effort_hours"][0]), effort_high=float(row["effort_hours"][1]),
-            sources=tuple(row.get("sources", [])), doc=RuleDoc.parse(mod.__doc__ or ""),
-            node=node, kinds=frozenset(kinds), module=mod,
-        ))
-    return tuple(specs)
+
+def clear_caches() -> None:
+    """Forget the discovered rules (after ``RULE_DIRS`` changes) and everything built from them."""
+    for fn in (catalogue, registry, anchor_index):
+        fn.cache_clear()
+    engine = sys.modules.get("hipgauge.rules.engine")
+    if engine is not None:
+        engine._kernel_keyed.cache_clear()
 
 
 def by_code() -> dict[str, RuleSpec]:
-    return {r.code: r for r in registry()}
+    """``code -> rule`` for every rule module, retired ones included (``hipgauge explain`` still explains them)."""
+    return {r.code: r for r in catalogue()}
+
+
+def codes_with_role(role: str) -> list[str]:
+    """The codes of the running rules that declare ``role`` in their ``RULE.rubric`` (``spec.RUBRIC_ROLES``)."""
+    return [r.code for r in registry() if role in r.rubric]
 
 
 _INCLUDE_PREFIX = rb"#[ \t]*include"

@@ -7,6 +7,7 @@ from hipgauge.rules.syntax import parent as parent_of
 import re
 from typing import Any
 
+from hipgauge.model import Confidence
 from hipgauge.rules.hit import HIGH, Hit
 from hipgauge.rules.syntax import ancestor, text
 
@@ -47,7 +48,7 @@ def any_of(*anchors: bytes | tuple) -> tuple:
     return tuple(out)
 
 
-def usage(node: Any, ctx: Any, confidence=HIGH, detail: str = "") -> list[Hit]:
+def usage(node: Any, ctx: Any, confidence: Confidence | None = None, detail: str = "") -> list[Hit]:
     """A hit on an identifier / include token that is real code (not the name a macro defines)."""
     if node.type not in USAGE_TYPES and node.is_named:
         return []
@@ -57,7 +58,7 @@ def usage(node: Any, ctx: Any, confidence=HIGH, detail: str = "") -> list[Hit]:
     return [Hit(node, confidence, detail)]
 
 
-def named_usage(node: Any, ctx: Any, confidence=HIGH) -> list[Hit]:
+def named_usage(node: Any, ctx: Any, confidence: Confidence | None = None) -> list[Hit]:
     """``usage`` with the token itself, in backticks, as the detail."""
     return usage(node, ctx, confidence, f"`{text(node)}`")
 
@@ -98,7 +99,7 @@ def reference_kind(node: Any) -> str:
     return "reference"
 
 
-def library_usage(node: Any, ctx: Any, detail: str, confidence=HIGH) -> list[Hit]:
+def library_usage(node: Any, ctx: Any, detail: str, confidence: Confidence | None = None) -> list[Hit]:
     """``usage`` for a folding library rule: the hit carries its ``reference_kind``."""
     return [Hit(h.node, h.confidence, h.detail, reference_kind(node)) for h in usage(node, ctx, confidence, detail)]
 

@@ -40,9 +40,24 @@ import re
 from hipgauge.rules.checks._common import any_of, words
 from hipgauge.rules.hit import HIGH, LOW, Hit
 from hipgauge.rules.macrobody import left_operand
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 
 CODE = "HG101"
+RULE = RuleMeta(
+    title="Hard-coded warp width 32",
+    category="warp",
+    severity="wrong-results",
+    message="lane/warp arithmetic assumes 32-lane warps",
+    fix="Use warpSize (device) or hipDeviceAttributeWarpSize (host); template kernels on the warp size; keep "
+        "genuine bit-packing 32s apart.",
+    effort=(0.5, 2),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_cpp_language_extensions.html#warpsize",
+        "https://github.com/ggml-org/llama.cpp/issues/3630",
+        "https://github.com/ORNL/HeCBench/issues/167",
+    ),
+)
 NODE = ("binary_expression", "preproc_def", "init_declarator")
 # text anchors start with a literal byte (the engine finds them with one fast-skipping regex)
 ANCHOR = any_of(rb"&\s*(?:31|0x1[fF])[uU]?\b", rb"%\s*32[uU]?\b", rb">>\s*5[uU]?\b", rb"/\s*32[uU]?\b", words(r"[A-Za-z]{0,3}_?[Ww][Aa][Rr][Pp]_?[Ss][Ii][Zz][Ee]\w*"))

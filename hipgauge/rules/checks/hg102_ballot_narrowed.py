@@ -36,9 +36,23 @@ from hipgauge.rules.syntax import parent as parent_of
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import HIGH, MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import THIRTY_TWO_BIT_TYPES, call_name, declared_type, text
 
 CODE = "HG102"
+RULE = RuleMeta(
+    title="Ballot/activemask result narrowed to 32 bits",
+    category="warp",
+    severity="wrong-results",
+    message="ballot/activemask mask stored in a 32-bit integer",
+    fix="Store masks in unsigned long long / uint64_t (or a lane-mask typedef chosen per target).",
+    effort=(0.25, 1),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_cpp_language_extensions.html#warp-vote-and-ballot-functions",
+        "https://github.com/desul/desul/pull/38",
+        "https://github.com/ORNL/HeCBench/issues/177",
+    ),
+)
 NODE = ("init_declarator", "assignment_expression")
 ANCHOR = words("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync")
 _MASKERS = {"__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"}

@@ -40,10 +40,24 @@ import re
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import HIGH, MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import THIRTY_TWO_BIT_TYPES, call_args, text
 from hipgauge.source.macros import call_args_at
 
 CODE = "HG103"
+RULE = RuleMeta(
+    title="*_sync warp intrinsic with a 32-bit mask",
+    category="warp",
+    severity="blocker",
+    message="*_sync intrinsic called with a 32-bit mask",
+    fix="Pass a 64-bit mask (__activemask(), ~0ull) or, on AMD, use the non-_sync variants where the whole wave is "
+        "converged.",
+    effort=(0.25, 1),
+    sources=(
+        "https://github.com/ROCm/rocm-systems/blob/develop/projects/clr/hipamd/include/hip/amd_detail/amd_warp_sync_functions.h",
+        "https://github.com/1bit-MONSTER/1bit-MONSTER/issues/795",
+    ),
+)
 NODE = "call_expression"
 ANCHOR = words(r"__(?:shfl(?:_up|_down|_xor)?|ballot|all|any|uni|match_any|match_all|reduce_\w+)_sync", "__syncwarp")
 

@@ -30,9 +30,23 @@ import re
 
 from hipgauge.rules.checks._common import any_of, words
 from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import call_args, text
 
 CODE = "HG104"
+RULE = RuleMeta(
+    title="32-lane 'full' mask",
+    category="warp",
+    severity="wrong-results",
+    message="a 'full' warp mask that covers lanes 0-31 only",
+    fix="Use __activemask() or ~0ull when the whole wave is active; restructure code that relies on partial-mask "
+        "participation.",
+    effort=(0.25, 2),
+    sources=(
+        "https://github.com/ROCm/rocm-systems/blob/develop/projects/clr/hipamd/include/hip/amd_detail/amd_warp_sync_functions.h",
+        "https://oneapi-src.github.io/SYCLomatic/dev_guide/reference/diagnostics-reference.html (DPCT1023, DPCT1086)",
+    ),
+)
 NODE = ("call_expression", "preproc_def", "init_declarator")
 ANCHOR = any_of(words(r"[A-Za-z]{0,12}_?(?:FULL|ALL|[Ff]ull|[Aa]ll)_?(?:MASK|[Mm]ask)\w*"),
                 words(r"__(?:shfl(?:_up|_down|_xor)?|ballot|all|any|match_any|match_all|reduce_\w+)_sync", "__syncwarp"))

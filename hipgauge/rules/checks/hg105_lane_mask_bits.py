@@ -36,9 +36,22 @@ import re
 
 from hipgauge.rules.checks._common import DEVICE_CODE, any_of, words
 from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import call_args, call_name, descendants, text
 
 CODE = "HG105"
+RULE = RuleMeta(
+    title="32-bit bit operations on lane masks / lane ids",
+    category="warp",
+    severity="wrong-results",
+    message="32-bit popc/ffs/shift on a 64-lane mask or lane id",
+    fix="Use __popcll/__ffsll/__clzll, 1ull << lane or __lanemask_lt(); typedef the mask type.",
+    effort=(0.25, 1),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html#lane-masks-bit-shift",
+        "https://github.com/ORNL/HeCBench/issues/177",
+    ),
+)
 REQUIRES = DEVICE_CODE  # fires in device code only: a file without __global__/__device__ is not even parsed
 NODE = ("call_expression", "binary_expression")
 ANCHOR = any_of(words("__popc", "__ffs", "__clz", "__brev", "__fns"), rb"1(?<!\w1)[uU]?\s*<<")  # `\b1`, written to start with a literal byte

@@ -36,9 +36,24 @@ import re
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import ancestor, call_args, call_name, text
 
 CODE = "HG106"
+RULE = RuleMeta(
+    title="Shuffle reduction/scan sized for 32 lanes",
+    category="warp",
+    severity="wrong-results",
+    message="shuffle reduction/scan covers 32 lanes, not the whole wavefront",
+    fix="Start at warpSize/2 with width warpSize, or keep 32-lane logical groups on purpose and combine both "
+        "halves.",
+    effort=(0.5, 2),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_cpp_language_extensions.html#warp-shuffle-functions",
+        "https://github.com/turboderp-org/exllamav2/pull/137",
+        "https://github.com/ggml-org/llama.cpp/issues/3630",
+    ),
+)
 NODE = "call_expression"
 ANCHOR = words(r"__shfl\w*")
 _HALVING = re.compile(r"(>>=\s*1\b|/=\s*2\b|=\s*\w+\s*(?:>>\s*1|/\s*2)\b)")

@@ -42,9 +42,23 @@ import re
 
 from hipgauge.rules.checks._common import any_of, words
 from hipgauge.rules.hit import HIGH, LOW, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import descendants, text
 
 CODE = "HG107"
+RULE = RuleMeta(
+    title="Per-warp shared arrays / warp counts computed with 32",
+    category="warp",
+    severity="wrong-results",
+    message="per-warp storage or warp count derived from 32-lane warps",
+    fix="Compute nwarps = ceil(blockDim / warpSize); size per-warp scratch for the worst case; index with "
+        "threadIdx.x / warpSize.",
+    effort=(0.5, 2),
+    sources=(
+        "https://github.com/vllm-project/vllm/pull/12789",
+        "https://github.com/pytorch/pytorch/pull/33098",
+    ),
+)
 NODE = ("declaration", "binary_expression")
 ANCHOR = any_of(words("__shared__"), rb"/\s*32[uU]?\b", rb">>\s*5[uU]?\b")
 

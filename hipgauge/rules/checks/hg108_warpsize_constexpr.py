@@ -34,9 +34,24 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import HIGH, MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import ancestor, call_name, text
 
 CODE = "HG108"
+RULE = RuleMeta(
+    title="warpSize as a compile-time constant, in host code, or wavefront-size macros",
+    category="warp",
+    severity="blocker",
+    message="warpSize used as a compile-time constant or on the host",
+    fix="Host: query hipDeviceAttributeWarpSize; device compile time: select 64/32 with __GFX9__-style macros or "
+        "rocprim::device_warp_size(); dispatch templates at run time.",
+    effort=(1, 4),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_cpp_language_extensions.html#warpsize",
+        "https://github.com/vllm-project/vllm/pull/20330",
+        "https://github.com/alpaka-group/mallocMC/issues/299",
+    ),
+)
 NODE = None
 ANCHOR = words("warpSize", r"__AMDGCN_WAVEFRONT_SIZE(?:__)?")
 

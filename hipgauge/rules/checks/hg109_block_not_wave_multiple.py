@@ -30,9 +30,22 @@ void run(float* x) { k<<<128, 128>>>(x); }
 from __future__ import annotations
 
 from hipgauge.rules.hit import MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import call_args, call_name
 
 CODE = "HG109"
+RULE = RuleMeta(
+    title="Block size not a multiple of 64",
+    category="warp",
+    severity="slow",
+    message="launch block size is not a multiple of the 64-lane wavefront",
+    fix="Use block sizes that are multiples of 64 (or of warpSize queried at run time).",
+    effort=(0.5, 2),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/performance_guidelines.html",
+        "https://github.com/bitsandbytes-foundation/bitsandbytes/pull/2059",
+    ),
+)
 NODE = "call_expression"
 ANCHOR = rb"<<<"
 

@@ -35,9 +35,23 @@ from hipgauge.rules.syntax import parent as parent_of
 
 from hipgauge.rules.checks._common import DEVICE_CODE, words
 from hipgauge.rules.hit import MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import call_name
 
 CODE = "HG110"
+RULE = RuleMeta(
+    title="Reliance on independent thread scheduling",
+    category="warp",
+    severity="wrong-results",
+    message="per-thread spin lock in device code relies on independent thread scheduling",
+    fix="Elect one lane per wave (ballot + readfirstlane) to take the lock, or restructure into a wave-level "
+        "algorithm.",
+    effort=(2, 8),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_runtime_api/cooperative_groups.html#coalesced-groups",
+        "https://github.com/stotko/stdgpu/pull/484",
+    ),
+)
 REQUIRES = DEVICE_CODE  # fires in device code only: a file without __global__/__device__ is not even parsed
 NODE = "call_expression"
 ANCHOR = words("atomicCAS", "atomicExch")

@@ -35,8 +35,21 @@ from __future__ import annotations
 from hipgauge.rules.syntax import parent as parent_of
 
 from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG201"
+RULE = RuleMeta(
+    title="nvcuda::wmma warp-matrix API",
+    category="tensor-core",
+    severity="blocker",
+    message="tensor-core wmma API has no HIP equivalent",
+    fix="Port to rocWMMA (modelled on wmma), MFMA builtins or Composable Kernel, and re-tune fragment shapes.",
+    effort=(8, 24),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_cpp_language_extensions.html#warp-matrix-functions",
+        "https://rocm.docs.amd.com/projects/rocWMMA/en/latest/what-is-rocwmma.html",
+    ),
+)
 NODE = None
 ANCHOR = any_of(include("mma\\.h"), words("nvcuda", "wmma"))
 

@@ -33,8 +33,22 @@ from __future__ import annotations
 import re
 
 from hipgauge.rules.checks._common import ASM, asm_hit
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG202"
+RULE = RuleMeta(
+    title="Inline-PTX tensor-core instructions",
+    category="tensor-core",
+    severity="blocker",
+    message="inline PTX tensor-core instruction (mma.sync/ldmatrix) needs a rewrite",
+    fix="Rewrite with __builtin_amdgcn_mfma_*, rocWMMA, Composable Kernel or a library GEMM (hipBLASLt).",
+    effort=(16, 40),
+    rubric=("vendor-precision",),
+    sources=(
+        "https://github.com/ROCm/HIPIFY/issues/731",
+        "https://rocm.docs.amd.com/projects/rocWMMA/en/latest/what-is-rocwmma.html",
+    ),
+)
 NODE = "gnu_asm_expression"
 ANCHOR = ASM
 SUPERSEDES = ("HG301",)

@@ -32,9 +32,23 @@ from __future__ import annotations
 import re
 
 from hipgauge.rules.checks._common import ASM, any_of, asm_hit, usage, words
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import ancestor
 
 CODE = "HG203"
+RULE = RuleMeta(
+    title="Hopper warpgroup MMA (wgmma)",
+    category="tensor-core",
+    severity="blocker",
+    message="Hopper wgmma has no AMD equivalent",
+    fix="Re-implement around MFMA (Composable Kernel / ck_tile, hipBLASLt, Triton).",
+    effort=(24, 80),
+    rubric=("vendor-precision",),
+    sources=(
+        "https://github.com/ROCm/HIPIFY/issues/731",
+        "https://rocm.docs.amd.com/projects/composable_kernel/en/docs-5.7.1/",
+    ),
+)
 NODE = None
 ANCHOR = any_of(ASM, words("warpgroup_arrive", "warpgroup_wait", "warpgroup_commit_batch", r"SM90_\w*GMMA\w*", "GMMA"))
 SUPERSEDES = ("HG301",)

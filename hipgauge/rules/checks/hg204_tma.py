@@ -33,8 +33,20 @@ from __future__ import annotations
 import re
 
 from hipgauge.rules.checks._common import ASM, any_of, asm_or_usage, words
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG204"
+RULE = RuleMeta(
+    title="Tensor Memory Accelerator (TMA)",
+    category="tensor-core",
+    severity="blocker",
+    message="TMA descriptor or bulk copy has no AMD counterpart",
+    fix="Load tiles into LDS with explicit vectorised/buffer loads, or use a library kernel.",
+    effort=(8, 24),
+    sources=(
+        "https://github.com/ROCm/HIPIFY/blob/014177bc2e434ce3e834aa4f3d0e2abb1efa9796/docs/tables/CUDA_Driver_API_functions_supported_by_HIP.md",
+    ),
+)
 NODE = None
 ANCHOR = any_of(ASM, words("CUtensorMap", r"cuTensorMapEncode\w*", r"SM90_TMA_\w+", r"cp_async_bulk\w*"))
 SUPERSEDES = ("HG301", "HG206")

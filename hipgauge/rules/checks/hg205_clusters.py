@@ -36,8 +36,20 @@ from __future__ import annotations
 import re
 
 from hipgauge.rules.checks._common import ASM, any_of, asm_or_usage, words
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG205"
+RULE = RuleMeta(
+    title="Thread-block clusters / distributed shared memory",
+    category="tensor-core",
+    severity="blocker",
+    message="thread-block clusters are not available on AMD",
+    fix="Restructure to per-workgroup LDS plus global-memory exchange, or split the kernel.",
+    effort=(8, 32),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_runtime_api/cooperative_groups.html#unsupported-nvidia-cuda-features",
+    ),
+)
 NODE = None
 ANCHOR = any_of(ASM, words("__cluster_dims__", "cudaLaunchAttributeClusterDimension", "cudaOccupancyMaxActiveClusters", "cluster_group", "this_cluster", r"cudaFuncAttribute\w*Cluster\w*"))
 SUPERSEDES = ("HG301", "HG804")

@@ -39,8 +39,21 @@ from __future__ import annotations
 import re
 
 from hipgauge.rules.checks._common import ASM, any_of, asm_or_usage, include, words
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG206"
+RULE = RuleMeta(
+    title="Asynchronous copies and pipelines (cp.async, cuda::pipeline, cuda::barrier)",
+    category="tensor-core",
+    severity="blocker",
+    message="asynchronous global-to-shared copy/pipeline is unsupported in HIP",
+    fix="Use synchronous loads with __syncthreads() double buffering; re-tune the pipeline depth.",
+    effort=(4, 16),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_runtime_api/cooperative_groups.html#unsupported-nvidia-cuda-features",
+        "https://oneapi-src.github.io/SYCLomatic/dev_guide/reference/diagnostics-reference.html (DPCT1137)",
+    ),
+)
 NODE = None
 ANCHOR = any_of(ASM, words(r"__pipeline_\w+"), rb"\b(?:cuda|cooperative_groups|cg)\s*::\s*(?:memcpy_async|pipeline\w*|barrier|wait_prior|wait)\b", include("cuda/barrier", "cuda/pipeline", "cooperative_groups/memcpy_async"))
 SUPERSEDES = ("HG301",)

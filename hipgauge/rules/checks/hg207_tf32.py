@@ -30,8 +30,21 @@ void setup(cublasHandle_t h) {
 from __future__ import annotations
 
 from hipgauge.rules.checks._common import usage, words
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG207"
+RULE = RuleMeta(
+    title="TF32 tensor-core math",
+    category="tensor-core",
+    severity="info",
+    message="TF32 math: available on MI300 only, numerics differ",
+    fix="Gate on the architecture; use FP32 or BF16 on gfx90a; re-validate tolerances.",
+    effort=(0.5, 2),
+    rubric=("vendor-precision",),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/reference/hardware_features.html",
+    ),
+)
 NODE = None
 ANCHOR = words("CUBLAS_COMPUTE_32F_FAST_TF32", "CUBLAS_TF32_TENSOR_OP_MATH", "tf32", "__float_to_tf32", "CUDNN_FMA_MATH_TF32")
 

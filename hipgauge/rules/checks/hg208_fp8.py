@@ -30,8 +30,23 @@ __global__ void k(const __half* w, float* out) {
 from __future__ import annotations
 
 from hipgauge.rules.checks._common import any_of, include, usage, words
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG208"
+RULE = RuleMeta(
+    title="FP8 formats (OCP vs FNUZ)",
+    category="tensor-core",
+    severity="wrong-results",
+    message="FP8 data: MI300 uses FNUZ encodings, not the OCP formats of H100",
+    fix="Select __hip_fp8_e4m3_fnuz vs __hip_fp8_e4m3 per target; convert and re-scale stored FP8 weights and KV "
+        "caches.",
+    effort=(2, 8),
+    rubric=("vendor-precision",),
+    sources=(
+        "https://rocm.docs.amd.com/en/latest/reference/precision-support.html",
+        "https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/reference/fp8_numbers.rst",
+    ),
+)
 NODE = None
 ANCHOR = any_of(include("cuda_fp8"), words(r"__nv_fp8\w*", r"CUDA_R_8F_E4M3\w*", r"CUDA_R_8F_E5M2\w*"))
 

@@ -29,8 +29,20 @@ __global__ void k(__half2* x) {
 from __future__ import annotations
 
 from hipgauge.rules.checks._common import usage, words
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG209"
+RULE = RuleMeta(
+    title="bf16x2 types and half/bf16 intrinsics without a mapping",
+    category="tensor-core",
+    severity="blocker",
+    message="bf16x2 type or half intrinsic without a HIP mapping",
+    fix="Use __hip_bfloat16/__hip_bfloat162 from <hip/hip_bf16.h>; write the missing intrinsics by hand.",
+    effort=(0.5, 2),
+    sources=(
+        "https://github.com/ROCm/HIPIFY/blob/014177bc2e434ce3e834aa4f3d0e2abb1efa9796/docs/tables/CUDA_Device_API_supported_by_HIP.md",
+    ),
+)
 NODE = None
 ANCHOR = words("__nv_bfloat162", "nv_bfloat162", "__hfma_relu", "__hcmadd")
 

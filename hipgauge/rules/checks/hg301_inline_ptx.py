@@ -38,9 +38,23 @@ import re
 
 from hipgauge.rules.checks._common import ASM, asm_text
 from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import ancestor
 
 CODE = "HG301"
+RULE = RuleMeta(
+    title="Inline PTX assembly",
+    category="asm",
+    severity="blocker",
+    message="inline PTX assembly must be replaced",
+    fix="Replace with HIP/clang builtins (__builtin_amdgcn_*, __lane_id(), ...) or portable C++; AMDGCN asm only "
+        "as a guarded last resort.",
+    effort=(1, 8),
+    sources=(
+        "https://github.com/ROCm/HIPIFY/issues/731",
+        "https://oneapi-src.github.io/SYCLomatic/dev_guide/reference/diagnostics-reference.html (DPCT1053)",
+    ),
+)
 NODE = None
 ANCHOR = ASM
 _AMDGCN = re.compile(r'"\s*(?:v_|s_|ds_|buffer_|global_|flat_)')

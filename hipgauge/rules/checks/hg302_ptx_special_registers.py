@@ -34,8 +34,21 @@ from __future__ import annotations
 import re
 
 from hipgauge.rules.checks._common import ASM, asm_hit
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG302"
+RULE = RuleMeta(
+    title="PTX special registers",
+    category="asm",
+    severity="blocker",
+    message="PTX special register read; HIP has a function for it",
+    fix="Map laneid->__lane_id(), smid->__smid(), globaltimer->wall_clock64() (rate from "
+        "hipDeviceAttributeWallClockRate), clock64->clock64().",
+    effort=(0.25, 1),
+    sources=(
+        "https://github.com/ROCm/rocm-systems/blob/develop/projects/clr/hipamd/include/hip/amd_detail/amd_device_functions.h",
+    ),
+)
 NODE = "gnu_asm_expression"
 ANCHOR = ASM
 _REG = re.compile(r"%%?(?:laneid|smid|nsmid|warpid|nwarpid|globaltimer(?:_lo|_hi)?|clock64|clock|dynamic_smem_size|lanemask_(?:lt|le|eq|ge|gt))\b")

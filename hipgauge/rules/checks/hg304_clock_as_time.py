@@ -30,9 +30,21 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import DEVICE_CODE, words
 from hipgauge.rules.hit import MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import call_name
 
 CODE = "HG304"
+RULE = RuleMeta(
+    title="clock()/clock64() in device code",
+    category="asm",
+    severity="info",
+    message="clock()/clock64() counts variable-rate cycles on AMD",
+    fix="Use wall_clock64() with hipDeviceAttributeWallClockRate for time; keep clock64() for cycle counts.",
+    effort=(0.25, 1),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_cpp_language_extensions.html#timer-functions",
+    ),
+)
 REQUIRES = DEVICE_CODE  # fires in device code only: a file without __global__/__device__ is not even parsed
 NODE = "call_expression"
 ANCHOR = words("clock", "clock64")

@@ -31,8 +31,21 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import named_usage, words
 from hipgauge.rules.hit import HIGH
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG305"
+RULE = RuleMeta(
+    title="Unsupported device intrinsics (SIMD video ops, cache hints, trap)",
+    category="asm",
+    severity="blocker",
+    message="device intrinsic not provided by HIP",
+    fix="Re-implement SIMD ops with bit manipulation; drop cache hints or use __builtin_nontemporal_load/store; "
+        "replace trap knowing its process-level effect.",
+    effort=(0.5, 2),
+    sources=(
+        "https://github.com/ROCm/HIPIFY/blob/014177bc2e434ce3e834aa4f3d0e2abb1efa9796/docs/tables/CUDA_Device_API_supported_by_HIP.md",
+    ),
+)
 NODE = None
 ANCHOR = words(r"__v(?:add|sub|abs|absdiff|avg|cmp\w*|max|min|neg|sad|set\w*|hadd)(?:s|u|ss|us)?[24]", "__ldcv", "__ldlu", "__stcs", "__stwt", "__trap", "__brkpt", "__prof_trigger")
 

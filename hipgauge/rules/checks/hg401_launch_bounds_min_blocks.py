@@ -31,9 +31,23 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 
 CODE = "HG401"
+RULE = RuleMeta(
+    title="__launch_bounds__ second argument",
+    category="occupancy",
+    severity="slow",
+    message="__launch_bounds__ minBlocksPerSM means waves per EU on HIP",
+    fix="Recompute per target (waves/SIMD = ceil(minBlocks*ceil(maxThreads/64)/4) on CDNA) or drop it and set "
+        "amdgpu_waves_per_eu.",
+    effort=(0.5, 2),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_cpp_language_extensions.html#launch-bounds",
+        "https://github.com/ROCm/hip/issues/2521",
+    ),
+)
 NODE = "launch_bounds"
 ANCHOR = words("__launch_bounds__")
 

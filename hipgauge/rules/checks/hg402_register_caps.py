@@ -29,8 +29,20 @@ import re
 
 from hipgauge.rules.checks._buildscan import scan
 from hipgauge.rules.checks._common import usage, words
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG402"
+RULE = RuleMeta(
+    title="Register caps via -maxrregcount / __maxnreg__",
+    category="occupancy",
+    severity="blocker",
+    message="register cap flag/attribute not supported by hipcc",
+    fix="Bound registers per kernel with __launch_bounds__, amdgpu_waves_per_eu or amdgpu_flat_work_group_size.",
+    effort=(0.5, 2),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html#maxregcount",
+    ),
+)
 NODE = None
 ANCHOR = words("__maxnreg__")
 _FLAG = re.compile(r"-?-maxrregcount(?:[= ]\s*\d+)?")

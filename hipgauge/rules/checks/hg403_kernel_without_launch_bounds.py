@@ -56,9 +56,22 @@ import re
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.checks._launches import block_threads, launches
 from hipgauge.rules.hit import LOW, MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import TYPE_BYTES, declared_type, descendants, function_name, qualifiers
 
 CODE = "HG403"
+RULE = RuleMeta(
+    title="Kernels without launch bounds",
+    category="occupancy",
+    severity="slow",
+    message="register-heavy kernel with small blocks declares no launch bounds",
+    fix="Declare __launch_bounds__(maxThreadsActuallyUsed) on the kernel (or amdgpu_flat_work_group_size).",
+    effort=(0.25, 1),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_cpp_language_extensions.html#max-threads-per-block",
+        "https://github.com/llvm/llvm-project/blob/main/llvm/lib/Target/AMDGPU/Utils/AMDGPUBaseInfo.cpp",
+    ),
+)
 NODE = "function_definition"
 ANCHOR = words("__global__")
 REQUIRES = (b"<<<", b"LaunchKernel", b"LaunchCooperativeKernel")

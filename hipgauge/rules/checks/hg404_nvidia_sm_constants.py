@@ -31,9 +31,21 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 
 CODE = "HG404"
+RULE = RuleMeta(
+    title="Hard-coded NVIDIA SM counts",
+    category="occupancy",
+    severity="slow",
+    message="grid sized from a hard-coded NVIDIA SM count",
+    fix="Query multiProcessorCount (hipDeviceProp_t) and compute occupancy with the AMD model.",
+    effort=(0.5, 2),
+    sources=(
+        "https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html",
+    ),
+)
 NODE = ("init_declarator", "preproc_def")
 ANCHOR = words(r"(?i:k?_?(?:num|n)_?sms?|sm_?count|num_?multiprocessors|multi_?processor_?count)")
 _SM_COUNTS = {132, 114, 108, 84, 82, 80, 72, 68, 56, 46, 40}

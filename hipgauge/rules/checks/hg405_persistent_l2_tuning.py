@@ -63,9 +63,23 @@ import re
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.checks._launches import launches
 from hipgauge.rules.hit import LOW, MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import ancestor, call_args, call_name, parent, text
 
 CODE = "HG405"
+RULE = RuleMeta(
+    title="Grid-persistent / L2-locality tuning",
+    category="occupancy",
+    severity="slow",
+    message="persistent or L2-locality tuning assumes one shared L2",
+    fix="Make the tile-to-block mapping XCD-aware, replace the global work counter by per-XCD counters or static "
+        "scheduling, and re-tune sizes against the per-XCD L2.",
+    effort=(2, 8),
+    sources=(
+        "https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html",
+        "https://rocm.docs.amd.com/en/latest/how-to/rocm-for-ai/inference-optimization/workload.html",
+    ),
+)
 NODE = None
 _SM = ("multiProcessorCount", "cudaDevAttrMultiProcessorCount", "cuDeviceGetAttribute_MULTIPROCESSOR_COUNT",
        "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT")

@@ -32,8 +32,20 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import usage, words
 from hipgauge.rules.hit import MEDIUM
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG406"
+RULE = RuleMeta(
+    title="Cooperative grid-sync launches",
+    category="occupancy",
+    severity="blocker",
+    message="grid-wide sync needs a grid that fits the AMD GPU at once",
+    fix="Size the grid with hipOccupancyMaxActiveBlocksPerMultiprocessor x CU count; avoid multi-grid sync.",
+    effort=(1, 4),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_runtime_api/cooperative_groups.html#synchronization",
+    ),
+)
 NODE = None
 ANCHOR = words(r"cudaLaunchCooperativeKernel\w*", "this_grid", "grid_group")
 

@@ -37,9 +37,22 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import any_of, words
 from hipgauge.rules.hit import HIGH, MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import TYPE_BYTES, call_args, call_name, declared_type, descendants, text
 
 CODE = "HG501"
+RULE = RuleMeta(
+    title="Shared memory over 64 KiB per block",
+    category="memory",
+    severity="blocker",
+    message="shared memory per block exceeds the 64 KiB LDS of MI200/MI300",
+    fix="Re-tile for 64 KiB (query sharedMemPerBlock), cut pipeline stages, keep data in registers.",
+    effort=(4, 16),
+    sources=(
+        "https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html",
+        "https://github.com/warpfront/hipfire/issues/582",
+    ),
+)
 NODE = ("function_definition", "call_expression")
 ANCHOR = any_of(words("__shared__", "cudaFuncSetAttribute"), rb"<<<")
 LDS_BYTES = 64 * 1024  # per workgroup on gfx90a/gfx942 (arch specs, ROCm/ROCm @e396b48)

@@ -36,9 +36,21 @@ import re
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import call_args, call_name, text
 
 CODE = "HG502"
+RULE = RuleMeta(
+    title="Shared-memory opt-in / carveout / bank-config APIs",
+    category="memory",
+    severity="info",
+    message="shared-memory opt-in/carveout/bank setting is ignored on AMD",
+    fix="Remove or guard; enforce the real limit with hipDeviceAttributeMaxSharedMemoryPerBlock.",
+    effort=(0.25, 0.5),
+    sources=(
+        "https://github.com/ROCm/hip/issues/3122",
+    ),
+)
 NODE = "call_expression"
 ANCHOR = words("cudaFuncSetAttribute", "cudaFuncSetCacheConfig", "cudaDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig", "cudaFuncSetSharedMemConfig", "cuFuncSetCacheConfig", "cuFuncSetSharedMemConfig")
 _SETTERS = {"cudaFuncSetCacheConfig", "cudaDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig", "cudaFuncSetSharedMemConfig", "cuFuncSetCacheConfig", "cuFuncSetSharedMemConfig"}

@@ -33,9 +33,22 @@ from hipgauge.rules.syntax import parent as parent_of
 
 from hipgauge.rules.checks._common import usage, words
 from hipgauge.rules.hit import HIGH
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 
 CODE = "HG503"
+RULE = RuleMeta(
+    title="Texture/surface references and objects",
+    category="memory",
+    severity="blocker",
+    message="texture/surface use: MI300 has no image support",
+    fix="Replace fetches with global loads plus manual interpolation/clamping; guard with __HIP_NO_IMAGE_SUPPORT.",
+    effort=(2, 8),
+    sources=(
+        "https://github.com/ROCm/legacy-rocm-build/issues/3420",
+        "https://github.com/ROCm/rocm-systems/blob/develop/projects/clr/hipamd/include/hip/amd_detail/amd_device_functions.h",
+    ),
+)
 NODE = None
 ANCHOR = words("texture", "surface", r"tex[123]D\w*", "tex1Dfetch", r"surf[123]D\w*", r"cudaBind(?:Texture|Surface)\w*", "cudaCreateTextureObject", "cudaCreateSurfaceObject", "cudaTextureObject_t", "cudaSurfaceObject_t")
 

@@ -30,8 +30,20 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG504"
+RULE = RuleMeta(
+    title="Read-only cache loads (__ldg)",
+    category="memory",
+    severity="info",
+    message="__ldg is a plain load on AMD",
+    fix="Nothing for correctness; tune vector widths and coalescing instead.",
+    effort=(0, 0.25),
+    sources=(
+        "https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/how-to/hip_porting_guide.md",
+    ),
+)
 NODE = "call_expression"
 ANCHOR = words("__ldg")
 

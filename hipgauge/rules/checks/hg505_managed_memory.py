@@ -30,8 +30,21 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import named_usage, words
 from hipgauge.rules.hit import MEDIUM
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG505"
+RULE = RuleMeta(
+    title="Managed memory relying on page migration",
+    category="memory",
+    severity="slow",
+    message="managed memory migrates on demand only with XNACK enabled",
+    fix="Use explicit hipMalloc + copies for hot data, or document and enable XNACK; use "
+        "hipMemPrefetchAsync/hipMemAdvise.",
+    effort=(1, 4),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_runtime_api/memory_management/unified_memory.html",
+    ),
+)
 NODE = None
 ANCHOR = words("cudaMallocManaged", "__managed__", "cudaMemPrefetchAsync", "cudaMemAdvise")
 

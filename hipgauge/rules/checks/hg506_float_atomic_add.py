@@ -32,8 +32,20 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.checks._atomics import atomic_on_types
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG506"
+RULE = RuleMeta(
+    title="Floating-point atomicAdd",
+    category="memory",
+    severity="slow",
+    message="float/double atomicAdd becomes a CAS loop or an unsafe hardware atomic",
+    fix="Reduce within the wave first; use unsafeAtomicAdd only on coarse-grained (hipMalloc) memory.",
+    effort=(0.5, 2),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_cpp_language_extensions.html#unsafe-floating-point-atomic-operations",
+    ),
+)
 NODE = "call_expression"
 ANCHOR = words("atomicAdd", "atomicAdd_block", "atomicAdd_system")
 

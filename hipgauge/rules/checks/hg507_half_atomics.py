@@ -30,8 +30,20 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.checks._atomics import atomic_on_types
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG507"
+RULE = RuleMeta(
+    title="16-bit floating-point atomics",
+    category="memory",
+    severity="slow",
+    message="half/bf16 atomicAdd compiles to a CAS loop",
+    fix="Accumulate in fp32, use packed half2 atomics where supported, or __hip_atomic_* at agent scope.",
+    effort=(1, 4),
+    sources=(
+        "https://github.com/ROCm/tensorflow-upstream/pull/1536",
+    ),
+)
 NODE = "call_expression"
 ANCHOR = words("atomicAdd", "atomicAdd_block", "atomicAdd_system")
 

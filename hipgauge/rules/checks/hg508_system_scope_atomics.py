@@ -31,8 +31,21 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import named_usage, words
 from hipgauge.rules.hit import MEDIUM
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG508"
+RULE = RuleMeta(
+    title="System-scope atomics and fences",
+    category="memory",
+    severity="wrong-results",
+    message="system-scope atomic/fence needs fine-grained memory on AMD",
+    fix="Allocate shared flags with coherent hipHostMalloc / hipExtMallocWithFlags(hipDeviceMallocFinegrained); "
+        "use integer atomics for flags.",
+    effort=(1, 4),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_cpp_language_extensions.html#atomic-functions",
+    ),
+)
 NODE = None
 ANCHOR = words(r"atomic\w+_system", "__threadfence_system")
 

@@ -35,9 +35,21 @@ import re
 
 from hipgauge.rules.checks._common import DEVICE_CODE, words
 from hipgauge.rules.hit import MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import descendants, text
 
 CODE = "HG509"
+RULE = RuleMeta(
+    title="Inter-block spin-wait on global flags",
+    category="memory",
+    severity="wrong-results",
+    message="device loop spins on memory written by another block",
+    fix="Bound the spin, use a cooperative launch or split kernels; poll with agent-scope atomic loads.",
+    effort=(2, 8),
+    sources=(
+        "https://github.com/pytorch/FBGEMM/pull/5708",
+    ),
+)
 REQUIRES = DEVICE_CODE  # fires in device code only: a file without __global__/__device__ is not even parsed
 NODE = ("while_statement", "do_statement")
 ANCHOR = words("while")

@@ -33,8 +33,20 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import named_usage, words
 from hipgauge.rules.hit import HIGH
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG510"
+RULE = RuleMeta(
+    title="L2 persistence / access-policy windows",
+    category="memory",
+    severity="blocker",
+    message="L2 persistence control has no HIP mapping",
+    fix="Remove, or fence off for the NVIDIA build with #ifdef __HIP_PLATFORM_NVIDIA__.",
+    effort=(0.5, 1),
+    sources=(
+        "https://github.com/ROCm/HIPIFY/blob/014177bc2e434ce3e834aa4f3d0e2abb1efa9796/docs/tables/CUDA_Runtime_API_functions_supported_by_HIP.md",
+    ),
+)
 NODE = None
 ANCHOR = words("cudaAccessPolicyWindow", "cudaStreamSetAttribute", "cudaStreamGetAttribute", "cudaLimitPersistingL2CacheSize", "cudaCtxResetPersistingL2Cache", "cuCtxResetPersistingL2Cache", "cudaStreamAttributeAccessPolicyWindow")
 

@@ -35,9 +35,23 @@ void conv(miopenHandle_t h) {
 from __future__ import annotations
 
 from hipgauge.rules.checks._common import any_of, include, library_usage, words
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 
 CODE = "HG601"
+RULE = RuleMeta(
+    title="cuDNN legacy API -> MIOpen",
+    category="library",
+    severity="blocker",
+    message="cuDNN call must be ported to MIOpen by hand",
+    fix="Port to MIOpen (Find -> GetWorkSpace -> Convolution), or move the operator to a framework op / MIGraphX.",
+    effort=(1, 6),
+    rubric=("covered-library",),
+    sources=(
+        "https://github.com/ROCm/HIPIFY/blob/014177bc2e434ce3e834aa4f3d0e2abb1efa9796/docs/tables/CUDNN_API_supported_by_HIP_and_MIOPEN.md",
+        "https://rocm.docs.amd.com/projects/MIOpen/en/latest/MIOpen_Porting_Guide.html",
+    ),
+)
 NODE = None
 FOLD = "cuDNN"  # one finding per call site; types/enums/constants folded in
 ANCHOR = any_of(include(r"cudnn(?!_frontend)"), words(r"cudnn(?!Backend|FusedOps|MultiHeadAttn|_frontend)\w+", r"CUDNN_\w+"))

@@ -31,8 +31,22 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import any_of, include, named_usage, words
 from hipgauge.rules.hit import HIGH
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG602"
+RULE = RuleMeta(
+    title="cuDNN graph/backend API, frontend, fused ops, MHA, RNN v8",
+    category="library",
+    severity="blocker",
+    message="cuDNN graph/fused/attention API without a MIOpen equivalent",
+    fix="Re-implement with the MIOpen Find 2.0 / backend API, Composable Kernel attention or framework SDPA.",
+    effort=(8, 40),
+    rubric=("exotic-library",),
+    sources=(
+        "https://github.com/ROCm/HIPIFY/blob/014177bc2e434ce3e834aa4f3d0e2abb1efa9796/docs/tables/CUDNN_API_supported_by_HIP_and_MIOPEN.md",
+        "https://rocm.docs.amd.com/projects/MIOpen/en/docs-6.2.0/doxygen/html/group__find2.html",
+    ),
+)
 NODE = None
 ANCHOR = any_of(include("cudnn_frontend"), words(r"cudnnBackend\w+", "cudnn_frontend", r"cudnnFusedOps\w*", r"cudnnMultiHeadAttn\w*", "cudnnRNNForward", "cudnnSetRNNDescriptor_v8"))
 SUPERSEDES = ('HG601',)

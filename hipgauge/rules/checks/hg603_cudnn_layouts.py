@@ -33,8 +33,22 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import named_usage, words
 from hipgauge.rules.hit import HIGH
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG603"
+RULE = RuleMeta(
+    title="cuDNN N-d descriptors, layouts and math types",
+    category="library",
+    severity="slow",
+    message="cuDNN layout/math setting may miss MIOpen's tuned path",
+    fix="Restrict to supported layouts; tune Find-Db/Perf-Db for production shapes (MIOPEN_FIND_ENFORCE).",
+    effort=(2, 8),
+    rubric=("covered-library",),
+    sources=(
+        "https://rocm.docs.amd.com/projects/MIOpen/en/latest/MIOpen_Porting_Guide.html",
+        "https://rocm.docs.amd.com/projects/MIOpen/en/latest/perfdatabase.html",
+    ),
+)
 NODE = None
 ANCHOR = words(r"cudnnSetTensorNdDescriptor\w*", "cudnnSetFilterNdDescriptor", "cudnnSetConvolutionNdDescriptor", "cudnnSetConvolutionMathType", r"CUDNN_TENSOR_OP_MATH\w*", "CUDNN_TENSOR_NHWC")
 SUPERSEDES = ('HG601',)

@@ -37,9 +37,22 @@ from __future__ import annotations
 import re
 
 from hipgauge.rules.checks._common import any_of, include, library_usage, words
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 
 CODE = "HG604"
+RULE = RuleMeta(
+    title="cuBLAS -> hipBLAS (algorithms and math modes)",
+    category="library",
+    severity="info",
+    message="cuBLAS dependence: maps to hipBLAS/rocBLAS, speed must be re-measured",
+    fix="Use hipBLAS/rocBLAS defaults with explicit compute types (hipblasGemmEx); benchmark the GEMM shapes.",
+    effort=(0.1, 0.5),
+    rubric=("covered-library",),
+    sources=(
+        "https://github.com/ROCm/HIPIFY/blob/014177bc2e434ce3e834aa4f3d0e2abb1efa9796/docs/tables/CUBLAS_API_supported_by_HIP.md",
+    ),
+)
 NODE = None
 FOLD = "cuBLAS"  # one finding per call site; types/enums folded in
 ANCHOR = any_of(include(r"cublas(?!Lt)"), words(r"cublas(?!Lt)[A-Z]\w*", r"CUBLAS_(?!LT|COMPUTE_32F_FAST_TF32|TF32)\w+"))

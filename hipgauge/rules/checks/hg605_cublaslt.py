@@ -30,8 +30,23 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import any_of, include, named_usage, words
 from hipgauge.rules.hit import HIGH
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG605"
+RULE = RuleMeta(
+    title="cuBLASLt -> hipBLASLt",
+    category="library",
+    severity="blocker",
+    message="cuBLASLt matmul: epilogue/FP8/heuristic support differs in hipBLASLt",
+    fix="Use hipblasLtMatmul with heuristics; check epilogue/type support per arch; fall back to unfused "
+        "epilogues.",
+    effort=(2, 8),
+    rubric=("exotic-library",),
+    sources=(
+        "https://github.com/ROCm/HIPIFY/blob/014177bc2e434ce3e834aa4f3d0e2abb1efa9796/docs/tables/CUBLAS_API_supported_by_HIP.md",
+        "https://rocm.docs.amd.com/projects/hipBLASLt/en/latest/datatypes.html",
+    ),
+)
 NODE = None
 ANCHOR = any_of(include("cublasLt"), words(r"cublasLt\w+", r"CUBLASLT_\w+"))
 

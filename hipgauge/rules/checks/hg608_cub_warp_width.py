@@ -34,9 +34,22 @@ __global__ void k(const float* x, float* out) {
 from __future__ import annotations
 
 from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import ancestor, descendants, text
 
 CODE = "HG608"
+RULE = RuleMeta(
+    title="CUB warp primitives with implicit warp width",
+    category="library",
+    severity="wrong-results",
+    message="CUB warp primitive without an explicit logical warp size",
+    fix="Pass the logical warp size explicitly; derive sizes from rocprim::device_warp_size().",
+    effort=(0.5, 2),
+    rubric=("covered-library",),
+    sources=(
+        "https://github.com/ROCm/bitsandbytes/pull/93",
+    ),
+)
 NODE = None
 ANCHOR = rb"\bcub\s*::\s*Warp(?:Reduce|Scan|Load|Store|Exchange)\b"
 

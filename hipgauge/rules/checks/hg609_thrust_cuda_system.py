@@ -31,8 +31,21 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import usage
 from hipgauge.rules.hit import HIGH
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG609"
+RULE = RuleMeta(
+    title="Thrust tied to the CUDA system",
+    category="library",
+    severity="info",
+    message="Thrust CUDA-system policy must switch to rocThrust's HIP system",
+    fix="Build against rocThrust and use thrust::hip::par / thrust::device; keep Thrust out of stream capture.",
+    effort=(0.25, 1),
+    rubric=("covered-library",),
+    sources=(
+        "https://rocm.docs.amd.com/en/latest/reference/graph-safe-support.html",
+    ),
+)
 NODE = None
 ANCHOR = rb"\bthrust\s*::\s*(?:system\s*::\s*)?cuda\b"
 

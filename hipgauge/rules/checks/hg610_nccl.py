@@ -30,8 +30,21 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import any_of, include, named_usage, words
 from hipgauge.rules.hit import HIGH
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG610"
+RULE = RuleMeta(
+    title="NCCL -> RCCL",
+    category="library",
+    severity="info",
+    message="NCCL call: RCCL is a drop-in, topology choices need re-measuring",
+    fix="Link RCCL; re-benchmark collective sizes and topology.",
+    effort=(0.1, 0.5),
+    rubric=("covered-library",),
+    sources=(
+        "https://rocm.docs.amd.com/en/latest/how-to/rocm-for-ai/inference-optimization/workload.html",
+    ),
+)
 NODE = None
 ANCHOR = any_of(include("nccl"), words(r"nccl[A-Z]\w*"))
 

@@ -34,8 +34,21 @@ from hipgauge.rules.syntax import parent as parent_of
 
 from hipgauge.rules.checks._common import any_of, include, named_usage, words
 from hipgauge.rules.hit import HIGH
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG611"
+RULE = RuleMeta(
+    title="TensorRT",
+    category="library",
+    severity="blocker",
+    message="TensorRT has no HIP equivalent (MIGraphX is a different API)",
+    fix="Re-target inference to MIGraphX via ONNX, or to framework backends.",
+    effort=(8, 40),
+    rubric=("exotic-library",),
+    sources=(
+        "https://rocm.docs.amd.com/projects/AMDMIGraphX",
+    ),
+)
 NODE = None
 ANCHOR = any_of(include("NvInfer", "NvOnnxParser"), words("nvinfer1", "nvonnxparser"))
 

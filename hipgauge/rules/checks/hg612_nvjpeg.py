@@ -29,8 +29,21 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import any_of, include, named_usage, words
 from hipgauge.rules.hit import HIGH
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG612"
+RULE = RuleMeta(
+    title="nvJPEG",
+    category="library",
+    severity="blocker",
+    message="nvJPEG has no HIP mapping (rocJPEG has a different API)",
+    fix="Port to rocJPEG or a CPU decoder.",
+    effort=(4, 16),
+    rubric=("exotic-library",),
+    sources=(
+        "https://rocm.docs.amd.com/projects/rocJPEG/en/latest/what-is-rocJPEG.html",
+    ),
+)
 NODE = None
 ANCHOR = any_of(include("nvjpeg"), words(r"nvjpeg\w+"))
 

@@ -37,9 +37,22 @@ import re
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import call_name, descendants
 
 CODE = "HG614"
+RULE = RuleMeta(
+    title="Library calls captured in CUDA graphs",
+    category="library",
+    severity="wrong-results",
+    message="library call inside stream capture; the ROCm library may not be graph-safe",
+    fix="Move the call out of capture or verify the library's graph safety.",
+    effort=(1, 4),
+    rubric=("exotic-library",),
+    sources=(
+        "https://rocm.docs.amd.com/en/latest/reference/graph-safe-support.html",
+    ),
+)
 NODE = "function_definition"
 ANCHOR = words(r"cudaStreamBeginCapture\w*")
 _UNSAFE = re.compile(r"cudnn|thrust::|cublasLt|cusolver|cutlass::")

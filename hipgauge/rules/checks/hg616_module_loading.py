@@ -30,8 +30,21 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import named_usage, words
 from hipgauge.rules.hit import HIGH
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG616"
+RULE = RuleMeta(
+    title="Loading PTX/cubin modules through the driver API",
+    category="library",
+    severity="blocker",
+    message="driver-API module loading of PTX/cubin cannot work on AMD",
+    fix="Build per-arch code objects offline (or with hipRTC) and load them with hipModuleLoad*.",
+    effort=(2, 8),
+    rubric=("exotic-library",),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html#cumodule-and-hipmodule",
+    ),
+)
 NODE = None
 ANCHOR = words(r"cuModuleLoad\w*", r"cuLinkAdd\w+", r"cuLinkCreate\w*", "CU_JIT_INPUT_PTX")
 

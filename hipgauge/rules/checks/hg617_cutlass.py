@@ -31,8 +31,21 @@ from hipgauge.rules.syntax import parent as parent_of
 
 from hipgauge.rules.checks._common import any_of, include, named_usage, words
 from hipgauge.rules.hit import HIGH
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG617"
+RULE = RuleMeta(
+    title="CUTLASS / CuTe kernels",
+    category="library",
+    severity="blocker",
+    message="CUTLASS/CuTe kernel: rewrite on Composable Kernel, hipBLASLt or Triton",
+    fix="Use Composable Kernel (ck/ck_tile), hipBLASLt or Triton; budget a rewrite.",
+    effort=(16, 80),
+    rubric=("exotic-library",),
+    sources=(
+        "https://github.com/Dao-AILab/flash-attention/pull/1010",
+    ),
+)
 NODE = None
 ANCHOR = any_of(include("cutlass/", "cute/"), words("cutlass", "cute"))
 

@@ -31,8 +31,20 @@ from __future__ import annotations
 import re
 
 from hipgauge.rules.checks._buildscan import scan
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG701"
+RULE = RuleMeta(
+    title="nvcc-only build flags and CUDA arch lists",
+    category="build",
+    severity="blocker",
+    message="nvcc-only flag or CUDA architecture list in the build",
+    fix="Translate the flags; use CMAKE_HIP_ARCHITECTURES / --offload-arch=gfx90a;gfx942.",
+    effort=(0.25, 1),
+    sources=(
+        "https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/how-to/hip_porting_guide.md#compiler-options-supported-on-amd-platforms",
+    ),
+)
 _FLAGS = re.compile(
     r"(?:--?arch[= ]\s*(?:sm|compute)_\d+a?|-gencode\b|--generate-code\b|--gpu-architecture\b|--use_fast_math\b"
     r"|-use_fast_math\b|-Xptxas\b|-Xcompiler\b|--expt-relaxed-constexpr\b|--expt-extended-lambda\b|-lineinfo\b"

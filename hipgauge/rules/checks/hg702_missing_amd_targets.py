@@ -31,8 +31,20 @@ from __future__ import annotations
 import re
 
 from hipgauge.rules.hit import MEDIUM, LineHit
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG702"
+RULE = RuleMeta(
+    title="No AMD targets in the build",
+    category="build",
+    severity="blocker",
+    message="build selects CUDA architectures and no AMD gfx target",
+    fix="List every deployment target (gfx90a, gfx942, ...) and decide xnack per target.",
+    effort=(0.5, 2),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html#compilation",
+    ),
+)
 _CUDA_ARCH = re.compile(r"\b(?:sm|compute)_\d+a?\b|\b(?:CMAKE_)?CUDA_ARCHITECTURES\b|\bTORCH_CUDA_ARCH_LIST\b")
 _AMD = re.compile(r"\bgfx\d{3,4}[a-z]?\b|\bHIP_ARCHITECTURES\b|--offload-arch\b|\bPYTORCH_ROCM_ARCH\b")
 

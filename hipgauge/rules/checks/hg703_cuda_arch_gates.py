@@ -38,10 +38,23 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 from hipgauge.rules.syntax import ancestor
 
 CODE = "HG703"
+RULE = RuleMeta(
+    title="__CUDA_ARCH__ numeric feature gates",
+    category="build",
+    severity="wrong-results",
+    message="__CUDA_ARCH__ comparison: undefined under HIP-Clang, the fallback branch is taken",
+    fix="Use __HIP_DEVICE_COMPILE__ for the host/device split and __gfx942__-style macros or arch feature flags "
+        "for features.",
+    effort=(0.5, 2),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html#device-code-feature-identification",
+    ),
+)
 NODE = None
 ANCHOR = words("__CUDA_ARCH__")
 

@@ -35,10 +35,22 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 from hipgauge.rules.syntax import ancestor
 
 CODE = "HG704"
+RULE = RuleMeta(
+    title="__CUDACC__ / __NVCC__ guards",
+    category="build",
+    severity="wrong-results",
+    message="__CUDACC__/__NVCC__ guard is false under hipcc",
+    fix="Add || defined(__HIPCC__) (or __HIP_PLATFORM_AMD__) branches deliberately.",
+    effort=(0.25, 1),
+    sources=(
+        "https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/how-to/hip_porting_guide.md#compiler-defines-summary",
+    ),
+)
 NODE = None
 ANCHOR = words("__CUDACC__", "__NVCC__", "__CUDACC_VER_MAJOR__", "CUDART_VERSION")
 

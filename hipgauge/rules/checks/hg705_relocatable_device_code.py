@@ -34,9 +34,21 @@ import re
 from hipgauge.rules.checks._buildscan import scan
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 
 CODE = "HG705"
+RULE = RuleMeta(
+    title="Relocatable device code / separate compilation",
+    category="build",
+    severity="blocker",
+    message="relocatable device code needs -fgpu-rdc on compile and link",
+    fix="Add -fgpu-rdc to compile and link (hipcc), or make the device code header-only.",
+    effort=(0.5, 2),
+    sources=(
+        "https://github.com/ROCm/HIP/blob/c5e11fcac8249ce4f7e70157588ff9661a870b59/docs/how-to/hip_porting_guide.md#compiler-options-supported-on-amd-platforms",
+    ),
+)
 REQUIRES = (b"__device__",)  # an extern __device__ symbol
 NODE = "declaration"
 ANCHOR = words("extern")

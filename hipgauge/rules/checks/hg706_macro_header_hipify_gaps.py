@@ -42,9 +42,23 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import any_of, include
 from hipgauge.rules.hit import LOW, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.source import macros as mac
 
 CODE = "HG706"
+RULE = RuleMeta(
+    title="Header/macro patterns hipify misses",
+    category="build",
+    severity="blocker",
+    message="CUDA code that hipify may not rewrite",
+    fix="Run hipify-clang with a compilation database over every file that includes CUDA headers; spell CUDA names "
+        "out in macros; review macro-generated launches by hand.",
+    effort=(0.5, 2),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html#hip-headers",
+        "https://oneapi-src.github.io/SYCLomatic/dev_guide/reference/diagnostics-reference.html",
+    ),
+)
 NODE = None
 _FRAGMENTS = ("cuda", "cu", "cublas", "cublasLt", "cudnn", "cufft", "curand", "cusparse", "cusolver", "cusolverDn",
               "cusolverSp", "nccl", "nvrtc", "CUDA", "CU", "CUBLAS", "CUDNN", "CUFFT", "CURAND", "CUSPARSE", "CUSOLVER",

@@ -37,9 +37,21 @@ import re
 from hipgauge.rules.checks._buildscan import scan
 from hipgauge.rules.checks._common import any_of, named_usage, words
 from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import ancestor, call_name, text
 
 CODE = "HG801"
+RULE = RuleMeta(
+    title="Dynamic parallelism (device-side launches)",
+    category="api",
+    severity="blocker",
+    message="kernel launched from device code: HIP has no dynamic parallelism",
+    fix="Flatten into host-side launches, a persistent kernel or a graph.",
+    effort=(4, 16),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_cpp_language_extensions.html#global",
+    ),
+)
 NODE = None
 ANCHOR = any_of(rb"<<<", words("cudaLaunchDevice", "cudaGetParameterBuffer", r"cudaLimitDevRuntime\w+"))
 _LIB = re.compile(r"-lcudadevrt\b|\bcudadevrt\b")

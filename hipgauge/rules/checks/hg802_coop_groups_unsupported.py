@@ -38,9 +38,21 @@ from hipgauge.rules.syntax import parent as parent_of
 
 from hipgauge.rules.checks._common import any_of, include, usage, words
 from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 
 CODE = "HG802"
+RULE = RuleMeta(
+    title="Unsupported cooperative-groups features",
+    category="api",
+    severity="blocker",
+    message="cooperative-groups feature not supported by HIP",
+    fix="Use hipCUB/rocPRIM block/warp scans, explicit loads, single-grid cooperative launches.",
+    effort=(1, 4),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_runtime_api/cooperative_groups.html#unsupported-nvidia-cuda-features",
+    ),
+)
 NODE = None
 ANCHOR = any_of(include("cooperative_groups/scan", "cooperative_groups/memcpy_async"), words("inclusive_scan", "exclusive_scan", r"invoke_one\w*", "reduce_update_async", "reduce_store_async", "this_multi_grid", "multi_grid_group"))
 

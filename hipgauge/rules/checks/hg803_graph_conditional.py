@@ -32,8 +32,20 @@ from __future__ import annotations
 
 from hipgauge.rules.checks._common import named_usage, words
 from hipgauge.rules.hit import HIGH
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG803"
+RULE = RuleMeta(
+    title="CUDA graph conditional nodes",
+    category="api",
+    severity="blocker",
+    message="graph conditional/device-launch feature without a HIP mapping",
+    fix="Unroll conditionals on the host or capture one graph per branch.",
+    effort=(2, 8),
+    sources=(
+        "https://github.com/ROCm/HIPIFY/blob/014177bc2e434ce3e834aa4f3d0e2abb1efa9796/docs/tables/CUDA_Runtime_API_functions_supported_by_HIP.md",
+    ),
+)
 NODE = None
 ANCHOR = words(r"cudaGraphConditional\w*", r"cudaGraphCondType\w*", "cudaGraphSetConditional", r"cudaGraphAddNode\w*", "cudaGraphInstantiateFlagDeviceLaunch")
 

@@ -35,8 +35,20 @@ from hipgauge.rules.hit import HIGH
 import re
 
 from hipgauge.rules.checks._common import ASM, asm_hit
+from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG804"
+RULE = RuleMeta(
+    title="Extended launch attributes (cudaLaunchKernelEx, PDL)",
+    category="api",
+    severity="blocker",
+    message="extended launch API/attribute without a HIP mapping",
+    fix="Use plain launches; recover overlap with streams or graphs.",
+    effort=(1, 4),
+    sources=(
+        "https://github.com/ROCm/HIPIFY/blob/014177bc2e434ce3e834aa4f3d0e2abb1efa9796/docs/tables/CUDA_Runtime_API_functions_supported_by_HIP.md",
+    ),
+)
 NODE = None
 ANCHOR = any_of(ASM, words(r"cudaLaunchKernelEx\w*", "cudaLaunchConfig_t", r"cudaLaunchAttribute\w*", "cudaGridDependencySynchronize", "cudaTriggerProgrammaticLaunchCompletion"))
 _PTX = re.compile(r"\bgriddepcontrol\.[\w.]+")

@@ -34,9 +34,21 @@ from hipgauge.rules.syntax import parent as parent_of
 
 from hipgauge.rules.checks._common import usage, words
 from hipgauge.rules.hit import LOW, MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 
 CODE = "HG806"
+RULE = RuleMeta(
+    title="Runtime enums compared by value",
+    category="api",
+    severity="wrong-results",
+    message="runtime enum compared by value; HIP's values differ",
+    fix="Compare enums by name after hipify, never by number; require ROCm >= 7.0 or audit error handling.",
+    effort=(0.25, 1),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html#memory-type-identification",
+    ),
+)
 NODE = None
 ANCHOR = words(r"cudaMemoryType\w+", "cudaPointerGetAttributes")
 

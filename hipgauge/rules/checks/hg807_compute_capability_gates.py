@@ -33,10 +33,22 @@ from hipgauge.rules.syntax import parent as parent_of
 
 from hipgauge.rules.checks._common import any_of, named_usage, words
 from hipgauge.rules.hit import HIGH, MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 from hipgauge.rules.syntax import ancestor
 
 CODE = "HG807"
+RULE = RuleMeta(
+    title="Compute-capability feature gates",
+    category="api",
+    severity="wrong-results",
+    message="compute-capability check selects the wrong path on AMD",
+    fix="Gate on hipDeviceProp_t::arch feature flags or gcnArchName.",
+    effort=(0.25, 1),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html#host-code-feature-identification",
+    ),
+)
 NODE = None
 ANCHOR = any_of(rb"\.\s*(?:major|minor)\b", words(r"cudaDevAttrComputeCapability(?:Major|Minor)"))
 
