@@ -8,7 +8,7 @@ from pathlib import Path
 from hipgauge.rules.engine import check_file
 from hipgauge.rules.examples import snippet_file
 
-F16 = Path(__file__).parent / "data" / "translate" / "f16"
+F16 = Path(__file__).parent / "data" / "issue16"
 
 
 def _found(src: str, code: str, kind: str = "cuda", name: str = "k.cu") -> dict[int, str]:

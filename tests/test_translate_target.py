@@ -17,7 +17,7 @@ from hipgauge.translate.runtime_include import INCLUDE, insert_runtime_include
 from hipgauge.translate.target import installed_rocm_version, load_releases, parse_version, resolve_target
 from hipgauge.translate.tree import translate_tree
 
-F16 = Path(__file__).parent / "data" / "translate" / "f16"
+F16 = Path(__file__).parent / "data" / "issue16"
 
 
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:

@@ -54,10 +54,24 @@ from typing import Any
 
 from hipgauge.rules.checks._launches import _declared
 from hipgauge.rules.hit import HIGH, MEDIUM, Hit
+from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import call_args, call_name, descendants, function_name, qualifiers
 from hipgauge.source import macros as mac
 
 CODE = "HG111"
+RULE = RuleMeta(
+    title="Host-side warp width 32 sizing a warp-level kernel's launch",
+    category="warp",
+    severity="wrong-results",
+    message="launch sized for 32-lane warps on the host",
+    fix="Size blocks from the device's warp size (hipDeviceAttributeWarpSize, or warpSize at run time) or template "
+        "the kernel and its launch on it; keep one kernel warp per hardware wavefront.",
+    effort=(0.5, 2),
+    sources=(
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_cpp_language_extensions.html#warpsize",
+        "https://github.com/ggml-org/llama.cpp/issues/3630",
+    ),
+)
 NODE = "call_expression"
 ANCHOR = rb"<<<"
 
