@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
-from rich.table import Table
 
-from hipgauge.cli.app import app, emit_json, out, warn
+from hipgauge.cli.app import Table, app, emit_json, out, warn
 from hipgauge.cli.flags import check_percentile_target
 from hipgauge.errors import InputError
 

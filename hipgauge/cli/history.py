@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.table import Table
 
-from hipgauge.cli.app import app, emit_json, err, out, warn
+from hipgauge.cli.app import Table, app, emit_json, err, out, warn
 from hipgauge.errors import InputError
 
 

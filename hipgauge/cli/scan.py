@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.table import Table
 
-from hipgauge.cli.app import app, emit_json, err, out, progress, warn
+from hipgauge.cli.app import Table, app, emit_json, err, out, progress, warn
 from hipgauge.errors import InputError
 
 
