@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from hipgauge.source.parse import parse_source
-    from hipgauge.source.scanner import ScanOptions, scan_tree, serial_map
+    from hipgauge.app.scan import ScanOptions, scan_tree, serial_map
     from hipgauge.source.walk import walk_tree
 
     tree = args.tree or find_cccl()

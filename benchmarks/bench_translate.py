@@ -56,7 +56,8 @@ def collect(cccl: Path, dest: Path) -> tuple[int, int]:
 
 def run_hipgauge(src: Path, work: Path, n: int, **opts: object) -> tuple[float, float]:
     """(wall s, CPU s) of one translate_tree call; CPU counts this process and the pool workers it reaped."""
-    from hipgauge.translate.rewrite import TranslateOptions, translate_tree
+    from hipgauge.app.translate import translate_tree
+    from hipgauge.translate.rewrite import TranslateOptions
 
     out = work / f"hipgauge-{n}"
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -80,9 +81,9 @@ def equivalence(src: Path) -> dict[str, object]:
     from hipgauge.source.walk import walk_tree
     from hipgauge.translate.candidates import find_candidates
     from hipgauge.translate.lexical import Unsure, _Lexer
-    from hipgauge.translate.mapping import load_mapping
+    from hipgauge.knowledge.mapping import load_mapping
     from hipgauge.translate.rewrite import TranslateOptions, translate_file
-    from hipgauge.translate.tree import _local_names
+    from hipgauge.app.translate import _local_names
 
     entries, _ = walk_tree([src], [], 8 << 20)
     opts = TranslateOptions(rules_share=False, known_local_names=_local_names(entries))

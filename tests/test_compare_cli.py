@@ -117,7 +117,7 @@ def test_compare_real_bert_pair_json(real_dir: Path):
 
 
 def test_shorten_keeps_both_ends():
-    from hipgauge.cli.compare import shorten
+    from hipgauge.report.compare_terminal import shorten
 
     s = shorten("a" * 50 + "MIDDLE" + "z" * 50, 21)
     assert len(s) == 21 and s.startswith("aaaa") and s.endswith("zzzz") and "…" in s

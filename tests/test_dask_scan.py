@@ -19,8 +19,8 @@ TREES = [TESTS / "data" / "realistic", REPO / "examples" / "detector", TESTS / "
 
 
 def _scan(paths: list[Path], map_files=None) -> dict:
-    from hipgauge.source.scan_json import scan_document
-    from hipgauge.source.scanner import ScanOptions, scan_tree
+    from hipgauge.report.scan_json import scan_document
+    from hipgauge.app.scan import ScanOptions, scan_tree
 
     return scan_document(scan_tree(paths, ScanOptions(), map_files=map_files))
 
@@ -61,7 +61,7 @@ def test_dask_scan_equals_local_on_real_trees() -> None:
 
 
 def test_dask_scan_on_an_existing_cluster_equals_local(many_files: Path) -> None:
-    from hipgauge.source.scanner import local_map
+    from hipgauge.app.scan import local_map
 
     local = _scan([many_files], local_map(2))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:

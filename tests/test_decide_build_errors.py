@@ -77,7 +77,7 @@ def test_decide_adds_evidence_without_changing_leans():
 
 @needs_hipcc
 def test_real_hipcc_missing_library_header_is_environment_and_wmma_is_port(tmp_path):
-    from hipgauge.toolchain.buildcheck import build_check
+    from hipgauge.app.buildcheck import build_check
 
     src = tmp_path / "tree"
     src.mkdir()

@@ -104,7 +104,7 @@ def test_pyproject_tool_not_a_table(tmp_path, text):
 def test_translate_very_deep_expression_is_refused_fast(tmp_path):
     """``x+x+…`` 80 000 deep: tree-sitter queries lose nodes past 65 535 levels and took minutes (quadratic)."""
     from hipgauge.source.parse import load_file
-    from hipgauge.source.scanner import ScanOptions, scan_file
+    from hipgauge.app.scan import ScanOptions, scan_file
     from hipgauge.source.walk import SourceEntry
     from hipgauge.translate.rewrite import translate_file
 

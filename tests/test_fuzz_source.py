@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from hipgauge.model import SkippedFile
 from hipgauge.source.parse import load_file
-from hipgauge.source.scanner import ScanOptions, scan_file, scan_tree
+from hipgauge.app.scan import ScanOptions, scan_file, scan_tree
 from hipgauge.source.walk import SourceEntry
-from hipgauge.translate.mapping import load_mapping
+from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.translate.rewrite import TranslateOptions, translate_file
 from test_fuzz_support import fuzz_settings, Scratch, cuda_seeds, mutate_bytes, mutate_lines
 

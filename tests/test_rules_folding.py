@@ -94,8 +94,8 @@ def test_non_library_rules_still_see_user_names():
 def test_detector_hg601_counts_call_sites():
     if not DETECTOR.exists():
         pytest.skip("examples/detector is not here")
-    from hipgauge.source.scan_json import scan_document
-    from hipgauge.source.scanner import ScanOptions, scan_tree
+    from hipgauge.report.scan_json import scan_document
+    from hipgauge.app.scan import ScanOptions, scan_tree
 
     doc = scan_document(scan_tree([DETECTOR], ScanOptions()))
     heads = (DETECTOR / "src" / "heads.cu").read_text().splitlines()

@@ -8,7 +8,7 @@ from pathlib import Path
 from hipgauge.rules.engine import check_file
 from hipgauge.source.inventory import inventory_file
 from hipgauge.source.parse import parse_bytes
-from hipgauge.source.scanner import ScanOptions, scan_tree
+from hipgauge.app.scan import ScanOptions, scan_tree
 
 DATA = Path(__file__).parent / "data"
 TREE = DATA / "rules" / "qualbounds"

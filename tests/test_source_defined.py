@@ -10,11 +10,11 @@ import pytest
 from conftest import REPO
 from hipgauge.rules.registry import anchor_index
 from hipgauge.source.defined import LIBRARY_STARTS, defined_in, tree_defined_names
-from hipgauge.source.scan_json import scan_document
-from hipgauge.source.scanner import ScanOptions, local_map, scan_tree, serial_map
+from hipgauge.report.scan_json import scan_document
+from hipgauge.app.scan import ScanOptions, local_map, scan_tree, serial_map
 from hipgauge.source.tokens import FileTokens
 from hipgauge.source.walk import walk_tree
-from hipgauge.translate.mapping import load_mapping
+from hipgauge.knowledge.mapping import load_mapping
 
 DETECTOR = REPO / "examples" / "detector"
 USER_MACROS = {"CUDA_CHECK", "CUDNN_CHECK", "CUBLAS_CHECK", "KERNEL_CHECK"}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import KNOWLEDGE, REPO
-from hipgauge.translate.mapping import LIBRARIES, STATUSES, load_mapping
+from hipgauge.knowledge.mapping import LIBRARIES, STATUSES, load_mapping
 
 DATA = REPO / "hipgauge" / "data"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import DATA
 from hipgauge.source import pyinline
-from hipgauge.source.scanner import ScanOptions, scan_file, scan_tree
+from hipgauge.app.scan import ScanOptions, scan_file, scan_tree
 from hipgauge.source.walk import SourceEntry, kind_of, walk_tree
 
 PY = DATA / "source" / "python"

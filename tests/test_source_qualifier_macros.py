@@ -7,7 +7,7 @@ from pathlib import Path
 from hipgauge.source.defined import macro_bodies, qualifier_macros
 from hipgauge.source.inventory import inventory_file
 from hipgauge.source.parse import parse_bytes
-from hipgauge.source.scanner import ScanOptions, local_map, scan_tree, serial_map, tree_qualifier_macros
+from hipgauge.app.scan import ScanOptions, local_map, scan_tree, serial_map, tree_qualifier_macros
 from hipgauge.source.tokens import IDENT_RE, identifiers
 from hipgauge.source.walk import walk_tree
 

@@ -13,8 +13,8 @@ import pytest
 from conftest import DATA, REPO
 from hipgauge.model import SkippedFile
 from hipgauge.source import parse as parse_mod
-from hipgauge.source.scan_json import SCHEMA, scan_document
-from hipgauge.source.scanner import ScanOptions, local_map, scan_file, scan_tree, serial_map
+from hipgauge.report.scan_json import SCHEMA, scan_document
+from hipgauge.app.scan import ScanOptions, local_map, scan_file, scan_tree, serial_map
 from hipgauge.source.walk import SourceEntry
 
 TREE = DATA / "source" / "tree"
@@ -66,14 +66,13 @@ def test_scan_file_never_raises(monkeypatch, tmp_path: Path):
     assert r.skipped == SkippedFile("a.cu", "unreadable: Permission denied")
     monkeypatch.undo()
 
-    import hipgauge.source.inventory as inv_mod
-    monkeypatch.setattr(inv_mod, "inventory_file", lambda *a, **k: 1 / 0)
+    import hipgauge.app.analyze as analyze_mod  # the one per-file analysis scan runs
+    monkeypatch.setattr(analyze_mod, "inventory_file", lambda *a, **k: 1 / 0)
     r = scan_file(entry, ScanOptions())
     assert r.skipped is not None and r.skipped.reason.startswith("internal error while analysing: ZeroDivisionError")
     monkeypatch.undo()
 
-    import hipgauge.rules.engine as engine
-    monkeypatch.setattr(engine, "check_file", lambda *a, **k: [][1])
+    monkeypatch.setattr(analyze_mod, "check_file", lambda *a, **k: [][1])
     r = scan_file(entry, ScanOptions())
     assert r.skipped is None and [k.name for k in r.kernels] == ["k"]
     assert any("rules not applied" in w for w in r.warnings)

@@ -84,7 +84,7 @@ def test_extensionless_header_sniff(tmp_path: Path):
 
 
 def test_scan_reads_extensionless_headers():
-    from hipgauge.source.scanner import ScanOptions, scan_tree
+    from hipgauge.app.scan import ScanOptions, scan_tree
 
     res = scan_tree([BARE], ScanOptions(workers=1))
     assert [(k.file, k.name, k.line) for k in res.kernels] == [("include/mylib/atomic", "count_kernel", 8)]

@@ -14,7 +14,7 @@ DATA = TESTS / "data" / "store"
 load = pytest.importorskip("hipgauge.profiles.load")
 parity = pytest.importorskip("hipgauge.profiles.parity")
 assessment = pytest.importorskip("hipgauge.report.assessment")
-scanner = pytest.importorskip("hipgauge.source.scanner")
+scanner = pytest.importorskip("hipgauge.app.scan")
 
 
 def _doc(cand_name: str):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import have, needs_hipcc
-from hipgauge.toolchain.buildcheck import block_size_of, build_check
+from hipgauge.app.buildcheck import block_size_of, build_check
 
 DATA = Path(__file__).parent / "data"
 CUBLAS_INCLUDE = [p for p in ("/tmp/nvlibs/nvidia/cu13/include",) if Path(p, "cublas_v2.h").exists()]

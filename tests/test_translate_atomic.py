@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from hipgauge.errors import InputError
-from hipgauge.translate import tree as tree_mod
-from hipgauge.translate.tree import translate_tree
+from hipgauge.app import translate as tree_mod
+from hipgauge.app.translate import translate_tree
 
 KERNEL = "#include <cuda_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 0.f; }\n"
 

@@ -11,8 +11,9 @@ import pytest
 
 from hipgauge.source.parse import parse_bytes
 from hipgauge.translate.candidates import find_candidates
-from hipgauge.translate.mapping import load_mapping
-from hipgauge.translate.rewrite import TranslateOptions, _FileRewriter, translate_tree
+from hipgauge.knowledge.mapping import load_mapping
+from hipgauge.app.translate import translate_tree
+from hipgauge.translate.rewrite import TranslateOptions, FileRewriter
 
 DATA = Path(__file__).parent / "data"
 EXAMPLE = Path(__file__).parent.parent / "examples" / "detector"
@@ -54,13 +55,13 @@ def test_file_without_cuda_names_is_copied_byte_identically(tmp_path: Path) -> N
 
 
 def _full_visit(pf, opts):
-    rw = _FileRewriter(pf, load_mapping(), opts)
+    rw = FileRewriter(pf, load_mapping(), opts)
     rw._run_full()
     return rw.result()
 
 
 def _candidate_visit(pf, opts):
-    rw = _FileRewriter(pf, load_mapping(), opts)
+    rw = FileRewriter(pf, load_mapping(), opts)
     rw.run()
     return rw.result()
 
@@ -113,7 +114,7 @@ def test_pool_and_serial_give_identical_trees(tmp_path: Path) -> None:
 
 def test_share_is_scans_definition_beside_translates_count(tmp_path: Path) -> None:
     from hipgauge.rules.share import overall_share
-    from hipgauge.source.scanner import ScanOptions, scan_tree
+    from hipgauge.app.scan import ScanOptions, scan_tree
 
     res = translate_tree(EXAMPLE, tmp_path / "out")
     s = res.totals()
@@ -131,7 +132,7 @@ def test_share_matches_scan_on_kernels_declared_through_qualifier_macros(tmp_pat
     """A tree whose kernels are declared through macros of another file: scan's tree-wide qualifier macros
     reach translate's share too, so the two report the same figure."""
     from hipgauge.rules.share import overall_share
-    from hipgauge.source.scanner import ScanOptions, scan_tree
+    from hipgauge.app.scan import ScanOptions, scan_tree
 
     tree = Path(__file__).resolve().parent / "data" / "rules" / "qualmacros"
     share = translate_tree(tree, tmp_path / "out").totals()["translation_share"]

@@ -10,8 +10,9 @@ import pytest
 from hipgauge.source.parse import parse_bytes
 from hipgauge.translate.candidates import find_candidates
 from hipgauge.translate.lexical import lexical_translate
-from hipgauge.translate.mapping import load_mapping
-from hipgauge.translate.rewrite import TranslateOptions, translate_file, translate_tree
+from hipgauge.knowledge.mapping import load_mapping
+from hipgauge.app.translate import translate_tree
+from hipgauge.translate.rewrite import TranslateOptions, translate_file
 
 DATA = Path(__file__).parent / "data"
 EXAMPLE = Path(__file__).parent.parent / "examples" / "detector"

@@ -15,7 +15,7 @@ from hipgauge.errors import InputError
 from hipgauge.translate.rewrite import TranslateOptions
 from hipgauge.translate.runtime_include import INCLUDE, insert_runtime_include
 from hipgauge.translate.target import installed_rocm_version, load_releases, parse_version, resolve_target
-from hipgauge.translate.tree import translate_tree
+from hipgauge.app.translate import translate_tree
 
 F16 = Path(__file__).parent / "data" / "issue16"
 
@@ -266,7 +266,7 @@ def test_cli_translate_reports_the_target_and_the_assumptions(tmp_path, capsys):
 @needs_hipcc
 @needs_nvcc
 def test_the_issue_programs_translate_and_compile_for_gfx90a_and_sm_90():
-    from hipgauge.toolchain.buildcheck import build_check
+    from hipgauge.app.buildcheck import build_check
 
     result = build_check(F16, ["gfx90a"], ["sm_90"], timeout_s=300, jobs=2)
     by = {(c.file, c.arch): c for c in result.compiles}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from hipgauge.errors import InputError
-from hipgauge.translate.rewrite import translate_tree
+from hipgauge.app.translate import translate_tree
 
 DATA = Path(__file__).parent / "data"
 

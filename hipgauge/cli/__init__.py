@@ -1,4 +1,10 @@
-"""Command-line entry point: ``hipgauge VERB …``. Each verb lives in its own module here."""
+"""CLI layer: the command-line entry point, ``hipgauge VERB …``. Each verb lives in its own module here and
+only parses arguments, runs a pipeline and hands the result to a renderer.
+
+May import every layer. Verbs import heavy modules (polars, duckdb, jinja2, dask, through the stages)
+inside the command that needs them, on purpose: ``hipgauge --help`` and ``hipgauge scan`` start fast.
+See ``hipgauge/layers.py``.
+"""
 
 from __future__ import annotations
 

@@ -11,62 +11,24 @@ from typing import Any, Callable, Optional
 
 import typer
 
-from hipgauge.cli.app import Table, app, emit_json, out, warn
+from hipgauge.cli.app import app, emit_json, out, warn
 from hipgauge.cli.flags import check_percentile_target
 from hipgauge.errors import InputError
 
-NAME_WIDTH = 60
 
 
-def shorten(text: str, width: int = NAME_WIDTH) -> str:
-    """Long kernel names shortened with an ellipsis in the middle (both ends say the most)."""
-    text = " ".join((text or "").split())
-    if len(text) <= width:
-        return text
-    keep = width - 1
-    head = (keep + 1) // 2
-    tail = keep - head
-    return text[:head] + "…" + text[len(text) - tail:]
+def render_compare(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """``hipgauge.report.compare_terminal.render_compare``, imported when it draws (``--help`` and ``--json`` never import rich)."""
+    from hipgauge.report.compare_terminal import render_compare as view
+
+    return view(*args, **kwargs)
 
 
-def display_name(name: str) -> str:
-    """A kernel name as the tables show it: the normalized key (no return type, arguments or template
-    noise) when it is informative, else the name."""
-    from hipgauge.profiles.normalize import normalize_key
+def render_project(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """``hipgauge.report.compare_terminal.render_project``, imported when it draws (``--help`` and ``--json`` never import rich)."""
+    from hipgauge.report.compare_terminal import render_project as view
 
-    try:
-        key = normalize_key(name)
-    except Exception:  # noqa: BLE001 - display only
-        key = ""
-    return key if key and len(key) >= 4 else name
-
-
-def fmt_ns(value: float | None) -> str:
-    if value is None:
-        return "—"
-    a = abs(value)
-    if a >= 1e6:
-        return f"{value / 1e6:.3f} ms"
-    if a >= 1e3:
-        return f"{value / 1e3:.1f} µs"
-    return f"{value:.0f} ns"
-
-
-def fmt_delta(value: float) -> str:
-    s = fmt_ns(value)
-    return s if value < 0 else "+" + s
-
-
-def fmt_ratio(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}×"
-
-
-def fmt_pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
-
-
-def fmt_ms(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f} ms"
+    return view(*args, **kwargs)
 
 
 def _show(doc: dict[str, Any], json_out: bool, render: Callable[[], None]) -> None:
@@ -85,24 +47,6 @@ def _load(path: Path, fmt: Optional[str], latency_csv: Optional[Path]):
     if latency_csv is not None and not latency_csv.exists():
         raise InputError("latency CSV not found", latency_csv)
     return load_profile(path, fmt=fmt, latency_csv=latency_csv)
-
-
-def _projection_lines(proj: dict[str, Any], model: str, base_label: str, cand_label: str | None,
-                      notes: bool = True) -> list[str]:
-    p = proj["percentile"]
-    lines = []
-    src = proj["source"]
-    lines.append(f"{base_label}: {fmt_ms(proj['baseline_ms'])}")
-    if cand_label is not None:
-        lines.append(f"{cand_label}: {fmt_ms(proj['projected_ms'])}  ({src})")
-    if proj.get("target_ms") is not None:
-        lines.append(f"target: {proj['target_ms']:g} ms at P{p:g} → {proj['verdict']}")
-    lines.append(f"how: {model}")
-    if not proj.get("enough_iterations"):
-        lines.append(f"caveat: fewer than the iterations P{p:g} needs; the figure is what the data supports")
-    if notes and proj.get("note"):
-        lines.append(f"note: {proj['note']}")
-    return lines
 
 
 # --------------------------------------------------------------------------------------------
@@ -137,112 +81,7 @@ def compare(
     cand = _load(candidate, cand_fmt, cand_latency_csv)
     result = compare_profiles(base, cand, user_map=user_map, percentile=percentile, target_ms=target_ms)
     doc = result.to_dict()
-    _show(doc, json_out, lambda: render_compare(doc, top))
-
-
-def render_compare(doc: dict[str, Any], top: int) -> None:
-    b, c = doc["baseline"], doc["candidate"]
-    unit = "per iteration" if doc["per_iteration"] else "whole profile"
-    out.print(f"[bold]compare[/bold]  baseline {b['path']} ({b['vendor']}, {b.get('device') or 'device n/a'}, "
-              f"{b['source_format']})  vs  candidate {c['path']} ({c['vendor']}, {c.get('device') or 'device n/a'}, "
-              f"{c['source_format']})", markup=True, highlight=False)
-    out.print(f"kernel times: measured, {unit}; ratio = candidate ÷ baseline; share = of baseline kernel time; "
-              f"sorted by contribution to the end-to-end kernel-time delta", highlight=False)
-    for n in doc["notes"]:
-        out.print(f"note: {n}", highlight=False)
-
-    rows = doc["rows"]
-    width = max(out.width, 80)
-    wide = width >= 200  # side-by-side name columns only when each can still show a useful part of a kernel name
-    medium = width >= 120
-    fixed = (10 if medium else 5) + 9 + 9 + 5 + 10 + (5 + 6 if medium else 0) + (34 if wide else 0)
-    ncols = 6 + (2 if medium else 0) + (2 if wide else 0)
-    name_w = max(16, min(70, (width - fixed - 3 * ncols) // (2 if wide else 1) - 6))
-    t = Table(title=f"per kernel ({len(rows)} matched units)", show_edge=False, pad_edge=False, title_justify="left")
-    cols: list[tuple[str, str, int]] = [("match", "left", 10 if medium else 5)]
-    short_level = {"normalized": "norm.", "operator": "op", "user-map": "map"}
-    cols += [("baseline kernel(s)", "left", 0), ("candidate kernel(s)", "left", 0), ("operator", "left", 0)] if wide \
-        else [("kernel: base → cand", "left", 0)]
-    cols += [("baseline", "right", 9), ("candidate", "right", 9), ("ratio", "right", 5), ("Δ", "right", 10)]
-    if medium:
-        cols += [("share", "right", 5), ("contrib.", "right", 6)]
-    for col, j, mw in cols:
-        t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
-    for r in rows[:top]:
-        bn = shorten(display_name(r["baseline_names"][0]) if r["baseline_names"] else r["label"], name_w)
-        cn = shorten(display_name(r["candidate_names"][0]) if r["candidate_names"] else "", name_w)
-        if len(r["baseline_names"]) > 1:
-            bn += f" (+{len(r['baseline_names']) - 1})"
-        if len(r["candidate_names"]) > 1:
-            cn += f" (+{len(r['candidate_names']) - 1})"
-        op = r.get("operator") or ""
-        if wide:
-            names = [bn, cn, shorten(op, 32)]
-        else:
-            names = [f"{bn}\n→ {cn}" + (f"\n  (op {shorten(op, name_w - 6)})" if op and r["match"] == "operator" else "")]
-        cells = [r["match"] if medium else short_level.get(r["match"], r["match"]), *names, fmt_ns(r["baseline_ns"]), fmt_ns(r["candidate_ns"]), fmt_ratio(r["ratio"]),
-                 fmt_delta(r["delta_ns"])]
-        if medium:
-            cells += [fmt_pct(r["share"]), fmt_pct(r["contribution"])]
-        t.add_row(*cells)
-    out.print(t)
-    if len(rows) > top:
-        out.print(f"… and {len(rows) - top} more matched units (--top N, or --json for all)", highlight=False)
-
-    ops = doc["operators"]
-    if ops and not (len(ops) == 1 and ops[0]["operator"] == "(no operator)"):
-        t = Table(title=f"per operator ({len(ops)})", show_edge=False, pad_edge=False, title_justify="left")
-        ocols = [("operator", "left", 0), ("group", "left", 0), ("baseline", "right", 9), ("candidate", "right", 9),
-                 ("ratio", "right", 5), ("Δ", "right", 10)]
-        if medium:
-            ocols += [("share", "right", 5), ("calls b/c", "right", 0)]
-        for col, j, mw in ocols:
-            t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
-        op_w = max(16, min(60, width - (95 if medium else 70)))
-        for o in ops[:top]:
-            cells = [shorten(o.get("label") or o["operator"], op_w), o["group"], fmt_ns(o["baseline_ns"]), fmt_ns(o["candidate_ns"]),
-                     fmt_ratio(o["ratio"]) if o["candidate_ns"] else "—", fmt_delta(o["delta_ns"])]
-            if medium:
-                cells += [fmt_pct(o["share"]), f"{o['baseline_count']}/{o['candidate_count']}"]
-            t.add_row(*cells)
-        out.print(t)
-        if len(ops) > top:
-            out.print(f"… and {len(ops) - top} more operators", highlight=False)
-
-    for side, key in (("baseline", "unmatched_baseline"), ("candidate", "unmatched_candidate")):
-        items = doc[key]
-        total = doc["totals"][f"{side}_unmatched_ns"]
-        if not items:
-            out.print(f"unmatched {side} kernels: none", highlight=False)
-            continue
-        t = Table(title=f"unmatched {side} kernels ({len(items)}, {fmt_ns(total)})", show_edge=False,
-                  pad_edge=False, title_justify="left")
-        for col, j, mw in (("kernel", "left", 0), ("operator", "left", 0), ("time", "right", 9), ("share", "right", 5),
-                           ("count", "right", 0)):
-            t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
-        for u in items[:top]:
-            t.add_row(shorten(display_name(u["label"]), max(20, width - 70)), shorten(u.get("operator") or "", 20), fmt_ns(u["ns"]), fmt_pct(u["share"]),
-                      str(u["count"]))
-        out.print(t)
-        if len(items) > top:
-            out.print(f"… and {len(items) - top} more unmatched {side} kernels", highlight=False)
-
-    cov = doc["coverage"]
-    levels = ", ".join(f"{k} {fmt_pct(v)}" for k, v in cov["baseline_by_level"].items() if v)
-    out.print(f"coverage: {fmt_pct(cov['baseline_time_matched'])} of baseline kernel time matched ({levels}); "
-              f"{fmt_pct(cov['candidate_time_matched'])} of candidate", highlight=False)
-    tot = doc["totals"]
-    out.print(f"kernel time ({unit}, measured): baseline {fmt_ns(tot['baseline_ns'])}, candidate "
-              f"{fmt_ns(tot['candidate_ns'])}, Δ {fmt_delta(tot['delta_ns'])} ({fmt_ratio(tot['ratio'])})",
-              highlight=False)
-    proj = doc["projection"]
-    out.print(f"[bold]end-to-end latency at P{proj['percentile']:g}[/bold]", markup=True, highlight=False)
-    for line in _projection_lines(proj, proj["model"], "baseline", "candidate", notes=False):
-        out.print("  " + line, highlight=False)
-    for side in ("baseline", "candidate"):
-        note = doc["latency"][side]["note"]
-        if note:
-            out.print(f"  {side} latency: {note}", highlight=False)
+    _show(doc, json_out, lambda: render_compare(out, doc, top))
 
 
 # --------------------------------------------------------------------------------------------
@@ -269,40 +108,6 @@ def project(
     base = _load(baseline, fmt, latency_csv)
     result = project_baseline(base, target_ms, percentile=percentile, assume=ratios)
     doc = result.to_dict()
-    _show(doc, json_out, lambda: render_project(doc))
+    _show(doc, json_out, lambda: render_project(out, doc))
 
 
-def render_project(doc: dict[str, Any]) -> None:
-    proj = doc["projection"]
-    lat = doc["latency"]
-    p = proj["percentile"]
-    out.print(f"[bold]project[/bold]  {doc['profile']}  target {proj['target_ms']:g} ms at P{p:g}",
-              markup=True, highlight=False)
-    out.print(f"baseline latency: {fmt_ms(lat['value_ms'])} ({lat['statistic']}, {lat['source']}, from {lat['method']}, "
-              f"{lat['iterations']} iterations); kernel time per iteration {fmt_ms(doc['kernel_ms_per_iteration'])} "
-              f"(measured)", highlight=False)
-    for n in doc["notes"]:
-        out.print(f"note: {n}", highlight=False)
-    t = Table(title="slack per kernel group (max ratio = 1 + (T − L) / t_group, estimated, all else equal)",
-              show_edge=False, pad_edge=False, title_justify="left")
-    cols = [("group", "left"), ("share", "right"), ("time/iter", "right"), ("max slowdown", "right")]
-    has_assume = bool(doc["assume"])
-    if has_assume:
-        cols.append(("assumed", "right"))
-    cols.append(("top kernel", "left"))
-    for col, j in cols:
-        t.add_column(col, justify=j)  # type: ignore[arg-type]
-    for g in doc["groups"]:
-        mr = g["max_ratio"]
-        slack = "target already missed" if (mr is None and lat["value_ms"] is not None
-                                             and lat["value_ms"] > proj["target_ms"]) else fmt_ratio(mr)
-        row = [g["name"], fmt_pct(g["share"]), fmt_ms(g["time_ms"]), slack]
-        if has_assume:
-            row.append(fmt_ratio(g["assumed_ratio"]) if g["assumed_ratio"] is not None else "")
-        row.append(shorten(g["kernels"][0] if g["kernels"] else "", 50))
-        t.add_row(*row)
-    out.print(t)
-    label = "projected (what-if)" if has_assume else "baseline (no --assume)"
-    out.print(f"[bold]end-to-end latency at P{p:g}[/bold]", markup=True, highlight=False)
-    for line in _projection_lines(proj, proj["model"], "baseline", label if has_assume else None):
-        out.print("  " + line, highlight=False)

@@ -7,8 +7,23 @@ from typing import Optional
 
 import typer
 
-from hipgauge.cli.app import Table, app, emit_json, err, out, warn
+from hipgauge.cli.app import app, emit_json, err, out, warn
 from hipgauge.errors import InputError
+
+
+
+def render_gate(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """``hipgauge.report.history_terminal.render_gate``, imported when it draws (``--help`` and ``--json`` never import rich)."""
+    from hipgauge.report.history_terminal import render_gate as view
+
+    return view(*args, **kwargs)
+
+
+def render_history(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """``hipgauge.report.history_terminal.render_history``, imported when it draws (``--help`` and ``--json`` never import rich)."""
+    from hipgauge.report.history_terminal import render_history as view
+
+    return view(*args, **kwargs)
 
 
 def _store(db: Optional[Path]):
@@ -19,24 +34,6 @@ def _store(db: Optional[Path]):
     if db is not None and db.is_dir():
         raise InputError("is a folder, not a history store file", db)
     return HistoryStore(db if db is not None else default_store_path())
-
-
-def _fmt_ratio(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f}×"
-
-
-def _fmt_share(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
-
-
-def _fmt_ns(value: float | None) -> str:
-    if value is None:
-        return "—"
-    if value >= 1e6:
-        return f"{value / 1e6:.3f} ms"
-    if value >= 1e3:
-        return f"{value / 1e3:.1f} µs"
-    return f"{value:.0f} ns"
 
 
 @app.command()
@@ -63,23 +60,7 @@ def history(
         what = f"matching {kernel!r}" if kernel else "with per-kernel parity rows"
         out.print(f"{count} assessment(s) in {store.path}; no kernel {what}")
         return
-    out.print(f"history: {store.path} — {count} assessment(s); ratio = candidate ÷ baseline kernel time (measured)")
-    for trend in trends:
-        last = trend.points[-1]
-        drift = "" if trend.change is None else f", {trend.change:.3f}× since first"
-        out.print(f"\n[bold]{trend.label}[/bold]  ({trend.project}; {_fmt_share(last.share)} of baseline time{drift})",
-                  markup=True, highlight=False)
-        table = Table(show_edge=False, pad_edge=False)
-        for col, justify in (("date", "left"), ("commit", "left"), ("ratio", "right"), ("step", "right"),
-                             ("candidate", "right"), ("toolchain change", "left")):
-            table.add_column(col, justify=justify)  # type: ignore[arg-type]
-        for p in trend.points:
-            step = "" if p.step is None else f"{(p.step - 1) * 100:+.1f}%"
-            change = "; ".join(p.changes) if p.changes else ("" if p.step is None else "(no toolchain change)")
-            date = p.recorded_at.strftime("%Y-%m-%d %H:%M") if hasattr(p.recorded_at, "strftime") else str(p.recorded_at)
-            table.add_row(date, (p.commit or "")[:10], _fmt_ratio(p.ratio), step, _fmt_ns(p.candidate_ns), change)
-        out.print(table)
-
+    render_history(out, str(store.path), count, trends)
 
 @app.command()
 def gate(
@@ -95,7 +76,12 @@ def gate(
     json_out: bool = typer.Option(False, "--json", help="machine-readable output (hipgauge.gate/1)"),
 ) -> None:
     """Exit 1 when a hot kernel regressed past --max-regression or the projected latency crosses --target-ms."""
-    from hipgauge.store.gate import evaluate, parse_fraction, rows_against_last, rows_from_comparison
+    from hipgauge.store.gate import (
+        evaluate,
+        parse_fraction,
+        rows_against_last,
+        rows_from_comparison,
+    )
 
     max_reg = parse_fraction(max_regression, "--max-regression")
     hot = parse_fraction(hot_share, "--hot-share")
@@ -163,38 +149,8 @@ def gate(
     if json_out:
         emit_json(result.to_dict())
     else:
-        _print_gate(result)
+        render_gate(out, result, warn)
     if not result.passed:
         if not json_out:
             err.print(f"gate failed: {'; '.join(result.failures)}", markup=False, highlight=False)
         raise typer.Exit(1)
-
-
-def _print_gate(result) -> None:
-    limit = 1 + result.max_regression
-    out.print(f"gate ({result.mode}): hot = ≥{100 * result.hot_share:g}% of baseline time; "
-              f"allowed ratio ≤ {limit:.3f}×; times: {result.basis}")
-    if result.against:
-        out.print(f"against: {result.against}")
-    shown = [k for k in result.kernels if k.hot or k.regressed]
-    table = Table(show_edge=False, pad_edge=False)
-    for col, justify in (("kernel", "left"), ("match", "left"), ("share", "right"), ("baseline", "right"),
-                         ("candidate", "right"), ("ratio", "right"), ("", "left")):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
-    for k in shown[:25]:
-        table.add_row(k.label[:70], k.match or "", _fmt_share(k.share), _fmt_ns(k.baseline_ns), _fmt_ns(k.candidate_ns),
-                      _fmt_ratio(k.ratio), "REGRESSED" if k.regressed else "ok")
-    if shown:
-        out.print(table)
-    if len(shown) > 25:
-        out.print(f"… {len(shown) - 25} more hot kernels (see --json)")
-    cold = len(result.kernels) - len(shown)
-    if cold:
-        out.print(f"{cold} kernel(s) below the hot share not gated")
-    if result.target_ms is not None:
-        value = "—" if result.projected_ms is None else f"{result.projected_ms:.3f} ms"
-        out.print(f"P{result.percentile:g} latency: {value} vs target {result.target_ms:g} ms"
-                  + (f" — {result.latency_source}" if result.latency_source else ""))
-    for note in result.notes:
-        warn(note)
-    out.print("gate: PASS" if result.passed else f"gate: FAIL ({len(result.failures)} reason(s))")

@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
-from hipgauge.cli.app import Table, app, emit_json, out, progress, warn
-from hipgauge.cli.translate_run import _load_config, _p, render_translate  # noqa: F401 - render_translate re-exported
+from hipgauge.cli.app import app, emit_json, out, progress, warn
+from hipgauge.cli.translate_run import _load_config
 from hipgauge.errors import InputError
 
 _REWRITE_NAMES = ("warp-mask", "syncwarp")
+
+
+
+def render_build_check(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """``hipgauge.report.translate_terminal.render_build_check``, imported when it draws (``--help`` and ``--json`` never import rich)."""
+    from hipgauge.report.translate_terminal import render_build_check as view
+
+    return view(*args, **kwargs)
 
 
 @app.command()
@@ -52,7 +60,7 @@ def build_check_cmd(
                                                "targets (default: the installed hipcc's)"),
 ) -> None:
     """Compile each translation unit with hipcc (per AMD arch) and nvcc (per NVIDIA arch); resources and occupancy."""
-    from hipgauge.toolchain.buildcheck import build_check
+    from hipgauge.app.buildcheck import build_check
     from hipgauge.translate.target import resolve_target
 
     target = resolve_target(rocm_version)
@@ -72,65 +80,9 @@ def build_check_cmd(
     if json_out:
         emit_json(doc)
     else:
-        render_build_check(doc)
+        render_build_check(out, doc)
     for w in doc.get("warnings", []):
         if not json_out:
             warn(w)
 
 
-def _res_cell(k: dict[str, Any] | None, occ: dict[str, Any] | None) -> str:
-    if k is None:
-        return "—"
-    if k["vendor"] == "nvidia":
-        text = f"{k['registers']} regs, smem {k['shared_bytes']} B"
-        if k.get("spill_stores_bytes") or k.get("spill_loads_bytes"):
-            text += f", spill {k['spill_stores_bytes']}/{k['spill_loads_bytes']} B"
-    else:
-        text = f"{k['vgprs']} V/{k['sgprs']} S/{k['agprs']} A, LDS {k['shared_bytes']} B"
-        if k.get("stack_frame_bytes"):
-            text += f", scratch {k['stack_frame_bytes']} B"
-        if k.get("vgpr_spills") or k.get("sgpr_spills"):
-            text += f", spill {k['vgpr_spills']}V/{k['sgpr_spills']}S"
-    if occ is not None:
-        text += f"; occ {occ['occupancy']:.0%} ({occ['limiter']})"
-    return text
-
-
-def render_build_check(doc: dict[str, Any], limit: int = 30) -> None:
-    tc = doc["toolchains"]
-    for name in ("hipcc", "nvcc"):
-        t = tc.get(name)
-        _p(f"{name}: {t['path']} ({t['version'] or 'version unknown'})" if t else f"{name}: not found")
-    if doc.get("translation"):
-        tr = doc["translation"]
-        _p(f"translated on the fly: {tr['converted']} references converted, {tr['unconverted']} unconverted, "
-           f"translation share {tr['translation_share']:.1%}")
-    table = Table(title="compile")
-    for col in ("file", "arch", "compiler", "result", "seconds"):
-        table.add_column(col)
-    for c in doc["compiles"]:
-        res = "ok" if c["ok"] else (c["error"] or f"FAILED: {c['errors']} error(s)")
-        table.add_row(c["file"], c["arch"], c["compiler"], res, f"{c['seconds']:.1f}")
-    out.print(table)
-    errors = [(c["arch"], d) for c in doc["compiles"] for d in c["diagnostics"]]
-    if errors:
-        _p(f"errors ({len(errors)}), at the CUDA source line:")
-        for arch, d in errors[:limit]:
-            where = f"{d['file']}:{d['line']}" if d["file"] else "(compiler)"
-            codes = f" [{', '.join(d['rule_codes'])}]" if d["rule_codes"] else ""
-            _p(f"  {where}: [{arch}] {d['message']}{codes}")
-        if len(errors) > limit:
-            _p(f"  … {len(errors) - limit} more (--json lists all)")
-    archs = list(doc["nvidia_arch"]) + list(doc["amd_arch"])
-    kt = Table(title="kernels (resources: measured by the compilers; occupancy: estimated, arch_limits.toml)")
-    kt.add_column("kernel")
-    kt.add_column("block")
-    for a in archs:
-        kt.add_column(a)
-    kt.add_column("flags")
-    for k in doc["kernels"]:
-        name = k["kernel"].split("(")[0]
-        block = f"{k['block_size']}" + ("" if k["block_size_source"].startswith("launch") else " (assumed)")
-        cells = [_res_cell(k["resources"].get(a), k["occupancy"].get(a)) for a in archs]
-        kt.add_row(f"{name}\n{k['file']}:{k['line']}", block, *cells, "\n".join(k["flags"]))
-    out.print(kt)

@@ -1,12 +1,13 @@
-"""``hipgauge translate``'s pipeline call and its terminal rendering, without Typer: the Typer command
-(``cli/translate.py``) and the fast path (``cli/fast.py``) both call ``run_translate``."""
+"""``hipgauge translate``'s pipeline call, without Typer: the Typer command
+(``cli/translate.py``) and the fast path (``cli/fast.py``) both call ``run_translate``; the view is
+``report/translate_terminal.py``'s."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Optional
 
-from hipgauge.cli.console import Table, emit_json, out, progress, warn
+from hipgauge.cli.console import emit_json, out, progress, warn
 from hipgauge.errors import InputError
 
 
@@ -25,7 +26,7 @@ def run_translate(path: Path, output: Path, json_out: bool = False, no_safe_rewr
     from hipgauge.translate.rewrite import LAUNCH_STYLES, TranslateOptions
     from hipgauge.translate.safe_rewrites import ALL_SAFE_REWRITES
     from hipgauge.translate.target import resolve_target
-    from hipgauge.translate.tree import translate_tree
+    from hipgauge.app.translate import translate_tree
 
     if launch not in LAUNCH_STYLES:
         raise InputError(f"--launch must be one of {', '.join(LAUNCH_STYLES)}; got {launch!r}")
@@ -52,51 +53,8 @@ def run_translate(path: Path, output: Path, json_out: bool = False, no_safe_rewr
     if json_out:
         emit_json(doc)
         return
-    render_translate(doc)
+    from hipgauge.report.translate_terminal import render_translate
 
-
-def _p(text: str) -> None:
-    out.print(text, markup=False, emoji=False, highlight=False)
-
-
-def render_translate(doc: dict[str, Any], limit: int = 20) -> None:
-    s = doc["summary"]
-    table = Table(title=f"translate {doc['source']} → {doc['output']}", show_lines=False)
-    for col in ("file", "converted", "unconverted", "safe rewrites", "lines changed", "share"):
-        table.add_column(col, justify="left" if col == "file" else "right")
-    for f in doc["files"]:
-        if f["converted"] or f["unconverted"] or f["changed"]:
-            table.add_row(f["file"], str(f["converted"]), str(f["unconverted"]), str(sum(f["safe_rewrites"].values())),
-                          str(f["lines_changed"]), f"{f['translation_share']:.0%}")
-    out.print(table)
-    kinds = ", ".join(f"{k} {v}" for k, v in s["converted_by_kind"].items()) or "none"
-    rewrites = ", ".join(f"{k} {v}" for k, v in s["safe_rewrites"].items()) or "none"
-    _p(f"files: {s['files']} translated ({s['files_changed']} changed), {s['files_copied']} copied")
-    _p(f"converted references: {s['converted']} ({kinds}); unconverted: {s['unconverted']}")
-    _p(f"safe rewrites: {rewrites}; lines changed: {s['lines_changed']}")
-    _p(f"translation share: {s['translation_share']:.1%} of {s['cuda_lines']} CUDA lines need no hand edit "
-              "(measured on this tree)")
-    if not doc["options"].get("rules_share", True):
-        _p("(--no-share: scan's rules share not computed; this is translate's own count of lines left with no "
-           "unconverted reference)")
-    rocm = doc["options"].get("rocm")
-    if rocm:
-        _p(f"target: ROCm {rocm['version']} ({rocm['basis']}; *_sync warp builtins: {rocm['warp_sync']}, "
-           f"{rocm['source']})")
-    assumed = [r for r in doc["safe_rewrites"] if r.get("assumption") and r["rule"] != "runtime-include"]
-    if assumed:
-        _p(f"assumptions made by rewrites ({len(assumed)}):")
-        for r in assumed[:limit]:
-            _p(f"  {r['file']}:{r['line']}: {r['assumption']}")
-        if len(assumed) > limit:
-            _p(f"  … {len(assumed) - limit} more (--json lists all)")
-    if doc["unconverted"]:
-        _p(f"unconverted references ({len(doc['unconverted'])}):")
-        for u in doc["unconverted"][:limit]:
-            _p(f"  {u['file']}:{u['line']}: {u['cuda_name']} ({u['library']}, {u['status']})")
-        if len(doc["unconverted"]) > limit:
-            _p(f"  … {len(doc['unconverted']) - limit} more (--json lists all)")
+    render_translate(out, doc)
     for w in doc["warnings"]:
         warn(w)
-
-

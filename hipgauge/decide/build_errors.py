@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from hipgauge.datafiles import load_data_toml
-from hipgauge.decide.cost import NON_LIBRARY
+from hipgauge.knowledge.mapping import NON_LIBRARY, load_mapping
 
 ENVIRONMENT, CONSEQUENCE, PORT, TOOLCHAIN = "environment", "consequence", "port", "toolchain"
 
@@ -46,8 +46,6 @@ _SCRATCH = re.compile(r"^.*?/hipgauge-build-check-[^/]+/(?:hip|cuda|src|tree)/")
 def library_headers() -> tuple[dict[str, str], dict[str, str], dict[str, str], tuple[set[str], tuple[str, ...]]]:
     """(exact header → library, folder prefix → library, runtime headers → component, CUDA headers and folder
     prefixes with no HIP counterpart) from the mapping data."""
-    from hipgauge.translate.mapping import load_mapping
-
     mapping = load_mapping()
     exact: dict[str, str] = {}
     runtime: dict[str, str] = {}

@@ -1,7 +1,7 @@
 """Run build-check in a child process so the assessment can stop it at its time budget.
 
 ``python -m hipgauge.decide.buildcheck_job ARGS_JSON OUT_JSON``: runs
-``toolchain.buildcheck.build_check(**args)`` and writes its ``to_dict()`` (or ``{"status": "failed", …}``)
+``app.buildcheck.build_check(**args)`` and writes its ``to_dict()`` (or ``{"status": "failed", …}``)
 to OUT_JSON. The parent starts it in its own session and kills the whole group when the budget is spent,
 so no compiler outlives the assessment.
 """
@@ -17,7 +17,7 @@ def main(argv: list[str]) -> int:
     args = json.loads(argv[0])
     out = Path(argv[1])
     try:
-        from hipgauge.toolchain.buildcheck import build_check
+        from hipgauge.app.buildcheck import build_check
 
         result = build_check(**args)
         doc = result.to_dict() if hasattr(result, "to_dict") else dict(result)

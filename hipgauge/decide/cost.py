@@ -22,12 +22,13 @@ else:  # pragma: no cover
 from hipgauge.config import SCHEMA as CONFIG_SCHEMA
 from hipgauge.config import Config, defaults
 from hipgauge.datafiles import load_data_toml
+from hipgauge.decide.build_errors import classify_build_check
 from hipgauge.decide.shares import base_name
+from hipgauge.knowledge.mapping import NON_LIBRARY
 from hipgauge.model import Record, ScanResult, value_of
 
 SCHEMA = "hipgauge.cost/1"
 DATA_FILE = "hipgauge/data/cost_model.toml"
-NON_LIBRARY = {"runtime", "driver", "device", "complex"}
 
 
 @lru_cache(maxsize=1)
@@ -274,8 +275,6 @@ def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Confi
 
 def _build_items(build_check: dict[str, Any] | None, items: list[CostItem], notes: list[str],
                  finding_lines: set[tuple[str, int]], p: dict[str, Any]) -> None:
-    from hipgauge.decide.build_errors import classify_build_check
-
     cls = build_check.get("classification") if isinstance(build_check, dict) else None
     if cls is None:
         cls = classify_build_check(build_check)

@@ -99,7 +99,7 @@ class _NotRun(Exception):
 
 
 def _scan(opts: AssessOptions, config: Config) -> Any:
-    from hipgauge.source.scanner import ScanOptions, scan_tree
+    from hipgauge.app.scan import ScanOptions, scan_tree
 
     options = ScanOptions(exclude=tuple(config.get("exclude")), ignore=tuple(config.get("ignore")),
                           max_file_bytes=int(config.get("max_file_bytes")), workers=opts.workers)
@@ -110,7 +110,7 @@ def _translate(opts: AssessOptions, config: Config) -> Any:
     if not opts.translate:
         raise _NotRun("disabled")
     from hipgauge.translate.rewrite import TranslateOptions
-    from hipgauge.translate.tree import translate_tree
+    from hipgauge.app.translate import translate_tree
 
     if len(opts.paths) != 1 or not opts.paths[0].is_dir():
         raise _NotRun("translate statistics need one source folder; share taken from the scan")

@@ -17,7 +17,7 @@ from typing import Any
 
 from hipgauge.config import Config, defaults
 from hipgauge.datafiles import load_data_toml
-from hipgauge.decide.cost import NON_LIBRARY
+from hipgauge.knowledge.mapping import NON_LIBRARY
 from hipgauge.decide.shares import KernelShares, base_name, kernel_shares
 from hipgauge.model import Record, ScanResult, value_of
 from hipgauge.rules.registry import codes_with_role

@@ -14,6 +14,8 @@ from typing import Any, Iterable
 from urllib.parse import quote
 
 from hipgauge.model import Confidence, Finding, Severity
+from hipgauge import __version__
+from hipgauge.rules.engine import all_rules
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/hipgauge/hipgauge"
@@ -59,9 +61,6 @@ def _fingerprint(f: Finding) -> str:
 
 
 def sarif_document(findings: Iterable[Finding], rules: list[Any] | None = None) -> dict[str, Any]:
-    from hipgauge import __version__
-    from hipgauge.rules.engine import all_rules
-
     findings = list(findings)
     rules = list(rules) if rules is not None else all_rules()
     known = {r.code for r in rules}

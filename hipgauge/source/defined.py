@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
 from hipgauge.source.walk import SourceEntry
+from hipgauge.source.macros import call_args_at
 
 SOURCE_KINDS = frozenset({"cuda", "cpp", "header"})
 #: first two characters of every name a prefix rule or a library rule can match (tests check this)
@@ -157,8 +158,6 @@ def macro_bodies(data: bytes) -> list[MacroBody]:
             if b"__launch_bounds__" in idents:
                 b = _BOUNDS.search(body)
                 if b is not None:
-                    from hipgauge.source.macros import call_args_at
-
                     args = call_args_at(body, b.end() - 1)
                     bounds = tuple(" ".join(a.split()) for a in args or ())
             out.append(MacroBody(m.group(1).decode("ascii"), params, idents, bounds))

@@ -26,7 +26,7 @@ from hipgauge.source.defined import QualifierMacro
 from hipgauge.source.parse import (BUILD_KINDS, FUNCTION_QUALIFIERS, ParsedFile, enclosing_function, end_line_of,
                                    function_name, line_of, node_text, qualifiers, scope_names)
 from hipgauge.source.tokens import file_tokens
-from hipgauge.translate.mapping import Mapping, MappingEntry, load_mapping
+from hipgauge.knowledge.mapping import Mapping, MappingEntry, load_mapping
 
 _QUALIFIER_BYTES = tuple((q, q.encode()) for q in FUNCTION_QUALIFIERS)
 _IDENT_RE = re.compile(rb"[A-Za-z_]\w*")

@@ -13,6 +13,7 @@ with a ``kernel_call_syntax`` child holding the configuration expressions.
 
 from __future__ import annotations
 
+import os
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -178,8 +179,6 @@ DEFAULT_MAX_TREE_DEPTH = 10_000
 
 
 def max_tree_depth() -> int:
-    import os
-
     try:
         return int(os.environ.get("HIPGAUGE_MAX_TREE_DEPTH", DEFAULT_MAX_TREE_DEPTH))
     except ValueError:

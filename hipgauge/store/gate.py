@@ -12,9 +12,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import polars as pl
+
 from hipgauge.errors import InputError
 from hipgauge.model import Profile, Record
-from hipgauge.store.record import AssessmentRecord, ParityEntry
+from hipgauge.profiles.normalize import normalize_key
+from hipgauge.profiles.percentiles import iteration_view
+from hipgauge.store.record import AssessmentRecord, ParityEntry, parity_entries
 
 _FRACTION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(%?)\s*$")
 
@@ -97,8 +101,6 @@ def evaluate(rows: list[ParityEntry], max_regression: float, hot_share: float, *
 
 
 def rows_from_comparison(doc: dict[str, Any]) -> list[ParityEntry]:
-    from hipgauge.store.record import parity_entries
-
     return parity_entries(doc)
 
 
@@ -108,10 +110,6 @@ def rows_from_comparison(doc: dict[str, Any]) -> list[ParityEntry]:
 
 
 def _normalize(name: str) -> str:
-    try:
-        from hipgauge.profiles.normalize import normalize_key
-    except ImportError:  # pragma: no cover - profiles stage absent
-        return name
     return normalize_key(name)
 
 
@@ -122,15 +120,8 @@ def rows_against_last(last: AssessmentRecord, cand: Profile) -> tuple[list[Parit
     per launch (total / launches), which makes profiles of different length comparable.
     Returns (rows, basis, notes). Share: the kernel's share of the last candidate's kernel time.
     """
-    import polars as pl
-
-    try:
-        from hipgauge.profiles.percentiles import iteration_view
-
-        view = iteration_view(cand)
-        df, divisor, per_iter = view.kernels, view.divisor, view.known
-    except ImportError:  # pragma: no cover
-        df, divisor, per_iter = cand.kernels, 1, False
+    view = iteration_view(cand)
+    df, divisor, per_iter = view.kernels, view.divisor, view.known
     by_key: dict[str, tuple[float, int]] = {}
     by_op: dict[str, tuple[float, int]] = {}
     if df.height:

@@ -9,21 +9,30 @@ Opening a file written by an older hipgauge migrates it to the current schema fi
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import time
 from contextlib import contextmanager
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any, Iterator
 
 import duckdb
 
 from hipgauge.errors import InputError
+from hipgauge.profiles.load import load_profile
 from hipgauge.store.lock import StoreLock
-from hipgauge.store.record import AssessmentRecord, BuildCheckEntry, ParityEntry, dumps_names, record_from_document
+from hipgauge.store.provenance import compiler_versions, git_commit
+from hipgauge.store.record import (
+    AssessmentRecord,
+    BuildCheckEntry,
+    ParityEntry,
+    dumps_names,
+    record_from_document,
+    toolchain_from_profiles,
+)
 from hipgauge.store.schema import LATEST, current_version, migrate
-
-if TYPE_CHECKING:
-    from hipgauge.store.trend import KernelTrend
+from hipgauge.store.trend import KernelTrend, build_trends
 
 STORE_DIR = ".hipgauge"
 STORE_FILE = "history.duckdb"
@@ -188,8 +197,6 @@ class HistoryStore:
 
     def trend(self, kernel_pattern: str | None = None, project: str | None = None) -> list["KernelTrend"]:
         """Per-kernel ratio over the stored assessments (see ``hipgauge.store.trend``)."""
-        from hipgauge.store.trend import build_trends
-
         records = self.assessments(project=project)
         return build_trends(records, lambda label: _pattern_matches(kernel_pattern, label))
 
@@ -249,9 +256,6 @@ def record_assessment(doc: dict[str, Any], store_path: Path | str | None = None,
     commit (read only) and the versions of the nvcc/hipcc on PATH when the document names none.
     ``store_path`` None → ``default_store_path()``.
     """
-    from hipgauge.store.provenance import compiler_versions, git_commit
-    from hipgauge.store.record import toolchain_from_profiles
-
     meta = dict(meta or {})
     rec = record_from_document(doc, meta)
     if baseline is None and candidate is None:
@@ -294,8 +298,6 @@ def _profiles_named_in(doc: dict[str, Any]) -> tuple[Any, Any]:
         profile = None
         if path and Path(path).is_file():
             try:
-                from hipgauge.profiles.load import load_profile
-
                 profile = load_profile(Path(path))
             except Exception:  # noqa: BLE001 - metadata is best effort: the assessment is stored without it
                 profile = None
@@ -305,8 +307,6 @@ def _profiles_named_in(doc: dict[str, Any]) -> tuple[Any, Any]:
 
 def _project_from_root(root: str) -> str | None:
     """The git top-level folder's name of the scanned tree, else the tree's own folder name."""
-    import os
-    import subprocess
 
     folder = Path(root)
     folder = folder if folder.is_dir() else folder.parent

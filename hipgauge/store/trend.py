@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Callable
 
 from hipgauge.model import Record
+from hipgauge.profiles.normalize import normalize_key
 from hipgauge.store.record import COMPONENT_LABELS, AssessmentRecord
 
 
@@ -85,10 +86,6 @@ class KernelTrend(Record):
 def trend_key(label: str) -> str:
     """The key rows of one kernel share across assessments: its normalized name (an exact match in one
     assessment and a normalized one in the next then stay one trend)."""
-    try:
-        from hipgauge.profiles.normalize import normalize_key
-    except ImportError:  # pragma: no cover - profiles stage absent
-        return label
     try:
         return normalize_key(label) or label
     except Exception:  # noqa: BLE001 - an odd label keeps its own trend rather than failing the command

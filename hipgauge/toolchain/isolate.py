@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hipgauge.source.parse import function_name, parse_bytes
+
 _CONTAINERS = {"translation_unit", "declaration_list", "linkage_specification", "preproc_if", "preproc_ifdef",
                "preproc_else", "preproc_elif", "field_declaration_list"}
 
@@ -61,8 +63,6 @@ def _declaration_at(root: object, row: int) -> object | None:
 
 def blank_error_regions(data: bytes, error_lines: set[int]) -> tuple[bytes, list[Blanked]]:
     """Copy of ``data`` with the function bodies / declarations / includes holding ``error_lines`` blanked."""
-    from hipgauge.source.parse import parse_bytes, function_name
-
     pf = parse_bytes(data, "<isolate>", "cuda")
     root = pf.tree.root_node
     buf = bytearray(data)

@@ -11,36 +11,16 @@ never measurements.
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
-from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
+from hipgauge.knowledge.arch_limits import arch_limits, known_archs, load_arch_limits
 from hipgauge.model import Record
+
+__all__ = ["DEFAULT_BLOCK_SIZE", "Occupancy", "amd_occupancy", "arch_limits", "known_archs", "load_arch_limits",
+           "nvidia_occupancy"]
 
 #: block size used when the launch site gives no constant
 DEFAULT_BLOCK_SIZE = 256
-
-
-@lru_cache(maxsize=1)
-def load_arch_limits() -> dict[str, dict[str, Any]]:
-    """All arch tables of ``hipgauge/data/arch_limits.toml`` keyed by arch name."""
-    text = (Path(__file__).resolve().parent.parent / "data" / "arch_limits.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
-
-
-def arch_limits(arch: str) -> dict[str, Any] | None:
-    return load_arch_limits().get(arch.split(":")[0])
-
-
-def known_archs(vendor: str | None = None) -> list[str]:
-    return [a for a, v in load_arch_limits().items() if vendor is None or v["vendor"] == vendor]
 
 
 @dataclass

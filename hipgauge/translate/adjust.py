@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from hipgauge.model import ApiCall
-from hipgauge.translate.rewrite import TranslatedFile, _finish
+from hipgauge.translate.result import TranslatedFile, finish_file
 from hipgauge.translate.safe_rewrites import RUNTIME_INCLUDE, SafeRewrite
 
 
@@ -55,4 +55,4 @@ def adjust_file(tf: TranslatedFile, pf: Any, opts: Any) -> TranslatedFile:
         flags.append(ok)
     encoding = pf.encoding if pf.encoding != "utf-8" else "utf-8"
     out = text.encode(encoding, errors="replace")
-    return _finish(pf, text, out, refs, flags, rewrites, notes)
+    return finish_file(pf, text, out, refs, flags, rewrites, notes)

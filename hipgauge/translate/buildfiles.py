@@ -22,7 +22,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from hipgauge.model import ApiCall
-from hipgauge.translate.rewrite import TranslatedFile, TranslateOptions, _finish
+from hipgauge.translate.result import TranslatedFile, TranslateOptions, finish_file
 
 
 @dataclass(frozen=True)
@@ -230,7 +230,7 @@ def translate_build_file(pf: Any, options: TranslateOptions) -> TranslatedFile:
             text += "\n"
         text += "\n".join(extra) + "\n"
     out = text.encode(pf.encoding if getattr(pf, "encoding", "utf-8") else "utf-8", errors="replace")
-    result = _finish(pf, text, out, rec.refs, rec.flags, [], rec.notes)
+    result = finish_file(pf, text, out, rec.refs, rec.flags, [], rec.notes)
     if extra:
         result.notes.append(f"{pf.display}: {len(extra)} line(s) appended after line {len(pf.lines)} "
                             "(find_package / LANGUAGE HIP)")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hipgauge.translate.mapping import Mapping, load_mapping
+from hipgauge.knowledge.mapping import Mapping, load_mapping
 from hipgauge.translate.safe_rewrites import load_safe_rewrites
 
 IDENT = re.compile(rb"\b[A-Za-z_]\w*")

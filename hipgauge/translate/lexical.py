@@ -9,7 +9,7 @@ tree gave is read back from the neighbouring tokens:
 
 * after ``.`` / ``->`` it is a member (never renamed); after ``namespace`` a namespace name;
 * ``a::b<T>::c`` chains are assembled segment by segment (template arguments matched lexically) and resolved
-  exactly as ``rewrite._FileRewriter._qualified`` does; the last segment (or a template segment) is an
+  exactly as ``rewrite.FileRewriter._qualified`` does; the last segment (or a template segment) is an
   identifier the tree would rename on its own when the chain is not a mapped name;
 * ``#define`` / ``#undef`` / ``#pragma`` … bodies are the tree's ``preproc_arg`` text and go through the same
   macro-body code; ``#include`` paths, warp-sync calls (argument lists matched with comments and strings
@@ -33,9 +33,14 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Any
 
+from hipgauge.knowledge.mapping import Mapping
 from hipgauge.translate.candidates import Candidates, occurrences
-from hipgauge.translate.mapping import Mapping
-from hipgauge.translate.rewrite import TranslatedFile, TranslateOptions, _FileRewriter, _split_args
+from hipgauge.translate.rewrite import (
+    FileRewriter,
+    TranslatedFile,
+    TranslateOptions,
+    split_args,
+)
 
 # every branch starts with a literal byte, so the engine skips ahead at C speed (no groups: they cost 7x)
 _MASTER = re.compile(
@@ -82,7 +87,7 @@ class Unsure(Exception):
 
 
 class _Span:
-    """The part of a tree-sitter node ``_FileRewriter`` reads (offsets, start point, children by field)."""
+    """The part of a tree-sitter node ``FileRewriter`` reads (offsets, start point, children by field)."""
 
     __slots__ = ("start_byte", "end_byte", "start_point", "type", "fields", "named_children")
 
@@ -96,7 +101,7 @@ class _Span:
         return self.fields.get(name)
 
 
-class _Lexer(_FileRewriter):
+class _Lexer(FileRewriter):
     def __init__(self, pf: Any, mapping: Mapping, options: TranslateOptions, cands: Candidates):
         super().__init__(pf, mapping, options)
         self.cands = cands
@@ -743,7 +748,7 @@ class _Lexer(_FileRewriter):
 
     def _lex_call(self, s: int, paren: int, name: str) -> None:
         text = self.data.decode("latin-1")  # byte offsets = character offsets (the file is ASCII)
-        split = _split_args(text, paren)
+        split = split_args(text, paren)
         if split is None:
             raise Unsure("unclosed call")
         spans, close = split

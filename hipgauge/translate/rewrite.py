@@ -2,79 +2,37 @@
 
 Names are rewritten where the tree-sitter tree has an identifier, type, qualified name, ``#include`` path or
 macro body token, so comments and string literals are never touched. Every edit keeps the line structure
-(line N of the output is line N of the input). The mapping is ``translate/mapping.py``'s; what it cannot
+(line N of the output is line N of the input). The mapping is ``knowledge/mapping.py``'s; what it cannot
 convert stays as written and is listed with file:line. Build files go to ``buildfiles.py``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from hipgauge.model import ApiCall, FileStats, Record
+from hipgauge.knowledge.mapping import Mapping, MappingEntry, load_mapping
+from hipgauge.model import ApiCall
+from hipgauge.source.parse import captures
+from hipgauge.translate.buildfiles import translate_build_file
 from hipgauge.translate.candidates import Candidates, find_candidates, occurrences
 from hipgauge.translate.edits import EditList
-from hipgauge.translate.mapping import Mapping, MappingEntry, load_mapping
-from hipgauge.translate.safe_rewrites import (ALL_SAFE_REWRITES, SYNCWARP, WARP_MASK, SafeRewrite,
-                                              load_safe_rewrites)
+from hipgauge.translate.result import TranslatedFile, TranslateOptions, finish_file
+from hipgauge.translate.safe_rewrites import (
+    SYNCWARP,
+    WARP_MASK,
+    SafeRewrite,
+    load_safe_rewrites,
+)
+
+__all__ = ["BUILD_KINDS", "LAUNCH_STYLES", "FileRewriter", "TranslateOptions", "TranslatedFile", "finish_file",
+           "split_args", "translate_file", "untouched_file"]
 
 BUILD_KINDS = {"cmake", "make", "setup.py"}
 _CXX_KEYWORDS = frozenset({"using", "return", "typename", "case", "new", "delete", "throw", "else", "do", "sizeof",
                            "co_return", "co_yield", "co_await", "friend", "static", "const", "constexpr", "inline"})
 LAUNCH_STYLES = ("chevron", "hipLaunchKernelGGL")
-
-
-@dataclass
-class TranslateOptions:
-    safe_rewrites: frozenset[str] = ALL_SAFE_REWRITES  # which safe rewrites run (empty: --no-safe-rewrites)
-    launch_style: str = "chevron"  # keep <<<…>>> (hipcc accepts it) or emit hipLaunchKernelGGL
-    amd_arch: tuple[str, ...] = ("gfx90a", "gfx940")  # for build files (--offload-arch, HIP_ARCHITECTURES)
-    exclude: tuple[str, ...] = ()
-    max_file_bytes: int = 8 * 1024 * 1024
-    known_local_names: frozenset[str] = frozenset()  # macros/functions the tree defines (not CUDA APIs)
-    share_defined: frozenset[str] = frozenset()  # scan's tree-wide defined names (source.scanner.tree_scan_names)
-    share_qualifier_macros: tuple[Any, ...] = ()  # scan's tree-wide qualifier macros (the same pass)
-    rules_share: bool = True  # also run scan's inventory + rules per file for the scan-defined translation share
-    workers: int | None = None  # local process pool size for a tree; None = all cores (serial under 8 files)
-    lexical: bool = True  # try the lexical fast path (translate/lexical.py) before parsing; False: tree path only
-    rocm: Any = None  # translate.target.RocmTarget the text is adjusted to (None: no target-aware pass)
-    rocm_version: str | None = None  # --rocm-version as given (None: the installed hipcc's, else the newest)
-    runtime_include_files: frozenset[str] = frozenset()  # files that get #include <hip/hip_runtime.h>
-    device_symbols: frozenset[str] = frozenset()  # the tree's __device__/__constant__ variables (HIP_SYMBOL)
-
-
-@dataclass
-class TranslatedFile(Record):
-    file: str
-    kind: str
-    text: str
-    stats: FileStats
-    references: list[ApiCall] = field(default_factory=list)  # every CUDA reference found, converted or not
-    unconverted: list[ApiCall] = field(default_factory=list)
-    safe_rewrites: list[SafeRewrite] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    changed: bool = False
-
-    def summary(self) -> dict[str, Any]:
-        """The per-file statistics row of the JSON document (no text)."""
-        s = self.stats
-        return {
-            "file": self.file, "kind": self.kind, "changed": self.changed, "lines": s.lines,
-            "cuda_lines": s.cuda_lines, "clean_lines": s.clean_lines, "lines_changed": s.lines_changed,
-            "converted": s.refs_mapped, "unconverted": s.refs_unmapped, "converted_by_kind": dict(s.refs_by_kind),
-            "safe_rewrites": _count_by(self.safe_rewrites, "rule"), "translation_share": round(s.translation_share, 4),
-            "notes": list(self.notes),
-        }
-
-
-def _count_by(items: list[Any], attr: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for it in items:
-        key = getattr(it, attr)
-        out[key] = out.get(key, 0) + 1
-    return dict(sorted(out.items()))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -131,7 +89,7 @@ class _LocalNames:
         self.extra.add(name)
 
 
-class _FileRewriter:
+class FileRewriter:
     def __init__(self, pf: Any, mapping: Mapping, options: TranslateOptions):
         self.pf = pf
         self.data: bytes = pf.data
@@ -178,8 +136,6 @@ class _FileRewriter:
             self._run_full()
 
     def _run_candidates(self, cands: Candidates) -> None:
-        from hipgauge.source.parse import captures
-
         root = self.pf.tree.root_node
         data = self.data
         unknown = any((e := self.lookup(t.decode())) is not None and e.status == "unknown" for t in cands.ids)
@@ -236,8 +192,6 @@ class _FileRewriter:
             self._macro_body(macros[key])
 
     def _run_full(self) -> None:
-        from hipgauge.source.parse import captures
-
         root = self.pf.tree.root_node
         found = captures(root, _QUERY)
         self._collect_declarations(found)
@@ -525,7 +479,7 @@ class _FileRewriter:
             j += 1
         if j >= len(text) or text[j] != "(":
             return False
-        args = _split_args(text, j)
+        args = split_args(text, j)
         if args is None:
             return False
         spans, close = args
@@ -559,7 +513,7 @@ class _FileRewriter:
     def result(self) -> TranslatedFile:
         out = self.edits.apply(self.data)
         text = out.decode("utf-8", errors="replace") if self.pf.encoding == "utf-8" else out.decode(self.pf.encoding)
-        return _finish(self.pf, text, out, self.refs, self.converted_flags, self.rewrites)
+        return finish_file(self.pf, text, out, self.refs, self.converted_flags, self.rewrites)
 
 
 def _outermost_qualified(node: Any) -> Any:
@@ -577,7 +531,7 @@ def _outermost_qualified(node: Any) -> Any:
         cur = parent
 
 
-def _split_args(text: str, open_index: int) -> tuple[list[tuple[int, int]], int] | None:
+def split_args(text: str, open_index: int) -> tuple[list[tuple[int, int]], int] | None:
     """Argument spans of a call whose "(" is at ``open_index``: ([(start, end)…], index of ")")."""
     depth = 0
     spans: list[tuple[int, int]] = []
@@ -617,47 +571,14 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _finish(pf: Any, text: str, out: bytes, refs: list[ApiCall], flags: list[bool],
-            rewrites: list[SafeRewrite], notes: list[str] | None = None) -> TranslatedFile:
-    order = sorted(range(len(refs)), key=lambda i: (refs[i].line, refs[i].column))
-    refs = [refs[i] for i in order]
-    flags = [flags[i] for i in order]
-    in_lines = pf.data.split(b"\n")
-    out_lines = out.split(b"\n")
-    changed_lines = sum(1 for a, b in zip(in_lines, out_lines) if a != b)
-    cuda_lines: set[int] = set()
-    dirty_lines: set[int] = set()
-    by_kind: dict[str, int] = {}
-    mapped = unmapped = 0
-    unconverted: list[ApiCall] = []
-    for ref, ok in zip(refs, flags):
-        cuda_lines.add(ref.line)
-        if ok:
-            mapped += 1
-            by_kind[ref.kind] = by_kind.get(ref.kind, 0) + 1
-        else:
-            unmapped += 1
-            dirty_lines.add(ref.line)
-            unconverted.append(ref)
-    stats = FileStats(file=pf.display, lines=len(pf.lines), cuda_lines=len(cuda_lines),
-                      clean_lines=len(cuda_lines - dirty_lines), refs_mapped=mapped, refs_unmapped=unmapped,
-                      refs_by_kind=dict(sorted(by_kind.items())), lines_changed=changed_lines)
-    return TranslatedFile(file=pf.display, kind=pf.kind, text=text, stats=stats, references=refs,
-                          unconverted=unconverted, safe_rewrites=sorted(rewrites, key=lambda r: r.line),
-                          notes=list(notes or []) + ([pf.decode_note] if getattr(pf, "decode_note", None) else []),
-                          changed=out != pf.data)
-
-
 def translate_file(pf: Any, mapping: Mapping | None = None, options: TranslateOptions | None = None,
                    candidates: Candidates | None = None) -> TranslatedFile:
     """Translate one ``ParsedFile`` (source or build file); never raises on odd input."""
     mapping = mapping or load_mapping()
     options = options or TranslateOptions()
     if pf.kind in BUILD_KINDS or pf.tree is None:
-        from hipgauge.translate.buildfiles import translate_build_file
-
         return translate_build_file(pf, options)
-    rw = _FileRewriter(pf, mapping, options)
+    rw = FileRewriter(pf, mapping, options)
     rw.run(candidates)
     return rw.result()
 
@@ -665,11 +586,5 @@ def translate_file(pf: Any, mapping: Mapping | None = None, options: TranslateOp
 def untouched_file(pf: Any) -> TranslatedFile:
     """The result for a source file the pre-check found nothing in: copied as is, no CUDA lines.
     (What ``translate_file`` returns for it too, without parsing.)"""
-    return _finish(pf, pf.text, pf.data, [], [], [])
+    return finish_file(pf, pf.text, pf.data, [], [], [])
 
-
-def translate_tree(src: Any, out: Any, options: TranslateOptions | None = None, **kwargs: Any) -> Any:
-    """Translate a tree into the new folder ``out`` (see ``translate/tree.py``); returns a ``TranslateResult``."""
-    from hipgauge.translate.tree import translate_tree as _translate_tree
-
-    return _translate_tree(src, out, options, **kwargs)

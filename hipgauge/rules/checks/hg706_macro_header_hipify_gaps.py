@@ -90,7 +90,7 @@ def _hipify_translates(node) -> bool:
     """Whether the header the ``#include`` names has a HIP counterpart in the HIPIFY mapping."""
     import re
 
-    from hipgauge.translate.mapping import load_mapping
+    from hipgauge.knowledge.mapping import load_mapping
 
     m = re.search(rb"[<\"]([^>\"]+)[>\"]", node.text or b"")
     if m is None:

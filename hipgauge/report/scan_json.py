@@ -8,6 +8,7 @@ from enum import Enum
 from typing import Any, Iterable
 
 from hipgauge.model import Record, ScanResult, Severity
+from hipgauge.rules.share import overall_share
 
 SCHEMA = "hipgauge.scan/1"
 SEVERITY_WEIGHT = {"blocker": 8, "wrong-results": 4, "slow": 2, "info": 1}
@@ -74,8 +75,6 @@ def hottest_files(result: ScanResult, limit: int = 10) -> list[dict[str, Any]]:
 
 
 def summary(result: ScanResult) -> dict[str, Any]:
-    from hipgauge.rules.share import overall_share
-
     by_sev = Counter(_value(f.severity) for f in result.findings)
     by_cat = Counter(f.category for f in result.findings)
     share = overall_share(result.file_stats) if result.file_stats else None

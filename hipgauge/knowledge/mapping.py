@@ -16,6 +16,9 @@ LIBRARIES = (
     "nccl", "cub", "thrust", "cutlass", "nvtx", "nvrtc", "tensorrt", "complex", "other",
 )
 STATUSES = ("mapped", "deprecated", "unsupported", "unknown")
+#: mapping families that are the CUDA platform itself (runtime, driver, device code, complex numbers), not a
+#: library with a ROCm counterpart of its own
+NON_LIBRARY = {"runtime", "driver", "device", "complex"}
 
 
 @dataclass(frozen=True)

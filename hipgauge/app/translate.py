@@ -17,11 +17,22 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
+from hipgauge.app.analyze import analyze_file
+from hipgauge.app.scan import chunk_by_size, tree_scan_names
 from hipgauge.errors import InputError
+from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.model import ApiCall, FileStats, Record, SkippedFile
-from hipgauge.translate.mapping import load_mapping
-from hipgauge.translate.rewrite import (BUILD_KINDS as _BUILD_KINDS, TranslatedFile, TranslateOptions, translate_file,
-                                        untouched_file)
+from hipgauge.source.parse import load_file, looks_binary, parse_bytes
+from hipgauge.source.walk import walk_tree
+from hipgauge.translate.candidates import find_candidates, mapping_index
+from hipgauge.translate.lexical import lexical_translate
+from hipgauge.translate.rewrite import BUILD_KINDS as _BUILD_KINDS
+from hipgauge.translate.rewrite import (
+    TranslatedFile,
+    TranslateOptions,
+    translate_file,
+    untouched_file,
+)
 from hipgauge.translate.safe_rewrites import SafeRewrite
 
 SCHEMA = "hipgauge.translate/1"
@@ -249,8 +260,6 @@ def _local_names(entries: list[Any], keep: bool = False) -> frozenset[str]:
 
 def _load(entry: Any) -> Any:
     """``load_file`` for one entry, from the read cache when the defined-names pass kept its bytes."""
-    from hipgauge.source.parse import load_file, looks_binary, parse_bytes
-
     data = _READ_CACHE.pop(str(entry.path), None)
     if data is None:
         return load_file(entry)
@@ -309,8 +318,6 @@ class _Done:
 def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: bool) -> _Done:
     """Read, translate and write one file (runs in a pool worker for a large tree). Never raises for one file.
     The syntax tree is only built (``pf.tree``) when the pre-check found something or scan's share is wanted."""
-    from hipgauge.translate.candidates import find_candidates
-
     done = _Done(item.index)
     pf = _load(item.entry)
     if isinstance(pf, SkippedFile):
@@ -324,8 +331,6 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
         if cands is not None and not cands.needs_tree:
             tf = untouched_file(pf)
         elif cands is not None and opts.lexical:
-            from hipgauge.translate.lexical import lexical_translate
-
             tf = lexical_translate(pf, load_mapping(), opts, cands)  # None: the tokens cannot decide
         if tf is None:
             tf = translate_file(pf, load_mapping(), opts, cands)
@@ -351,22 +356,15 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
 
 def _share_stats(pf: Any, defined: frozenset[str] = frozenset(),
                  qualifier_macros: tuple[Any, ...] = ()) -> tuple[FileStats | None, str | None]:
-    """The file's statistics as ``hipgauge scan`` computes them (inventory → rules → ``rules.share``)."""
-    from hipgauge.rules.engine import check_file
-    from hipgauge.rules.share import file_stats
-    from hipgauge.source.inventory import inventory_file
-
-    try:
-        inv = inventory_file(pf, load_mapping(), defined, qualifier_macros)
-        try:
-            findings = list(check_file(pf, inv, set(), defined))
-        except Exception as exc:  # noqa: BLE001 - as scan does: the file keeps its references
-            findings = []
-            note = f"{pf.display}: rules not applied ({exc.__class__.__name__}: {exc})"[:300]
-            return file_stats(pf, inv.api_calls, findings), note
-        return file_stats(pf, inv.api_calls, findings), None
-    except Exception as exc:  # noqa: BLE001
-        return None, f"{pf.display}: scan statistics not computed ({exc.__class__.__name__}: {exc})"[:300]
+    """The file's statistics as ``hipgauge scan`` computes them (``analyze_file``: inventory → rules → share)."""
+    a = analyze_file(pf, mapping=load_mapping(), defined=defined, qualifier_macros=qualifier_macros)
+    failed = a.inventory_error or a.stats_error
+    if failed is not None:
+        return None, f"{pf.display}: scan statistics not computed ({failed.__class__.__name__}: {failed})"[:300]
+    if a.rules_error is not None:  # as scan does: the file keeps its references
+        exc = a.rules_error
+        return a.stats, f"{pf.display}: rules not applied ({exc.__class__.__name__}: {exc})"[:300]
+    return a.stats, None
 
 
 def _translate_chunk(args: tuple[list[_Item], TranslateOptions, Path, bool]) -> list[_Done]:
@@ -376,14 +374,10 @@ def _translate_chunk(args: tuple[list[_Item], TranslateOptions, Path, bool]) -> 
 
 def _chunks(items: list[_Item], workers: int) -> list[list[_Item]]:
     """Chunks of similar byte size, about 8 per worker, largest files first (as scan's pool)."""
-    from hipgauge.source.scanner import chunk_by_size
-
     return chunk_by_size(items, workers, lambda it: it.entry.size)
 
 
 def _init_worker() -> None:
-    from hipgauge.translate.candidates import mapping_index
-
     mapping_index(load_mapping())
 
 
@@ -398,12 +392,7 @@ def _run_items(items: list[_Item], opts: TranslateOptions, out_r: Path, write: b
             if on_progress:
                 on_progress(1)
         return results
-    from hipgauge.translate.candidates import mapping_index
-
     mapping_index(load_mapping())  # built before the fork, so every worker inherits it
-    if opts.rules_share:
-        import hipgauge.rules.engine  # noqa: F401 - imported before the fork too
-        import hipgauge.source.inventory  # noqa: F401
     chunks = _chunks(items, workers)
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), initializer=_init_worker) as pool:
         pending = {pool.submit(_translate_chunk, (c, opts, out_r, write)) for c in chunks}
@@ -426,8 +415,6 @@ def translate_tree(src: Path | str, out: Path | str, options: TranslateOptions |
     either way. A file the lexical pre-check finds no CUDA name in is copied byte for byte without parsing,
     unless ``options.rules_share`` asks for scan's statistics, which need its syntax tree.
     """
-    from hipgauge.source.walk import walk_tree
-
     options = options or TranslateOptions()
     src_p, out_p = Path(src), Path(out)
     src_r, final_r = check_output_folder(src_p, out_p)
@@ -460,8 +447,6 @@ def translate_tree(src: Path | str, out: Path | str, options: TranslateOptions |
 
 def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options: TranslateOptions,
                     on_progress: Callable[[int], None] | None, write: bool) -> TranslateResult:
-    from hipgauge.source.walk import walk_tree
-
     entries, skipped = walk_tree([src_r], list(options.exclude), options.max_file_bytes)
     single = not src_r.is_dir()
     result = TranslateResult(source=str(src_p), output=str(out_p), skipped=list(skipped),
@@ -473,8 +458,6 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
     opts = _with_tree_facts(opts, entries, result)
     if opts.rules_share:
-        from hipgauge.source.scanner import tree_scan_names
-
         defined, qualifier_macros = tree_scan_names(entries, max_bytes=options.max_file_bytes)
         opts = replace(opts, share_defined=defined, share_qualifier_macros=qualifier_macros)
     if write:

@@ -18,16 +18,37 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from hipgauge.app.analyze import analyze_file
+from hipgauge.app.scan import tree_scan_names
+from hipgauge.app.translate import translate_tree
 from hipgauge.errors import InputError
 from hipgauge.model import Finding, Record
-from hipgauge.toolchain.drivers import (Compiler, CompileRun, find_hipcc, find_nvcc, hipcc_command, nvcc_command,
-                                        run_command)
-from hipgauge.toolchain.hipcc_output import parse_clang_diagnostics, parse_resource_remarks
+from hipgauge.source.parse import load_file
+from hipgauge.source.walk import walk_tree
+from hipgauge.toolchain.drivers import (
+    Compiler,
+    CompileRun,
+    find_hipcc,
+    find_nvcc,
+    hipcc_command,
+    nvcc_command,
+    run_command,
+)
+from hipgauge.toolchain.hipcc_output import (
+    parse_clang_diagnostics,
+    parse_resource_remarks,
+)
 from hipgauge.toolchain.isolate import Blanked, blank_error_regions
 from hipgauge.toolchain.nvcc_output import parse_nvcc_diagnostics, parse_ptxas
-from hipgauge.toolchain.occupancy import (DEFAULT_BLOCK_SIZE, Occupancy, amd_occupancy, arch_limits,
-                                          nvidia_occupancy)
+from hipgauge.toolchain.occupancy import (
+    DEFAULT_BLOCK_SIZE,
+    Occupancy,
+    amd_occupancy,
+    arch_limits,
+    nvidia_occupancy,
+)
 from hipgauge.toolchain.resources import Diagnostic, KernelResources
+from hipgauge.translate.rewrite import TranslateOptions
 
 SCHEMA = "hipgauge.build-check/1"
 MAX_PASSES = 6
@@ -192,11 +213,6 @@ def _is_hip_tree(paths: list[Path]) -> bool:
 
 
 def _load_units(entries: list[Any], hip_root: Path | None, src_root: Path, single: bool) -> tuple[list[_Unit], list[str]]:
-    from hipgauge.rules.engine import check_file
-    from hipgauge.source.inventory import inventory_file
-    from hipgauge.source.parse import load_file
-    from hipgauge.source.scanner import tree_scan_names
-
     units: list[_Unit] = []
     warnings: list[str] = []
     try:  # the names and qualifier macros the whole tree defines, as ``hipgauge scan`` uses them
@@ -213,18 +229,16 @@ def _load_units(entries: list[Any], hip_root: Path | None, src_root: Path, singl
             warnings.append(f"{display}: skipped ({getattr(pf, 'reason', 'unreadable')})")
             continue
         pf.display = display
-        inv = None
-        findings: list[Finding] = []
-        kernels: list[Any] = []
-        launches: list[Any] = []
-        try:
-            inv = inventory_file(pf, None, defined, qual_macros)
-            kernels, launches = inv.kernels, inv.launch_sites
-        except Exception as exc:  # noqa: BLE001 - the inventory is an aid to the report, never a reason to stop
+        a = analyze_file(pf, defined=defined, qualifier_macros=qual_macros, stats=False,
+                         rules_without_inventory=True)
+        inv, findings = a.inventory, a.findings
+        kernels: list[Any] = inv.kernels if inv is not None else []
+        launches: list[Any] = inv.launch_sites if inv is not None else []
+        if a.inventory_error is not None:  # the inventory is an aid to the report, never a reason to stop
+            exc = a.inventory_error
             warnings.append(f"{display}: kernels and launch sites not read ({exc.__class__.__name__}: {exc})")
-        try:
-            findings = check_file(pf, inv, frozenset(), defined)
-        except Exception as exc:  # noqa: BLE001 - rules are an aid to the report, never a reason to stop
+        if a.rules_error is not None:  # rules are an aid to the report, never a reason to stop
+            exc = a.rules_error
             warnings.append(f"{display}: rules not applied, errors carry no rule code ({exc.__class__.__name__}: {exc})")
         hip_path = hip_root.joinpath(*display.split("/")) if hip_root is not None else Path(e.path)
         units.append(_Unit(display, Path(e.path), hip_path, pf.text, pf.lines, findings, kernels, launches))
@@ -512,10 +526,6 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
                 defines: list[str] | None = None, exclude: list[str] | None = None,
                 on_progress: Callable[[int], None] | None = None, rocm: Any = None) -> BuildCheckResult:
     """Compile the tree at ``path`` for each AMD and NVIDIA arch; see the module docstring."""
-    from hipgauge.source.walk import walk_tree
-    from hipgauge.translate.rewrite import TranslateOptions
-    from hipgauge.translate.tree import translate_tree
-
     src = Path(path)
     if not src.exists():
         raise InputError("not found", src)

@@ -14,9 +14,25 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
-from hipgauge.model import (ApiCall, DeviceFunction, FileStats, Finding, Kernel, LaunchSite, ScanResult, Severity,
-                            SkippedFile)
+from hipgauge.app.analyze import analyze_file
+from hipgauge.knowledge.mapping import load_mapping
+from hipgauge.model import (
+    ApiCall,
+    DeviceFunction,
+    FileStats,
+    Finding,
+    Kernel,
+    LaunchSite,
+    ScanResult,
+    Severity,
+    SkippedFile,
+)
+from hipgauge.rules.engine import check_file
+from hipgauge.rules.registry import anchor_index
+from hipgauge.rules.share import file_stats
+from hipgauge.source import pyinline
 from hipgauge.source.defined import QualifierMacro, tree_names
+from hipgauge.source.parse import load_file, parse_bytes
 from hipgauge.source.walk import SourceEntry, walk_tree
 
 MapFiles = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
@@ -63,10 +79,6 @@ class FileResult:
 
 def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
     """Everything hipgauge learns from one file. Never raises: a failure becomes a skipped file."""
-    from hipgauge.source.inventory import inventory_file
-    from hipgauge.source.parse import load_file
-    from hipgauge.translate.mapping import load_mapping
-
     try:
         if entry.kind == "python":
             return _scan_python(entry, options)
@@ -76,11 +88,7 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
         result = FileResult(entry.display, lines=pf.line_count)
         if pf.decode_note:
             result.warnings.append(f"{entry.display}: {pf.decode_note}")
-        inv = inventory_file(pf, load_mapping(), options.defined, options.qualifier_macros or ())
-        result.kernels, result.device_functions = inv.kernels, inv.device_functions
-        result.launch_sites, result.api_calls = inv.launch_sites, inv.api_calls
-        if options.rules:
-            _apply_rules(pf, inv, options, result)
+        _analyze(pf, options, result)
         return result
     except RecursionError:
         return FileResult(entry.display, skipped=SkippedFile(entry.display, "too deeply nested to analyse"))
@@ -96,11 +104,6 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
 def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
     """A .py file: its inline CUDA fragments analysed as a CUDA file on the .py's own lines, and its nvcc build
     settings (``load_inline(extra_cuda_cflags=…)``, ``CUDAExtension``) checked by the build rules."""
-    from hipgauge.source import pyinline
-    from hipgauge.source.inventory import inventory_file
-    from hipgauge.source.parse import parse_bytes
-    from hipgauge.translate.mapping import load_mapping
-
     try:
         with open(entry.path, "rb") as fh:
             data = fh.read()
@@ -122,15 +125,11 @@ def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
             result.skipped = SkippedFile(entry.display, "no inline CUDA string literal (" + src.notes[0] + ")")
         return result
     pf = parse_bytes(src.cuda, entry.display, "cuda", path=str(entry.path))
-    inv = inventory_file(pf, load_mapping(), options.defined, options.qualifier_macros or ())
-    result = FileResult(entry.display, kernels=inv.kernels, device_functions=inv.device_functions,
-                        launch_sites=inv.launch_sites, api_calls=inv.api_calls)
-    result.warnings.extend(f"{entry.display}: {note}" for note in src.notes)
+    result = FileResult(entry.display)
+    _analyze(pf, options, result)
+    result.warnings[:0] = [f"{entry.display}: {note}" for note in src.notes]
     if options.rules:
-        _apply_rules(pf, inv, options, result)
         if build:
-            from hipgauge.rules.engine import check_file
-
             bf = parse_bytes(src.build_text, entry.display, "setup.py", path=str(entry.path))
             try:
                 more = check_file(bf, None, set(options.ignore), options.defined)
@@ -142,9 +141,7 @@ def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
             if more:
                 result.findings = sorted([*result.findings, *more], key=lambda f: (f.line, f.column, f.code))
                 if result.stats is not None:
-                    from hipgauge.rules.share import file_stats
-
-                    result.stats = file_stats(pf, inv.api_calls, result.findings)
+                    result.stats = file_stats(pf, result.api_calls, result.findings)
     if not src.fragments and not result.findings:
         return FileResult(entry.display, passed_over=True)
     result.lines = src.fragment_lines if src.fragments else pf.line_count  # CUDA lines, or the build file's
@@ -153,23 +150,31 @@ def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
     return result
 
 
-def _apply_rules(pf: Any, inv: Any, options: ScanOptions, result: FileResult) -> None:
-    """Findings and statistics; a rule that fails costs that file its findings (with a warning), not its inventory."""
-    from hipgauge.rules.engine import check_file
-    from hipgauge.rules.share import file_stats
-
-    try:
-        result.findings = list(check_file(pf, inv, set(options.ignore), options.defined))
-    except (RecursionError, MemoryError, Exception) as exc:  # noqa: BLE001
-        if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
-            raise
+def _analyze(pf: Any, options: ScanOptions, result: FileResult) -> None:
+    """Inventory, findings and statistics (``analyze_file``). A failed inventory fails the file (the caller
+    skips it); a rule that fails costs that file its findings (with a warning), not its inventory."""
+    a = analyze_file(pf, mapping=load_mapping(), defined=options.defined,
+                     qualifier_macros=options.qualifier_macros or (), ignore=set(options.ignore),
+                     rules=options.rules, stats=options.rules)
+    if a.inventory_error is not None:
+        raise a.inventory_error
+    inv = a.inventory
+    assert inv is not None
+    result.kernels, result.device_functions = inv.kernels, inv.device_functions
+    result.launch_sites, result.api_calls = inv.launch_sites, inv.api_calls
+    debug = os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0")
+    if a.rules_error is not None:
+        if debug:
+            raise a.rules_error
+        exc = a.rules_error
         result.warnings.append(f"{result.file}: rules not applied ({exc.__class__.__name__}: {exc})"[:300])
-    try:
-        result.stats = file_stats(pf, inv.api_calls, result.findings)
-    except Exception as exc:  # noqa: BLE001
-        if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
-            raise
+    result.findings = a.findings
+    if a.stats_error is not None:
+        if debug:
+            raise a.stats_error
+        exc = a.stats_error
         result.warnings.append(f"{result.file}: statistics not computed ({exc.__class__.__name__}: {exc})"[:300])
+    result.stats = a.stats
 
 
 def scan_chunk(args: tuple[list[SourceEntry], ScanOptions]) -> list[FileResult]:
@@ -207,9 +212,6 @@ def chunk_entries(entries: list[SourceEntry], workers: int) -> list[list[SourceE
 
 
 def _init_worker() -> None:
-    from hipgauge.rules.registry import anchor_index
-    from hipgauge.translate.mapping import load_mapping
-
     load_mapping()
     anchor_index()
 
@@ -239,12 +241,8 @@ def serial_map(fn: Callable[[Any], Any], items: list[Any]) -> Iterator[Any]:
 def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options: ScanOptions, root: str = "",
                  map_files: MapFiles | None = None, on_progress: Callable[[int], None] | None = None) -> ScanResult:
     """Scan walked entries and assemble the sorted ``ScanResult``."""
-    from hipgauge.translate.mapping import load_mapping
-
     mapping = load_mapping()  # once here, so forked workers inherit it
     if options.rules:
-        from hipgauge.rules.registry import anchor_index
-
         anchor_index()  # the rule modules, catalogue and anchor index, inherited the same way
     if not options.defined or options.qualifier_macros is None:
         defined, qual = tree_names(entries, library_name_test(mapping, options.rules), options.max_file_bytes)
@@ -273,8 +271,6 @@ def tree_scan_names(entries: list[SourceEntry], rules: bool = True, max_bytes: i
     """In one pass over the files: the names ``entries`` define that look like CUDA library names
     (``ScanOptions.defined``) and their qualifier macros (``ScanOptions.qualifier_macros``); give both to
     ``inventory_file`` (and the names to ``check_file``) to analyse a file of the tree as ``scan_entries`` does."""
-    from hipgauge.translate.mapping import load_mapping
-
     return tree_names(entries, library_name_test(load_mapping(), rules), max_bytes)
 
 
@@ -283,8 +279,6 @@ def library_name_test(mapping: Any, rules: bool = True) -> Callable[[str], bool]
     rules or matched by a library rule's anchor."""
     index = None
     if rules:
-        from hipgauge.rules.registry import anchor_index
-
         index = anchor_index()
 
     def keep(name: str) -> bool:

@@ -1,0 +1,60 @@
+"""One file's analysis: parse → inventory → rules → statistics, the step scan, translate's share and the
+build-check all take (one copy of it).
+
+``analyze_file`` never raises for a failure of its own steps: each failure is kept on the result
+(``inventory_error``, ``rules_error``, ``stats_error``) so that each pipeline words it as it always has
+(scan skips the file, the build-check warns and goes on, translate's share leaves the file without
+statistics).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hipgauge.knowledge.mapping import Mapping, load_mapping
+from hipgauge.model import FileStats, Finding
+from hipgauge.rules.engine import check_file
+from hipgauge.rules.share import file_stats
+from hipgauge.source.inventory import FileInventory, inventory_file
+
+
+@dataclass
+class FileAnalysis:
+    """What ``analyze_file`` learnt from one parsed file, and which of its steps failed."""
+
+    inventory: FileInventory | None = None
+    findings: list[Finding] = field(default_factory=list)
+    stats: FileStats | None = None
+    inventory_error: Exception | None = None
+    rules_error: Exception | None = None
+    stats_error: Exception | None = None
+
+
+def analyze_file(pf: Any, *, mapping: Mapping | None = None, defined: frozenset[str] = frozenset(),
+                 qualifier_macros: tuple[Any, ...] = (), ignore: set[str] | frozenset[str] = frozenset(),
+                 rules: bool = True, stats: bool = True, rules_without_inventory: bool = False) -> FileAnalysis:
+    """Inventory, findings and statistics of one ``ParsedFile``.
+
+    ``defined`` / ``qualifier_macros``: the tree-wide names and qualifier macros (``tree_scan_names``).
+    ``ignore``: rule codes never reported. When the inventory fails, the rules run only with
+    ``rules_without_inventory`` (the build-check's choice) and no statistics are computed.
+    """
+    out = FileAnalysis()
+    try:
+        out.inventory = inventory_file(pf, mapping or load_mapping(), defined, qualifier_macros)
+    except Exception as exc:  # noqa: BLE001 - kept for the caller to word
+        out.inventory_error = exc
+        if not rules_without_inventory:
+            return out
+    if rules:
+        try:
+            out.findings = list(check_file(pf, out.inventory, set(ignore), defined))
+        except (RecursionError, MemoryError, Exception) as exc:  # noqa: BLE001 - kept for the caller to word
+            out.rules_error = exc
+    if stats and out.inventory is not None:
+        try:
+            out.stats = file_stats(pf, out.inventory.api_calls, out.findings)
+        except Exception as exc:  # noqa: BLE001 - kept for the caller to word
+            out.stats_error = exc
+    return out
