@@ -12,13 +12,10 @@ import os
 import re
 import shutil
 import tempfile
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
-from hipgauge.app.analyze import analyze_file
-from hipgauge.app.scan import chunk_by_size, tree_scan_names
 from hipgauge.errors import InputError
 from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.model import ApiCall, FileStats, Record, SkippedFile
@@ -357,6 +354,10 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
 def _share_stats(pf: Any, defined: frozenset[str] = frozenset(),
                  qualifier_macros: tuple[Any, ...] = ()) -> tuple[FileStats | None, str | None]:
     """The file's statistics as ``hipgauge scan`` computes them (``analyze_file``: inventory → rules → share)."""
+    # imported here: the rule engine and the inventory are a third of translate's start-up, and --no-share
+    # never needs them (issue #16: a small translate must start as fast as a hipify script)
+    from hipgauge.app.analyze import analyze_file
+
     a = analyze_file(pf, mapping=load_mapping(), defined=defined, qualifier_macros=qualifier_macros)
     failed = a.inventory_error or a.stats_error
     if failed is not None:
@@ -374,6 +375,8 @@ def _translate_chunk(args: tuple[list[_Item], TranslateOptions, Path, bool]) -> 
 
 def _chunks(items: list[_Item], workers: int) -> list[list[_Item]]:
     """Chunks of similar byte size, about 8 per worker, largest files first (as scan's pool)."""
+    from hipgauge.app.scan import chunk_by_size  # with the pool only
+
     return chunk_by_size(items, workers, lambda it: it.entry.size)
 
 
@@ -394,6 +397,8 @@ def _run_items(items: list[_Item], opts: TranslateOptions, out_r: Path, write: b
         return results
     mapping_index(load_mapping())  # built before the fork, so every worker inherits it
     chunks = _chunks(items, workers)
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # a pool only for 8+ files
+
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), initializer=_init_worker) as pool:
         pending = {pool.submit(_translate_chunk, (c, opts, out_r, write)) for c in chunks}
         while pending:
@@ -458,6 +463,8 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
     opts = _with_tree_facts(opts, entries, result)
     if opts.rules_share:
+        from hipgauge.app.scan import tree_scan_names  # scan's pipeline: only for its share
+
         defined, qualifier_macros = tree_scan_names(entries, max_bytes=options.max_file_bytes)
         opts = replace(opts, share_defined=defined, share_qualifier_macros=qualifier_macros)
     if write:
