@@ -32,7 +32,7 @@ LAYER_OF: dict[str, str] = {
     "config": "knowledge",
     # model: typed records, and the kernel-identity helpers the records are keyed by
     "model": "model",
-    "symbols": "model",
+    "kernel_names": "model",
     # stages (ordered by STAGE_ORDER)
     **{stage: "stages" for stage in STAGE_ORDER},
     # application: the pipelines that chain stages (scan, translate, build-check, compare, assess)

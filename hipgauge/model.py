@@ -63,16 +63,6 @@ class Record:
         return _clean(asdict(self))  # type: ignore[call-overload]
 
 
-def value_of(obj: Any, name: str, default: Any = None) -> Any:
-    """Field ``name`` of a record or of its ``to_dict()`` form (``default`` when absent or ``obj`` is None):
-    the stages hand each other either, so the analyses read both the same way."""
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 # --------------------------------------------------------------------------------------------
 # Source side (scan, rules, translate)
 # --------------------------------------------------------------------------------------------
@@ -200,7 +190,7 @@ KERNEL_RECORD_SCHEMA: dict[str, str] = {
     "source_format": "String",  # "kineto", "nsys-csv", "nsys-sqlite", "ncu-csv", "rocprof-v1", "rocprofv3-csv", …
     "raw_name": "String",  # the kernel name exactly as the file has it
     "name": "String",  # demangled
-    "key": "String",  # normalized for matching (see profiles/normalize.py)
+    "key": "String",  # normalized for matching (see kernel_names.py)
     "operator": "String",  # launching cpu_op (PyTorch) or null
     "range": "String",  # enclosing NVTX/roctx range or null
     "iteration": "Int64",  # ProfilerStep#N / iteration index, null when unknown
@@ -245,7 +235,8 @@ class Profile:
     ``kernels`` is a polars DataFrame with ``KERNEL_RECORD_SCHEMA``. ``iterations`` lists
     per-iteration (index, start_ns, end_ns) windows where the file marks them (ProfilerStep#N,
     NVTX/roctx ranges). ``latency_ms`` holds per-iteration end-to-end latencies from a
-    ``iteration,latency_ms`` CSV when the user gave one.
+    ``iteration,latency_ms`` CSV when the user gave one. ``attachments`` holds extra tables a reader
+    found beside the kernels, by name (e.g. ``"timeline"``, ``"counters"``); empty when it found none.
     """
 
     path: str
@@ -258,6 +249,7 @@ class Profile:
     latency_source: str | None = None  # the CSV path the latencies came from
     metadata: dict[str, str] = field(default_factory=dict)  # toolchain versions: cuda, rocm, driver, torch, gpu, arch
     warnings: list[str] = field(default_factory=list)
+    attachments: dict[str, Any] = field(default_factory=dict)
 
 
 class MatchLevel(str, Enum):
@@ -273,15 +265,15 @@ class MatchLevel(str, Enum):
 class TimedOnBothSides:
     """Mixin for a unit timed in both profiles (``baseline_ns``, ``candidate_ns``): its ratio and delta."""
 
-    baseline_ns: float
-    candidate_ns: float
+    baseline_ns: int
+    candidate_ns: int
 
     @property
     def ratio(self) -> float | None:
         return None if self.baseline_ns <= 0 else self.candidate_ns / self.baseline_ns
 
     @property
-    def delta_ns(self) -> float:
+    def delta_ns(self) -> int:
         return self.candidate_ns - self.baseline_ns
 
 
@@ -293,8 +285,8 @@ class ParityRow(TimedOnBothSides, Record):
     label: str  # what the row shows (kernel key or operator name)
     baseline_names: list[str]
     candidate_names: list[str]
-    baseline_ns: float  # total over the profile (per iteration when iterations are known: see per_iteration)
-    candidate_ns: float
+    baseline_ns: int  # total over the profile (per iteration when iterations are known, rounded: see per_iteration)
+    candidate_ns: int
     baseline_count: int
     candidate_count: int
     share: float  # of baseline GPU kernel time, 0..1
@@ -328,11 +320,8 @@ class Projection(Record):
             return None
         return self.projected_ms <= self.target_ms
 
-    def stated(self, verdict: str, model: str) -> dict[str, Any]:
-        """``to_dict()`` with ``meets_target``, the verdict in words and how ``projected_ms`` was obtained."""
-        d = self.to_dict()
-        d.update(meets_target=self.meets_target, verdict=verdict, model=model)
-        return d
+    def to_dict(self) -> dict[str, Any]:
+        return super().to_dict() | {"meets_target": self.meets_target}
 
     def target_margin(self) -> str:
         """``meets the T ms target (M ms to spare)`` or ``misses the T ms target by M ms``; needs a target and

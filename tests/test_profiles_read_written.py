@@ -14,7 +14,7 @@ from hipgauge.errors import InputError
 from hipgauge.model import KERNEL_RECORD_SCHEMA
 from hipgauge.profiles.detect import detect_format
 from hipgauge.profiles.load import FORMATS, load_profile
-from hipgauge.profiles.normalize import demangle, normalize_key
+from hipgauge.kernel_names import demangle, normalize_key
 
 from conftest import DATA
 

@@ -108,7 +108,7 @@ def test_lane_utilization_of_half_empty_wavefronts() -> None:
 
 
 def test_hip_vector_types_fold_to_cuda_spelling() -> None:
-    from hipgauge.app.buildcheck import _vendor_neutral
+    from hipgauge.kernel_names import vendor_neutral as _vendor_neutral
 
     assert _vendor_neutral("k(HIP_vector_type<float, 4u> const*, HIP_vector_type<unsigned int, 2u>*)") == "k(float4 const*, uint2*)"
     assert _vendor_neutral("k(float4 const*)") == "k(float4 const*)"

@@ -22,6 +22,7 @@ from hipgauge.app.analyze import analyze_file
 from hipgauge.app.scan import tree_scan_names
 from hipgauge.app.translate import translate_tree
 from hipgauge.errors import InputError
+from hipgauge.kernel_names import unqualified_name, vendor_neutral
 from hipgauge.model import Finding, Record
 from hipgauge.source.parse import load_file
 from hipgauge.source.walk import walk_tree
@@ -355,7 +356,7 @@ def _compile(unit: _Unit, vendor: str, arch: str, compiler: Compiler, work: Path
     kept = []
     for k in kernels:
         k.file = unit.display
-        base = _base_name(k.name)
+        base = unqualified_name(k.name)
         if (k.line is not None and k.line in blanked_lines) or base in blanked_names:
             continue  # an emptied body: its figures mean nothing
         if _calls_any(unit, base, blanked_names):
@@ -378,45 +379,27 @@ def _calls_any(unit: _Unit, kernel: str, names: set[str]) -> bool:
     return any(re.search(rf"\b{re.escape(n.split('::')[-1])}\s*[(<]", body) for n in names if n != kernel)
 
 
-def _base_name(demangled: str) -> str:
-    name = demangled.split("(")[0]
-    name = re.sub(r"<.*>$", "", name).strip()
-    name = name.split(" ")[-1]
-    return name.split("::")[-1]
-
-
-_HIP_VECTOR = re.compile(r"HIP_vector_type<((?:unsigned )?(?:long long|char|short|int|long|float|double)), (\d)u>")
-_VECTOR_STEM = {"unsigned char": "uchar", "unsigned short": "ushort", "unsigned int": "uint", "unsigned long": "ulong",
-                "unsigned long long": "ulonglong", "long long": "longlong"}
-
-
-def _vendor_neutral(name: str) -> str:
-    """A demangled kernel name with HIP's vector types spelled as CUDA's (``HIP_vector_type<float, 4u>`` → ``float4``),
-    so one kernel compiled by nvcc and by hipcc lands on one row."""
-    return _HIP_VECTOR.sub(lambda m: _VECTOR_STEM.get(m.group(1), m.group(1)) + m.group(2), name)
-
-
 def _kernel_rows(units: list[_Unit], compiles: list[CompileResult], amd: list[str], nv: list[str]) -> list[KernelRow]:
     rows: dict[tuple[str, str], KernelRow] = {}
     by_unit = {u.display: u for u in units}
     for c in compiles:
         unit = by_unit.get(c.file)
         for k in c.kernels:
-            key = (c.file, _vendor_neutral(k.name))
+            key = (c.file, vendor_neutral(k.name))
             row = rows.get(key)
             if row is None:
-                base = _base_name(k.name)
+                base = unqualified_name(k.name)
                 src_kernel = next((sk for sk in (unit.kernels if unit else []) if sk.name == base), None)
                 if src_kernel is None and k.line is not None and unit is not None:
                     src_kernel = next((sk for sk in unit.kernels if sk.line <= k.line <= sk.end_line), None)
                 block, how = _block_for(base, unit)
-                row = KernelRow(kernel=_vendor_neutral(k.name), file=c.file, line=src_kernel.line if src_kernel else k.line,
+                row = KernelRow(kernel=vendor_neutral(k.name), file=c.file, line=src_kernel.line if src_kernel else k.line,
                                 block_size=block, block_size_source=how)
                 rows[key] = row
             row.resources[c.arch] = k
     for row in rows.values():
         unit = by_unit.get(row.file or "")
-        dyn = _dynamic_smem(_base_name(row.kernel), unit)
+        dyn = _dynamic_smem(unqualified_name(row.kernel), unit)
         for arch, k in row.resources.items():
             src = "launch site" if not row.block_size_source.startswith("assumed") else "assumed default"
             if k.vendor == "nvidia":
@@ -430,7 +413,7 @@ def _kernel_rows(units: list[_Unit], compiles: list[CompileResult], amd: list[st
             if c.file == row.file and c.arch not in row.resources and (c.kernels or not c.ok):
                 row.not_compiled.append(c.arch)
         _flag(row)
-    have = {(r.file, _base_name(r.kernel)) for r in rows.values()}
+    have = {(r.file, unqualified_name(r.kernel)) for r in rows.values()}
     for unit in units:
         ran = [c.arch for c in compiles if c.file == unit.display]
         for sk in unit.kernels:
@@ -447,7 +430,7 @@ def _kernel_rows(units: list[_Unit], compiles: list[CompileResult], amd: list[st
 def _launches_of(base: str, unit: _Unit | None) -> list[Any]:
     if unit is None:
         return []
-    return [ls for ls in unit.launches if ls.kernel and _base_name(ls.kernel) == base]
+    return [ls for ls in unit.launches if ls.kernel and unqualified_name(ls.kernel) == base]
 
 
 def _block_for(base: str, unit: _Unit | None) -> tuple[int, str]:

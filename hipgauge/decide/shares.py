@@ -1,41 +1,22 @@
 """Share of profiled kernel time per kernel, keyed so source kernels can find themselves in it.
 
 A source kernel ``warp_softmax_kernel`` and a profiled ``void warp_softmax_kernel<float>(float const*, …)``
-meet on their *base name*: the normalized key (profiles/normalize.py) without namespaces, lower-cased.
+meet on their *base name*: the normalized key without namespaces, lower-cased (``kernel_names.base_name``).
 Shares come from, in order of preference: the baseline profile's kernel table, the parity rows of a
 comparison, or the kernel lists of a projection's groups (a group's share split evenly over its kernels).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
-from hipgauge.model import value_of
+from hipgauge.kernel_names import base_name
 
-_SIMPLE = re.compile(r"^(?:void\s+)?([A-Za-z_][\w:]*)")
-
-
-def base_name(name: str) -> str:
-    """``void ns::k<float>(float*) [clone .kd]`` → ``k`` (lower-cased), for matching source to profile."""
-    if not name:
-        return ""
-    try:
-        from hipgauge.profiles.normalize import normalize_key
-
-        key = normalize_key(name)
-    except Exception:  # noqa: BLE001 - matching still works on the plain text
-        key = name
-    key = key.strip()
-    if key.startswith("void "):
-        key = key[5:]
-    for ch in "(<[":
-        pos = key.find(ch)
-        if pos > 0:
-            key = key[:pos]
-    key = key.rsplit("::", 1)[-1].strip()
-    return key.lower()
+if TYPE_CHECKING:
+    from hipgauge.model import Profile
+    from hipgauge.profiles.parity import ComparisonResult
+    from hipgauge.profiles.projection import ProjectionResult
 
 
 @dataclass
@@ -54,9 +35,10 @@ class KernelShares:
         return self.shares.get(base_name(name))
 
 
-def kernel_shares(baseline: Any = None, comparison: Any = None, projection: Any = None) -> KernelShares:
+def kernel_shares(baseline: Profile | None = None, comparison: ComparisonResult | None = None,
+                  projection: ProjectionResult | None = None) -> KernelShares:
     result = KernelShares()
-    if baseline is not None and value_of(baseline, "kernels") is not None:
+    if baseline is not None and baseline.kernels is not None:
         try:
             df = baseline.kernels
             if len(df):
@@ -72,12 +54,10 @@ def kernel_shares(baseline: Any = None, comparison: Any = None, projection: Any 
         except Exception:  # noqa: BLE001 - fall through to the other sources
             result = KernelShares()
     if comparison is not None:
-        for row in value_of(comparison, "rows", None) or []:
-            names = list(value_of(row, "baseline_names", None) or [])
-            share = float(value_of(row, "share", 0.0) or 0.0)
-            ratio = row.ratio if hasattr(row, "ratio") and not isinstance(row, dict) else value_of(row, "ratio")
-            if not names:
-                names = [str(value_of(row, "label", ""))]
+        for row in comparison.rows:
+            names = list(row.baseline_names) or [row.label]
+            share = float(row.share)
+            ratio = row.ratio
             for n in names:
                 if result.origin in ("", "comparison rows"):
                     _add(result, n, share / len(names))
@@ -86,9 +66,9 @@ def kernel_shares(baseline: Any = None, comparison: Any = None, projection: Any 
         if result.shares and not result.origin:
             result.origin = "comparison rows"
     if not result.shares and projection is not None:
-        for group in value_of(projection, "groups", None) or []:
-            kernels = list(value_of(group, "kernels", None) or [])
-            share = float(value_of(group, "share", 0.0) or 0.0)
+        for group in projection.groups:
+            kernels = list(group.kernels)
+            share = float(group.share)
             for n in kernels:
                 _add(result, n, share / len(kernels))
         if result.shares:

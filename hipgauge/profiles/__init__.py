@@ -1,7 +1,8 @@
-"""Profiles stage: read profiler output (``readers/``, ``detect``, ``load``) into one ``Profile``, normalize
-and group kernel names, match kernels across two profiles, and compute parity, percentiles and latency
-projections.
+"""The profiles stage: profiler files in, kernel tables and their comparison out.
 
-May import: knowledge, model, and the stages before it (source, rules, translate, toolchain). See
-``hipgauge/layers.py``.
+``load.load_profile`` reads any supported profile (``readers/``, one module per tool, each declaring its
+formats; ``detect`` picks the format) into a ``model.Profile``; ``match``, ``parity``, ``projection``,
+``percentiles`` and ``grouping`` compare and project profiles and know nothing of file formats.
+Imports: ``hipgauge.model``, ``hipgauge.errors``, ``hipgauge.kernel_names`` and the data tables; never a
+later stage.
 """

@@ -1,12 +1,12 @@
 """``load_profile``: any supported profile file (or a tool's output folder) → ``Profile``.
 
-The format is detected from the content (``detect.py``); ``fmt`` overrides it. Every failure is an
+The format is detected from the content (``detect.py``, over the formats the reader modules declare:
+``readers/registry.py``); ``fmt`` overrides it. Every failure is an
 ``InputError`` naming the file; problems that leave the rest readable become ``Profile.warnings``.
 """
 
 from __future__ import annotations
 
-import importlib
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -17,29 +17,19 @@ from hipgauge.errors import InputError
 from hipgauge.model import Profile
 
 from .detect import detect_format, find_in_directory
+from .readers.latency import read_latency
+from .readers.registry import PROFILE, formats, profile_format_names
 
-#: format name → (module under readers/, function). ``source_format`` of the rows it yields is the same name.
-_READERS: dict[str, tuple[str, str]] = {
-    "kineto": ("kineto", "read_kineto"),
-    "nsys-csv": ("nsys", "read_nsys_csv"),
-    "nsys-sqlite": ("nsys", "read_nsys_sqlite"),
-    "ncu-csv": ("ncu", "read_ncu_csv"),
-    "rocprof-v1": ("rocprof", "read_rocprof_v1_csv"),
-    "rocprof-v1-json": ("rocprof", "read_rocprof_v1_json"),
-    "rocprof-v1-db": ("rocprof", "read_rocprof_v1_db"),
-    "rocprof-stats": ("rocprof", "read_rocprof_stats"),
-    "rocprofv3-csv": ("rocprof", "read_rocprofv3_csv"),
-    "rocprofv3-json": ("rocprof", "read_rocprofv3_json"),
-    "rocpd": ("rocprof", "read_rocpd"),
-    "rocprof-compute": ("rocprof", "read_rocprof_compute"),
-}
-
-FORMATS: tuple[str, ...] = tuple(_READERS)
+#: the kernel-profile formats, as found in ``readers/`` when this module was imported (see ``registry``)
+FORMATS: tuple[str, ...] = profile_format_names()
 
 
 def reader_for(fmt: str) -> Any:
-    module, func = _READERS[fmt]
-    return getattr(importlib.import_module(f"hipgauge.profiles.readers.{module}"), func)
+    """The read function of a kernel-profile format (KeyError when there is none)."""
+    f = formats()[fmt]
+    if f.role != PROFILE:
+        raise KeyError(fmt)
+    return f.read
 
 
 def load_profile(path: str | Path, fmt: str | None = None, latency_csv: str | Path | None = None,
@@ -47,21 +37,22 @@ def load_profile(path: str | Path, fmt: str | None = None, latency_csv: str | Pa
     path = Path(path)
     if not path.exists():
         raise InputError("no such file or folder", path)
+    known = ", ".join(profile_format_names())
     if path.is_dir():
         found = find_in_directory(path)
         if found is None:
-            raise InputError("no profile file found in this folder (known: " + ", ".join(FORMATS) + ")", path)
+            raise InputError(f"no profile file found in this folder (known: {known})", path)
         path = found
-    if fmt is not None and fmt not in _READERS:
-        raise InputError(f"unknown profile format {fmt!r} (known: {', '.join(FORMATS)})", path)
+    if fmt is not None and fmt not in profile_format_names():
+        raise InputError(f"unknown profile format {fmt!r} (known: {known})", path)
     if fmt is None:
         if path.stat().st_size == 0:
             raise InputError("is empty", path)
         fmt = detect_format(path)
-        if fmt == "latency-csv":
-            raise InputError("is a per-iteration latency CSV, not a kernel profile: give it with --latency-csv", path)
+        if fmt is not None and formats()[fmt].role != PROFILE:
+            raise InputError(formats()[fmt].not_a_profile or f"is a {fmt} file, not a kernel profile", path)
         if fmt is None:
-            raise InputError("unrecognised profile format (use --format; known: " + ", ".join(FORMATS) + ")", path)
+            raise InputError(f"unrecognised profile format (use --format; known: {known})", path)
     reader = reader_for(fmt)
     try:
         profile: Profile = reader(path, max_bytes=max_bytes)
@@ -79,8 +70,6 @@ def load_profile(path: str | Path, fmt: str | None = None, latency_csv: str | Pa
         raise InputError(f"cannot read as {fmt}: {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}",
                          path) from None
     if latency_csv is not None:
-        from .readers.latency import read_latency
-
         profile.latency_ms = read_latency(Path(latency_csv))
         profile.latency_source = str(latency_csv)
     return profile

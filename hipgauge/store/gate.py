@@ -15,8 +15,8 @@ from typing import Any
 import polars as pl
 
 from hipgauge.errors import InputError
+from hipgauge.kernel_names import normalize_key
 from hipgauge.model import Profile, Record
-from hipgauge.profiles.normalize import normalize_key
 from hipgauge.profiles.percentiles import iteration_view
 from hipgauge.store.record import AssessmentRecord, ParityEntry, parity_entries
 
@@ -109,10 +109,6 @@ def rows_from_comparison(doc: dict[str, Any]) -> list[ParityEntry]:
 # --------------------------------------------------------------------------------------------
 
 
-def _normalize(name: str) -> str:
-    return normalize_key(name)
-
-
 def rows_against_last(last: AssessmentRecord, cand: Profile) -> tuple[list[ParityEntry], str, list[str]]:
     """Parity rows of ``cand`` against the candidate side of the last stored assessment.
 
@@ -144,7 +140,7 @@ def rows_against_last(last: AssessmentRecord, cand: Profile) -> tuple[list[Parit
         if r.match == "operator":
             found = by_op.get(r.operator or r.label)
         else:
-            for k in [r.label, *r.candidate_names, *(_normalize(n) for n in r.candidate_names)]:
+            for k in [r.label, *r.candidate_names, *(normalize_key(n) for n in r.candidate_names)]:
                 if k in by_key:
                     found = by_key[k]
                     used.add(k)

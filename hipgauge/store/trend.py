@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
+from hipgauge.kernel_names import key_or_name
 from hipgauge.model import Record
-from hipgauge.profiles.normalize import normalize_key
 from hipgauge.store.record import COMPONENT_LABELS, AssessmentRecord
 
 
@@ -86,10 +86,7 @@ class KernelTrend(Record):
 def trend_key(label: str) -> str:
     """The key rows of one kernel share across assessments: its normalized name (an exact match in one
     assessment and a normalized one in the next then stay one trend)."""
-    try:
-        return normalize_key(label) or label
-    except Exception:  # noqa: BLE001 - an odd label keeps its own trend rather than failing the command
-        return label
+    return key_or_name(label)
 
 
 def build_trends(records: list[AssessmentRecord], keep: Callable[[str], bool]) -> list[KernelTrend]:

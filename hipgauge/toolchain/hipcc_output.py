@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from hipgauge.symbols import demangle
+from hipgauge.kernel_names import demangle
 from hipgauge.toolchain.resources import Diagnostic, KernelResources
 
 _REMARK = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): remark:\s+(?P<key>[^:]+?):\s*(?P<val>\S+)\s+"

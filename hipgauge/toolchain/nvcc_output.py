@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from hipgauge.symbols import demangle
+from hipgauge.kernel_names import demangle
 from hipgauge.toolchain.resources import Diagnostic, KernelResources
 
 _ENTRY = re.compile(r"ptxas\s+info\s*:\s*Compiling entry function '([^']+)' for '([^']+)'")

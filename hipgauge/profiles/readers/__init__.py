@@ -1,1 +1,4 @@
-"""One reader per profile format; each returns a ``hipgauge.model.Profile``."""
+"""One module per profiler: each declares ``FORMATS`` (``registry.Format``: name, sniff, read, folder picks)
+and returns a ``hipgauge.model.Profile`` through ``finish.finish_profile``. The shared plumbing lives beside
+them: ``files`` (size caps, gzip), ``table`` (profiler CSVs), ``chrome_json`` (streamed traces), ``frame``
+(the kernel table), ``ranges`` (NVTX/roctx attribution), ``registry`` (discovery and sniffing)."""

@@ -6,9 +6,10 @@ from typing import Any
 
 import polars as pl
 
+from hipgauge.kernel_names import demangle, normalize_key
 from hipgauge.model import KERNEL_RECORD_SCHEMA
 
-from ..normalize import demangle, normalize_key
+from .files import check_records
 
 POLARS_TYPES: dict[str, Any] = {name: getattr(pl, dtype) for name, dtype in KERNEL_RECORD_SCHEMA.items()}
 
@@ -77,8 +78,6 @@ def iteration_windows(df: pl.DataFrame) -> list[tuple[int, int, int]]:
 def expand_aggregate(names: list[str], counts: list[int], totals: list[int], extra: dict[str, list] | None = None) -> pl.DataFrame:
     """Aggregate rows → one row per instance with duration total // count (the remainder spread as
     +1 ns over the first rows), so that counts and totals stay exact."""
-    from .files import check_records
-
     extra = extra or {}
     check_records(sum(max(int(n), 0) for n in counts))  # an absurd instance count must not exhaust memory
     out_name: list[str] = []

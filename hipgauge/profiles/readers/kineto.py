@@ -21,12 +21,20 @@ What each column means here:
   ``async_cpu_to_gpu`` flow ending at the kernel gives the same id.
 
 The file is streamed (see ``chrome_json``): memory stays bounded by the compact per-event columns.
+
+Reading runs in named phases: ``_parse_events`` (one pass over the stream into compact columns) →
+``_describe`` (vendor, device, metadata from the trace header) → ``_frames`` (polars tables of CPU
+ops, runtime calls and GPU events) → ``_link_launches`` (GPU event → runtime call → innermost
+``cpu_op``) → ``_attribute`` (outermost CPU range and ProfilerStep iteration of each launch) →
+``_gpu_step_windows`` (GPU-side iteration windows and fallback) → ``_kernel_table`` (memory totals,
+names looked up) → ``finish_profile``.
 """
 
 from __future__ import annotations
 
 import gc
 from array import array
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +44,9 @@ from hipgauge.errors import InputError
 from hipgauge.model import Profile
 
 from .chrome_json import ChromeTrace
-from .frame import dims, kernel_frame
+from .finish import finish_profile
+from .frame import dims
+from .registry import Format, Head
 
 FORMAT = "kineto"
 
@@ -52,21 +62,6 @@ _FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu"})
 _KIND_OP, _KIND_ANNOT, _KIND_STEP = 0, 1, 2
 _G_KERNEL, _G_MEMCPY, _G_MEMSET = 0, 1, 2
 _STEP_PREFIX = "ProfilerStep#"
-
-
-class _Interner:
-    __slots__ = ("index", "values")
-
-    def __init__(self) -> None:
-        self.index: dict[Any, int] = {}
-        self.values: list[Any] = []
-
-    def __call__(self, value: Any) -> int:
-        i = self.index.get(value)
-        if i is None:
-            i = self.index[value] = len(self.values)
-            self.values.append(value)
-        return i
 
 
 def _to_ns(col: str) -> pl.Expr:
@@ -138,6 +133,26 @@ def _innermost_ops(ops: pl.DataFrame, launches: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame({"row": out_rows, "in_id": out_ids}, schema={"row": pl.UInt32, "in_id": pl.Int64})
 
 
+
+@dataclass
+class _Events:
+    """The trace as compact columns, one dict of arrays per event family (keys are frame column names)."""
+
+    ops: dict[str, array]  # CPU ranges: cpu_op / user_annotation / ProfilerStep
+    runtime: dict[str, array]  # runtime / driver calls
+    gpu: dict[str, array]  # kernels, memcpy, memset
+    flows: dict[str, array]  # kernel-side ends of ac2g flows (fallback kernel ↔ runtime link)
+    gpu_steps: list[tuple[int, float, float]]  # gpu_user_annotation ProfilerStep#N: (N, ts µs, dur µs)
+    names: list[str]
+    shapes: list[str | None]
+    runtime_names: set[str]
+    header: dict[str, Any]
+    seen: int = 0
+    bad: int = 0
+    first_bad: int | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
 def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int | None = None) -> Profile:
     # The cyclic GC would rescan the millions of short-lived event dicts orjson builds (3-4x slower);
     # nothing here creates reference cycles, so it is paused while reading.
@@ -152,20 +167,41 @@ def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int
 
 def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile:
     trace = ChromeTrace(path, max_bytes=max_bytes, **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}))
-    names = _Interner()
-    threads = _Interner()
-    shapes = _Interner()
-    name_ix, thread_ix, shape_ix = names.index, threads.index, shapes.index
+    ev = _parse_events(trace)
+    warnings = ev.warnings
+    if ev.gpu["gkind"].count(_G_KERNEL) == 0:
+        if not ev.header and ev.seen == 0:
+            raise InputError("no trace events: not a PyTorch profiler trace", path)
+        raise InputError("no GPU kernel events in this trace (was the profiler run with the CUDA activity?)", path)
+    vendor, device, dev_names, metadata = _describe(ev.header, ev.runtime_names)
+    ops, runtime, g = _frames(ev, path)
+    link = _link_launches(g, ops, runtime, ev)
+    link = _attribute(link, ops, ev.names)
+    del ops, runtime
+    link, gsteps = _gpu_step_windows(link, ev.gpu_steps)
+    g = g.drop("corr", "ext", "g_thread").join(link.drop("start_ns"), on="row", how="left")
+    del link
+    iterations = [(n, s, e) for n, (s, e) in gsteps] if gsteps else _launch_windows(g)
+    k = _kernel_table(g, ev, dev_names, device, metadata)
+    if not iterations and k.height:
+        warnings.append("no ProfilerStep#N annotations: iterations unknown (the whole trace counts as one window)")
+    return finish_profile(path, FORMAT, vendor, k, device=device, metadata=metadata, warnings=warnings,
+                          iterations=iterations, sort_by_start=False)
 
-    # CPU ranges: cpu_op / user_annotation / ProfilerStep
+
+# ---------------------------------------------------------------- phase 1: the event stream → columns
+def _parse_events(trace: ChromeTrace) -> _Events:
+    """One pass over the stream: each event lands in its family's columns (names, threads and launch
+    shapes interned); an event with missing or malformed fields is skipped and counted."""
+    name_ix: dict[str, int] = {}
+    thread_ix: dict[tuple[Any, Any], int] = {}
+    shape_ix: dict[Any, int] = {}
+
     o_thread, o_ts, o_dur, o_ext, o_name, o_kind = array("i"), array("d"), array("d"), array("q"), array("i"), array("b")
-    # runtime / driver calls
     r_thread, r_ts, r_corr, r_ext = array("i"), array("d"), array("q"), array("q")
-    # GPU activities: kernels, memcpy, memset
     g_kind, g_name, g_thread, g_dev, g_stream = array("b"), array("i"), array("i"), array("q"), array("q")
     g_ts, g_dur, g_ext, g_corr = array("d"), array("d"), array("q"), array("q")
     g_grid, g_block, g_regs, g_smem = array("q"), array("q"), array("q"), array("q")
-    # flows (fallback kernel ↔ runtime link) and GPU-side step annotations
     f_thread, f_ts, f_id = array("i"), array("d"), array("q")
     gpu_steps: list[tuple[int, float, float]] = []
     runtime_names: set[str] = set()
@@ -254,20 +290,28 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
             finally:
                 seen += 1
 
-    names.values = list(name_ix)
-    threads.values = list(thread_ix)
-    shapes.values = [dims(list(k) if isinstance(k, tuple) else k) for k in shape_ix]
-    header = trace.header
-    warnings: list[str] = []
+    ev = _Events(
+        ops={"thread": o_thread, "ts": o_ts, "dur": o_dur, "ext": o_ext, "name_id": o_name, "kind": o_kind},
+        runtime={"r_thread": r_thread, "r_ts": r_ts, "corr": r_corr, "r_ext": r_ext},
+        gpu={"gkind": g_kind, "name_id": g_name, "g_thread": g_thread, "dev": g_dev, "stream": g_stream, "start_ns": g_ts,
+             "duration_ns": g_dur, "ext": g_ext, "corr": g_corr, "grid_id": g_grid, "block_id": g_block,
+             "registers": g_regs, "shared_mem_bytes": g_smem},
+        flows={"g_thread": f_thread, "start_ns": f_ts, "fid": f_id},
+        gpu_steps=gpu_steps,
+        names=list(name_ix),
+        shapes=[dims(list(k) if isinstance(k, tuple) else k) for k in shape_ix],
+        runtime_names=runtime_names,
+        header=trace.header,
+        seen=seen, bad=bad, first_bad=first_bad,
+    )
     if bad:
-        warnings.append(f"{bad} trace event(s) with missing or malformed fields were skipped (first: event #{first_bad})")
-    n_kernels = g_kind.count(_G_KERNEL)
-    if n_kernels == 0:
-        if not header and seen == 0:
-            raise InputError("no trace events: not a PyTorch profiler trace", path)
-        raise InputError("no GPU kernel events in this trace (was the profiler run with the CUDA activity?)", path)
+        ev.warnings.append(f"{bad} trace event(s) with missing or malformed fields were skipped (first: event #{first_bad})")
+    return ev
 
-    # ---------------- vendor, device, metadata ----------------
+
+# ---------------------------------------------------------------- phase 2: vendor, device, metadata
+def _describe(header: dict[str, Any], runtime_names: set[str]) -> tuple[str, str | None, dict[int, str], dict[str, str]]:
+    """(vendor, device name, device id → name, metadata) from the trace header and the runtime call names."""
     metadata: dict[str, str] = {}
     for key in ("cuda_runtime_version", "cuda_driver_version", "cupti_version", "hip_runtime_version",
                 "hip_driver_version", "roctracer_version", "schemaVersion", "traceName"):
@@ -309,13 +353,17 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
         metadata["device_name"] = device
     if len(dev_names) > 1:
         metadata["devices"] = ", ".join(f"{i}: {n}" for i, n in sorted(dev_names.items()))
+    return vendor, device, dev_names, metadata
 
-    # ---------------- frames ----------------
-    # Attribution works on narrow frames (ids and times only) and joins the results back once, so
-    # the 5M-row op table and the wide GPU table are never copied through a chain of joins.
-    name_values = pl.Series("v", names.values, dtype=pl.String)
-    ops = pl.DataFrame({"thread": o_thread, "ts": o_ts, "dur": o_dur, "ext": o_ext, "name_id": o_name, "kind": o_kind})
-    del o_thread, o_ts, o_dur, o_ext, o_name, o_kind
+
+# ---------------------------------------------------------------- phase 3: columns → frames
+def _frames(ev: _Events, path: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """(ops, runtime, gpu) frames in int ns, insane and negative rows dropped with a warning. The
+    attribution works on narrow frames (ids and times only) and joins the results back once, so the
+    5M-row op table and the wide GPU table are never copied through a chain of joins. Each family's
+    arrays are released as soon as its frame is built."""
+    ops = pl.DataFrame(ev.ops)
+    ev.ops = {}
     ops = (
         ops.lazy()
         .filter(_sane("ts", "dur"))
@@ -323,18 +371,14 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
         .select("thread", "ts", (pl.col("ts") + pl.col("dur")).alias("end"), "ext", "name_id", "kind")
         .collect()
     )
-    runtime = pl.DataFrame({"r_thread": r_thread, "r_ts": r_ts, "corr": r_corr, "r_ext": r_ext}).filter(_sane("r_ts"))
-    del r_thread, r_ts, r_corr, r_ext
+    runtime = pl.DataFrame(ev.runtime).filter(_sane("r_ts"))
+    ev.runtime = {}
     runtime = runtime.with_columns(_to_ns("r_ts"), _nonneg("r_ext")).unique("corr", keep="first", maintain_order=False)
-    g = pl.DataFrame({
-        "gkind": g_kind, "name_id": g_name, "g_thread": g_thread, "dev": g_dev, "stream": g_stream, "start_ns": g_ts,
-        "duration_ns": g_dur, "ext": g_ext, "corr": g_corr, "grid_id": g_grid, "block_id": g_block,
-        "registers": g_regs, "shared_mem_bytes": g_smem,
-    })
-    del g_kind, g_name, g_thread, g_dev, g_stream, g_ts, g_dur, g_ext, g_corr, g_grid, g_block, g_regs, g_smem
+    g = pl.DataFrame(ev.gpu)
+    ev.gpu = {}
     insane = g.height - (g := g.filter(_sane("start_ns", "duration_ns"))).height
     if insane:
-        warnings.append(f"{insane} GPU event(s) with a non-finite or overflowing ts/dur were dropped")
+        ev.warnings.append(f"{insane} GPU event(s) with a non-finite or overflowing ts/dur were dropped")
         if not g.filter(pl.col("gkind") == _G_KERNEL).height:
             raise InputError("no GPU kernel event with a usable ts/dur", path)
     g = g.with_columns(
@@ -343,23 +387,28 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
     ).with_row_index("row")
     neg = g.filter(pl.col("duration_ns") < 0).height
     if neg:
-        warnings.append(f"{neg} GPU event(s) with a negative duration were dropped")
+        ev.warnings.append(f"{neg} GPU event(s) with a negative duration were dropped")
         g = g.filter(pl.col("duration_ns") >= 0)
+    return ops, runtime, g
 
+
+# ---------------------------------------------------------------- phase 4: GPU event → launch → operator
+def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev: _Events) -> pl.DataFrame:
+    """Per GPU event (row, start_ns, corr): the innermost operator (op_id) and the launching thread
+    and time (l_thread, l_ts), through correlation → runtime call → External id → cpu_op."""
     link = g.select("row", "g_thread", "start_ns", "ext", "corr")
     # kernel ↔ flow fallback, for GPU events without a correlation argument
-    if link.get_column("corr").null_count() and len(f_id):
-        flows = pl.DataFrame({"g_thread": f_thread, "start_ns": f_ts, "fid": f_id}).filter(_sane("start_ns"))
+    if link.get_column("corr").null_count() and len(ev.flows["fid"]):
+        flows = pl.DataFrame(ev.flows).filter(_sane("start_ns"))
         flows = flows.with_columns(_to_ns("start_ns"))
         flows = flows.unique(["g_thread", "start_ns"], keep="first")
         link = link.join(flows, on=["g_thread", "start_ns"], how="left").with_columns(
             pl.coalesce("corr", _nonneg("fid")).alias("corr")).drop("fid")
-    del f_thread, f_ts, f_id
+    ev.flows = {}
     link = link.drop("g_thread")
 
     # kernel → runtime call (launch point, External id)
     link = link.join(runtime, on="corr", how="left")
-    del runtime
     link = link.with_columns(pl.coalesce("ext", "r_ext").alias("ext")).drop("r_ext")
     # External id → innermost op (cpu_op preferred over a user annotation), among the ids kernels carry
     wanted = link.get_column("ext").drop_nulls().unique()
@@ -385,13 +434,17 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
             pl.when(bad_link).then(pl.col("r_thread")).otherwise(pl.col("op_thread")).alias("op_thread"),
             pl.when(bad_link).then(pl.col("r_ts")).otherwise(pl.col("op_ts")).alias("op_ts"),
         ).drop("in_id")
-    link = link.select(
+    return link.select(
         "row", "start_ns", "corr", "op_id",
         pl.coalesce("r_thread", "op_thread").alias("l_thread"),
         pl.coalesce("r_ts", "op_ts").alias("l_ts"),
     )
 
-    # outermost enclosing CPU range on the launching thread
+
+# ---------------------------------------------------------------- phase 5: range and CPU iteration
+def _attribute(link: pl.DataFrame, ops: pl.DataFrame, names: list[str]) -> pl.DataFrame:
+    """Adds ``top_id`` (the outermost CPU range enclosing the launch on its thread) and ``iteration``
+    (the CPU ProfilerStep#N span holding the launch)."""
     tops = (
         ops.lazy()
         .filter(pl.col("kind") != _KIND_STEP)
@@ -405,7 +458,6 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
         .collect()
     )
     step_rows = ops.filter(pl.col("kind") == _KIND_STEP).select("ts", "end", "name_id")
-    del ops
     launched = link.filter(pl.col("l_ts").is_not_null()).sort("l_ts")
     unlaunched = link.filter(pl.col("l_ts").is_null())
     del link
@@ -418,9 +470,8 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
         launched = launched.with_columns(pl.lit(None, dtype=pl.Int32).alias("top_id"))
     del tops
 
-    # iteration: the CPU ProfilerStep#N span holding the launch
     cpu_steps = sorted(
-        (n, ts, end) for ts, end, nid in step_rows.iter_rows() if (n := _step_number(names.values[nid])) is not None
+        (n, ts, end) for ts, end, nid in step_rows.iter_rows() if (n := _step_number(names[nid])) is not None
     )
     if cpu_steps and launched.height:
         steps_df = pl.DataFrame(
@@ -433,10 +484,14 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
     else:
         launched = launched.with_columns(pl.lit(None, dtype=pl.Int64).alias("iteration"))
     unlaunched = unlaunched.with_columns(pl.lit(None, dtype=pl.Int32).alias("top_id"), pl.lit(None, dtype=pl.Int64).alias("iteration"))
-    link = pl.concat([launched, unlaunched], how="diagonal_relaxed").select("row", "start_ns", "corr", "op_id", "top_id", "iteration")
-    del launched, unlaunched
+    return pl.concat([launched, unlaunched], how="diagonal_relaxed").select("row", "start_ns", "corr", "op_id", "top_id", "iteration")
 
-    # GPU-side step windows, and the fallback iteration for events without a CPU launch
+
+# ---------------------------------------------------------------- phase 6: GPU-side iteration windows
+def _gpu_step_windows(link: pl.DataFrame, gpu_steps: list[tuple[int, float, float]]
+                      ) -> tuple[pl.DataFrame, list[tuple[int, tuple[int, int]]]]:
+    """The gpu_user_annotation ProfilerStep#N windows (N → (start ns, end ns)), and the iteration of the
+    events without a CPU launch taken from the window holding them."""
     gsteps = sorted({n: (round(ts * 1000), round((ts + dur) * 1000)) for n, ts, dur in gpu_steps}.items())
     if gsteps:
         gs = pl.DataFrame(
@@ -446,30 +501,34 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
         link = link.sort("start_ns").join_asof(gs, on="start_ns", strategy="backward").with_columns(
             pl.coalesce("iteration", pl.when(pl.col("start_ns") <= pl.col("gs_end")).then(pl.col("g_iter"))).alias("iteration")
         ).drop("gs_end", "g_iter")
-    g = g.drop("corr", "ext", "g_thread").join(link.drop("start_ns"), on="row", how="left")
-    del link
+    return link, gsteps
 
-    iterations: list[tuple[int, int, int]]
-    if gsteps:
-        iterations = [(n, s, e) for n, (s, e) in gsteps]
-    else:
-        spans = (
-            g.filter(pl.col("iteration").is_not_null())
-            .group_by("iteration", maintain_order=True)
-            .agg(pl.col("start_ns").min().alias("s"), (pl.col("start_ns") + pl.col("duration_ns")).max().alias("e"))
-            .sort("iteration")
-        )
-        iterations = [(int(i), int(s), int(e)) for i, s, e in spans.iter_rows()]
 
-    # memory operations: totals only
+def _launch_windows(g: pl.DataFrame) -> list[tuple[int, int, int]]:
+    """Without GPU step annotations: first start to last end of the GPU events of each iteration
+    (kernels, memcpys and memsets)."""
+    spans = (
+        g.filter(pl.col("iteration").is_not_null())
+        .group_by("iteration", maintain_order=True)
+        .agg(pl.col("start_ns").min().alias("s"), (pl.col("start_ns") + pl.col("duration_ns")).max().alias("e"))
+        .sort("iteration")
+    )
+    return [(int(i), int(s), int(e)) for i, s, e in spans.iter_rows()]
+
+
+# ---------------------------------------------------------------- phase 7: the kernel rows
+def _kernel_table(g: pl.DataFrame, ev: _Events, dev_names: dict[int, str], device: str | None,
+                  metadata: dict[str, str]) -> pl.DataFrame:
+    """Memory operations summed into ``metadata``; the kernels in file order with their names, operator,
+    range, launch shape and device looked up."""
     for kind, label in ((_G_MEMCPY, "memcpy"), (_G_MEMSET, "memset")):
         sub = g.filter(pl.col("gkind") == kind)
         metadata[f"{label}_count"] = str(sub.height)
         metadata[f"{label}_ns"] = str(int(sub.get_column("duration_ns").sum() or 0))
 
     k = g.filter(pl.col("gkind") == _G_KERNEL).sort("row")
-    shape_values = pl.Series("s", shapes.values, dtype=pl.String)
-    dev_name_map = {i: n for i, n in dev_names.items()}
+    name_values = pl.Series("v", ev.names, dtype=pl.String)
+    shape_values = pl.Series("s", ev.shapes, dtype=pl.String)
 
     def lookup(col: str, values: pl.Series) -> pl.Expr:
         return pl.when(pl.col(col) >= 0).then(pl.col(col)).otherwise(None).map_batches(
@@ -482,23 +541,25 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
         pl.col("top_id").map_batches(lambda s: name_values.gather(s), return_dtype=pl.String).alias("range"),
         lookup("grid_id", shape_values).alias("grid"),
         lookup("block_id", shape_values).alias("block"),
-        (pl.col("dev").replace_strict(dev_name_map, default=device, return_dtype=pl.String) if dev_name_map
+        (pl.col("dev").replace_strict(dev_names, default=device, return_dtype=pl.String) if dev_names
          else pl.lit(device, dtype=pl.String)).alias("device"),
         pl.col("corr").alias("correlation"),
     )
     unattributed = k.get_column("operator").null_count()
     if unattributed:
         metadata["kernels_without_operator"] = str(unattributed)
-    kernels = kernel_frame(k, vendor=vendor, source_format=FORMAT)
-    if not iterations and kernels.height:
-        warnings.append("no ProfilerStep#N annotations: iterations unknown (the whole trace counts as one window)")
-    return Profile(
-        path=str(path),
-        source_format=FORMAT,
-        vendor=vendor,
-        kernels=kernels,
-        device=device,
-        iterations=iterations,
-        metadata=metadata,
-        warnings=warnings,
-    )
+    return k
+
+
+# ---------------------------------------------------------------- the format
+def _sniff(head: Head) -> float | None:
+    if not head.is_json:
+        return None
+    if head.has(b"traceEvents", b'"ph"'):
+        return 1.0
+    if not head.complete and head.stripped[:1] == b"{":
+        return 0.5  # a JSON object whose first MiB is all metadata: let the trace reader judge it
+    return None
+
+
+FORMATS = (Format(FORMAT, read_kineto, _sniff, files=(("*.pt.trace.json.gz", 60), ("*.pt.trace.json", 70))),)

@@ -10,6 +10,7 @@ from pathlib import Path
 from hipgauge.errors import InputError
 
 from .files import read_text
+from .registry import Format, Head
 
 
 def read_latency(path: str | Path, max_bytes: int | None = None) -> list[float]:
@@ -59,3 +60,12 @@ def read_latency(path: str | Path, max_bytes: int | None = None) -> list[float]:
         raise InputError("no latency rows", path)
     out.sort(key=lambda t: t[0])
     return [v for _, v in out]
+
+
+def _sniff(head: Head) -> float | None:
+    return head.csv_score(lambda f: {"iteration", "latency_ms"} <= {x.lower() for x in f})
+
+
+#: recognised so that ``load_profile`` can say what the file is; read through ``--latency-csv``
+FORMATS = (Format("latency-csv", read_latency, _sniff, role="latency",
+                  not_a_profile="is a per-iteration latency CSV, not a kernel profile: give it with --latency-csv"),)

@@ -18,7 +18,8 @@ import polars as pl
 from hipgauge.errors import InputError
 from hipgauge.model import Profile
 
-from .frame import kernel_frame
+from .finish import finish_profile
+from .registry import Format
 from .table import BYTE_UNITS, TIME_UNITS, Table, number, read_table
 
 FORMAT = "ncu-csv"
@@ -63,15 +64,12 @@ def read_ncu_csv(path: str | Path, max_bytes: int | None = None) -> Profile:
         df, meta = _details(t)
     else:
         df, meta = _raw(t)
-    if df.height == 0:
-        raise InputError("no kernel launches with a duration", path)
     warnings = ["ncu serializes and replays kernels: durations are per-kernel, not end-to-end; no start times or iterations"]
     if t.skipped_lines:
         warnings.append(f"{t.skipped_lines} non-table line(s) (==PROF==, application output) were ignored")
     device = meta.get("device_name")
-    return Profile(path=str(path), source_format=FORMAT, vendor="nvidia",
-                   kernels=kernel_frame(df, vendor="nvidia", source_format=FORMAT, device=device),
-                   device=device, metadata=meta, warnings=warnings)
+    return finish_profile(path, FORMAT, "nvidia", df, device=device, metadata=meta, warnings=warnings,
+                          empty="no kernel launches with a duration")
 
 
 def _meta_from(cc: str | None, meta: dict[str, str]) -> None:
@@ -88,6 +86,9 @@ def _details(t: Table) -> tuple[pl.DataFrame, dict[str, str]]:
     c = t.col
     ci = {k: c(k) for k in ("ID", "Process ID", "Kernel Name", "Stream", "Block Size", "Grid Size", "CC",
                             "Metric Name", "Metric Unit", "Metric Value")}
+    ci_kname, ci_metric, ci_value = ci["Kernel Name"], ci["Metric Name"], ci["Metric Value"]
+    if ci_kname is None or ci_metric is None or ci_value is None:
+        raise InputError("details page without Kernel Name / Metric Name / Metric Value columns", t.path, t.header_line)
     launches: dict[tuple[str, str], dict] = {}
     cc = None
     for line, f in t.rows:
@@ -95,7 +96,7 @@ def _details(t: Table) -> tuple[pl.DataFrame, dict[str, str]]:
         rec = launches.get(key)
         if rec is None:
             rec = launches[key] = {
-                "raw_name": f[ci["Kernel Name"]],
+                "raw_name": f[ci_kname],
                 "stream": number(f[ci["Stream"]]) if ci["Stream"] is not None else None,
                 "block": _dims(f[ci["Block Size"]]) if ci["Block Size"] is not None else None,
                 "grid": _dims(f[ci["Grid Size"]]) if ci["Grid Size"] is not None else None,
@@ -103,9 +104,9 @@ def _details(t: Table) -> tuple[pl.DataFrame, dict[str, str]]:
             }
             if ci["CC"] is not None and f[ci["CC"]].strip():
                 cc = f[ci["CC"]].strip()
-        metric = f[ci["Metric Name"]].strip()
+        metric = f[ci_metric].strip()
         unit = f[ci["Metric Unit"]] if ci["Metric Unit"] is not None else ""
-        raw_value = f[ci["Metric Value"]]
+        raw_value = f[ci_value]
         if metric in _DURATION_METRICS:
             v = number(raw_value, t.path, line, metric)
             if v is not None:
@@ -138,6 +139,8 @@ def _raw(t: Table) -> tuple[pl.DataFrame, dict[str, str]]:
     c = t.col
     ci_id, ci_name = c("ID"), c("Kernel Name")
     ci_dur = next((c(m) for m in _DURATION_METRICS[:2] if c(m) is not None), None)
+    if ci_name is None:
+        raise InputError("raw page without a Kernel Name column", t.path, t.header_line)
     if ci_dur is None:
         raise InputError("raw page without gpu__time_duration.sum (profile with --metrics gpu__time_duration.sum)",
                          t.path, t.header_line)
@@ -188,3 +191,6 @@ def _frame(rows: list[dict]) -> pl.DataFrame:
     schema = {"raw_name": pl.String, "duration_ns": pl.Int64, "stream": pl.Int64, "block": pl.String, "grid": pl.String,
               "registers": pl.Int64, "shared_mem_bytes": pl.Int64, "correlation": pl.Int64}
     return pl.DataFrame(rows, schema=schema)
+
+
+FORMATS = (Format(FORMAT, read_ncu_csv, lambda head: head.csv_score(_is_header)),)

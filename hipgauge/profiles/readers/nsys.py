@@ -25,10 +25,14 @@ import polars as pl
 from hipgauge.errors import InputError
 from hipgauge.model import Profile
 
-from .frame import AGGREGATE_WARNING, expand_aggregate, iteration_windows, kernel_frame
+from .finish import finish_profile
+from .frame import AGGREGATE_WARNING, expand_aggregate
 from .ranges import attribute_ranges
+from .registry import Format, Head
 from .table import BYTE_UNITS, TIME_UNITS, Table, number, read_table
 
+CSV, SQLITE = "nsys-csv", "nsys-sqlite"
+VENDOR = "nvidia"
 _UNIT_RE = re.compile(r"\(([^)]*)\)\s*$")
 _DEVICE_RE = re.compile(r"^(.*?)\s*\((\d+)\)\s*$")
 
@@ -46,6 +50,12 @@ def _unit(header: str, default: float = 1.0) -> float:
         return default
     u = m.group(1).strip().lower()
     return TIME_UNITS.get(u, default)
+
+
+def _byte_unit(header: str) -> int:
+    """Bytes per unit of a shared-memory column (``StcSMem (MB)``); MB (2**20) when the header names none."""
+    m = _UNIT_RE.search(header)
+    return BYTE_UNITS.get((m.group(1) if m else "mb").lower(), 1 << 20)
 
 
 def _dims_ws(cell: str) -> str | None:
@@ -87,10 +97,8 @@ def _kern_sum(t: Table) -> Profile:
     if not names:
         raise InputError("no kernel rows", t.path)
     df = expand_aggregate(names, counts, totals, {"grid": grids, "block": blocks})
-    fmt = "nsys-csv"
-    return Profile(
-        path=str(t.path), source_format=fmt, vendor="nvidia",
-        kernels=kernel_frame(df, vendor="nvidia", source_format=fmt),
+    return finish_profile(
+        t.path, CSV, VENDOR, df,
         metadata={"aggregate": "true", "report": "gpukernsum" if "GridXYZ" in t.header else "cuda_gpu_kern_sum"},
         warnings=[AGGREGATE_WARNING],
     )
@@ -108,8 +116,7 @@ def _gpu_trace(t: Table) -> Profile:
     ci_grid = [c("GrdX"), c("GrdY"), c("GrdZ")]
     ci_blk = [c("BlkX"), c("BlkY"), c("BlkZ")]
     ci_ss, ci_ds = t.col_prefix("StcSMem"), t.col_prefix("DymSMem")
-    smem_scale = [BYTE_UNITS.get((_UNIT_RE.search(t.header[i]) or [None, "mb"])[1].lower(), 1 << 20) if i is not None else 0
-                  for i in (ci_ss, ci_ds)]
+    smem_scale = [_byte_unit(t.header[i]) if i is not None else 0 for i in (ci_ss, ci_ds)]
     rows: dict[str, list] = {k: [] for k in ("raw_name", "start_ns", "duration_ns", "correlation", "stream", "device",
                                              "registers", "shared_mem_bytes", "grid", "block")}
     mem_n = mem_ns = 0
@@ -158,16 +165,12 @@ def _gpu_trace(t: Table) -> Profile:
         warnings.append(f"{dropped} row(s) without a valid start/duration were skipped")
     if t.skipped_lines:
         warnings.append(f"{t.skipped_lines} non-table line(s) were ignored")
-    fmt = "nsys-csv"
     df = pl.DataFrame(rows, schema_overrides={"registers": pl.Int64, "shared_mem_bytes": pl.Int64, "correlation": pl.Int64,
                                               "stream": pl.Int64, "device": pl.String, "grid": pl.String, "block": pl.String})
     device = next(iter(devices)) if len(devices) == 1 else None
-    return Profile(
-        path=str(t.path), source_format=fmt, vendor="nvidia",
-        kernels=kernel_frame(df, vendor="nvidia", source_format=fmt),
-        device=device,
-        metadata={"report": "cuda_gpu_trace", "memcpy_memset_count": str(mem_n), "memcpy_memset_ns": str(mem_ns),
-                  **({"device_name": device} if device else {})},
+    return finish_profile(
+        t.path, CSV, VENDOR, df, device=device, sort_by_start=False,
+        metadata={"report": "cuda_gpu_trace", "memcpy_memset_count": str(mem_n), "memcpy_memset_ns": str(mem_ns)},
         warnings=warnings + ["no NVTX ranges or iterations in a cuda_gpu_trace CSV (use the SQLite export for them)"],
     )
 
@@ -242,7 +245,7 @@ def _read_sqlite(con: sqlite3.Connection, path: Path, tables: set[str]) -> Profi
                       orient="row")
     warnings: list[str] = []
     bad = df.filter(pl.col("duration_ns") < 0).height
-    if bad:
+    if bad:  # dropped before the launch links are made (finish_profile would drop them after)
         warnings.append(f"{bad} kernel(s) with end < start were dropped")
         df = df.filter(pl.col("duration_ns") >= 0)
 
@@ -262,7 +265,6 @@ def _read_sqlite(con: sqlite3.Connection, path: Path, tables: set[str]) -> Profi
         ).fetchall()
         rng, it = attribute_ranges(df.select("tid", "r_start").rows(), ranges)
         df = df.with_columns(pl.Series("range", rng, dtype=pl.String), pl.Series("iteration", it, dtype=pl.Int64))
-    iterations = iteration_windows(df)
 
     metadata: dict[str, str] = {}
     device = None
@@ -283,8 +285,31 @@ def _read_sqlite(con: sqlite3.Connection, path: Path, tables: set[str]) -> Profi
         if r:
             device = str(r[0])
             metadata["device_name"] = device
-    fmt = "nsys-sqlite"
     df = df.with_columns(pl.lit(device, dtype=pl.String).alias("device"))
-    return Profile(path=str(path), source_format=fmt, vendor="nvidia",
-                   kernels=kernel_frame(df, vendor="nvidia", source_format=fmt),
-                   device=device, iterations=iterations, metadata=metadata, warnings=warnings)
+    return finish_profile(path, SQLITE, VENDOR, df, device=device, metadata=metadata, warnings=warnings)
+
+
+# ------------------------------------------------------------------------------------ the formats
+def _sniff_csv(head: Head) -> float | None:
+    def is_header(fields: list[str]) -> bool:
+        f = set(fields)
+        return bool(
+            (("Total Time (ns)" in f or "Total Time" in f) and "Instances" in f and "Name" in f)
+            or (any(x.startswith("Time(%)") or x.startswith("Time (%)") for x in fields) and "Instances" in f)
+            or ("Start (ns)" in f and "Duration (ns)" in f and "Name" in f)
+            or ("Start" in f and "Duration" in f and "CorrId" in f))
+    return head.csv_score(is_header)
+
+
+def _sniff_sqlite(head: Head) -> float | None:
+    names = head.sqlite_tables
+    if "CUPTI_ACTIVITY_KIND_KERNEL" in names or "StringIds" in names and any(n.startswith("CUPTI_") for n in names):
+        return 3.0  # above rocpd and rocprof v1 databases
+    return None
+
+
+FORMATS = (
+    Format(CSV, read_nsys_csv, _sniff_csv,
+           files=(("*cuda_gpu_trace*.csv", 80), ("*cuda_gpu_kern_sum*.csv", 110), ("*gpukernsum*.csv", 120))),
+    Format(SQLITE, read_nsys_sqlite, _sniff_sqlite, files=(("*.sqlite", 90),)),
+)

@@ -23,12 +23,15 @@ import orjson
 import polars as pl
 
 from hipgauge.errors import InputError
+from hipgauge.kernel_names import KD_SUFFIX
 from hipgauge.model import Profile
 
 from .chrome_json import ChromeTrace
 from .files import read_bytes
-from .frame import AGGREGATE_WARNING, expand_aggregate, iteration_windows, kernel_frame
+from .finish import finish_profile
+from .frame import AGGREGATE_WARNING, expand_aggregate
 from .ranges import attribute_ranges
+from .registry import Format, Head
 from .table import Table, number, read_table
 
 VENDOR = "amd"
@@ -36,23 +39,8 @@ VENDOR = "amd"
 
 def _profile(path: Path, fmt: str, df: pl.DataFrame, warnings: list[str], metadata: dict[str, str] | None = None,
              device: str | None = None) -> Profile:
-    if df.height == 0:
-        raise InputError("no kernel dispatches", path)
-    bad = df.filter(pl.col("duration_ns") < 0).height
-    if bad:
-        warnings.append(f"{bad} dispatch(es) with end < start were dropped")
-        df = df.filter(pl.col("duration_ns") >= 0)
-    if "start_ns" in df.columns:
-        df = df.sort("start_ns", nulls_last=True, maintain_order=True)
-    metadata = dict(metadata or {})
-    if device:
-        metadata.setdefault("device_name", device)
-        if "device" not in df.columns:
-            df = df.with_columns(pl.lit(device, dtype=pl.String).alias("device"))
-    return Profile(path=str(path), source_format=fmt, vendor=VENDOR,
-                   kernels=kernel_frame(df, vendor=VENDOR, source_format=fmt), device=device,
-                   iterations=iteration_windows(df) if "iteration" in df.columns else [],
-                   metadata=metadata, warnings=warnings)
+    return finish_profile(path, fmt, VENDOR, df, device=device, metadata=metadata, warnings=warnings,
+                          empty="no kernel dispatches", negative="dispatch(es)")
 
 
 def _i(v: float | None) -> int | None:
@@ -346,7 +334,7 @@ def read_rocprofv3_json(path: str | Path, max_bytes: int | None = None) -> Profi
               "grid": pl.String, "block": pl.String}
     df = pl.DataFrame(rows, schema=schema)
     # demangled names from the tool keep ".kd"; strip it for the readable name
-    df = df.with_columns(pl.col("name").str.replace(r"\.kd$", ""))
+    df = df.with_columns(pl.col("name").str.replace(KD_SUFFIX, ""))
     return _profile(path, "rocprofv3-json", df, [], meta, device=device)
 
 
@@ -439,3 +427,57 @@ def read_rocprof_compute(path: str | Path, max_bytes: int | None = None) -> Prof
         except InputError as exc:
             warnings.append(f"sysinfo.csv not used: {exc}")
     return _profile(path, "rocprof-compute", df, warnings, meta, device=device)
+
+
+# --------------------------------------------------------------------------- the formats
+def _sniff_v1_csv(head: Head) -> float | None:
+    return head.csv_score(lambda f: "KernelName" in f and "DurationNs" in f)
+
+
+def _sniff_stats(head: Head) -> float | None:
+    return head.csv_score(lambda f: {"Name", "Calls", "TotalDurationNs"} <= set(f))
+
+
+def _not_counters(f: list[str]) -> bool:
+    """rocprofv3 counter collection (one row per counter) is not a kernel trace."""
+    return "Counter_Name" not in f and "Counter_Value" not in f
+
+
+def _sniff_v3_csv(head: Head) -> float | None:
+    return head.csv_score(lambda f: _not_counters(f) and "Kernel_Name" in f and ("Kind" in f or "Kernel_Id" in f))
+
+
+def _sniff_compute(head: Head) -> float | None:
+    return head.csv_score(lambda f: _not_counters(f) and "Kernel_Name" in f and "Start_Timestamp" in f
+                          and "Kind" not in f and "Kernel_Id" not in f)
+
+
+def _sniff_v1_json(head: Head) -> float | None:
+    if head.is_json and (head.has(b'"BeginNs"', b'"DataFlow"') or head.search(rb'"pid"\s*:\s*"GPU')):
+        return 2.0  # above a Kineto trace, below rocprofv3 JSON
+    return None
+
+
+def _sniff_v3_json(head: Head) -> float | None:
+    return 3.0 if head.is_json and head.has(b"rocprofiler-sdk-tool") else None
+
+
+def _sniff_rocpd(head: Head) -> float | None:
+    return 2.0 if any(n.lower().startswith("rocpd_") for n in head.sqlite_tables) else None
+
+
+def _sniff_v1_db(head: Head) -> float | None:
+    return 1.0 if "ops" in {n.lower() for n in head.sqlite_tables} else None
+
+
+FORMATS = (
+    Format("rocprof-v1", read_rocprof_v1_csv, _sniff_v1_csv, files=(("results.csv", 50),)),
+    Format("rocprof-v1-json", read_rocprof_v1_json, _sniff_v1_json),
+    Format("rocprof-v1-db", read_rocprof_v1_db, _sniff_v1_db),
+    Format("rocprof-stats", read_rocprof_stats, _sniff_stats,
+           files=(("*kernel_stats.csv", 100), ("results.stats.csv", 130))),
+    Format("rocprofv3-csv", read_rocprofv3_csv, _sniff_v3_csv, files=(("*kernel_trace.csv", 20),)),
+    Format("rocprofv3-json", read_rocprofv3_json, _sniff_v3_json, files=(("*results.json", 40),)),
+    Format("rocpd", read_rocpd, _sniff_rocpd, files=(("*_results.db", 30),)),
+    Format("rocprof-compute", read_rocprof_compute, _sniff_compute, files=(("timestamps.csv", 10),)),
+)

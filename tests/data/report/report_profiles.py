@@ -8,7 +8,7 @@ from __future__ import annotations
 import polars as pl
 
 from hipgauge.model import KERNEL_RECORD_SCHEMA, Profile
-from hipgauge.profiles.normalize import demangle, normalize_key
+from hipgauge.kernel_names import demangle, normalize_key
 
 
 def make_profile(kernels: list[tuple[str, float, str | None]], vendor: str = "nvidia", iterations: int = 10,
