@@ -24,9 +24,26 @@ INCLUDE = "#include <hip/hip_runtime.h>"
 # headers that declare the device built-ins and the runtime API (CUDA names and their HIP names)
 _RUNTIME_HEADERS = frozenset({"cuda_runtime.h", "cuda.h", "hip/hip_runtime.h"})
 _STRIP = re.compile(rb"""//(?:[^\\\n]|\\.)*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'""", re.S)
-_USES = re.compile(rb"\b(?:__global__|__device__|__shared__|__constant__|__managed__|threadIdx|blockIdx|blockDim|"
-                   rb"gridDim|__syncthreads|dim3|cuda[A-Z]\w*|CUDA_VISIBLE_DEVICES_UNUSED)\b|<<<")
-_INCLUDE = re.compile(rb"""^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]""", re.M)
+#: device code, launches and runtime types/calls (plain substring tests: C speed, no regex alternation)
+_USE_WORDS = (b"__global__", b"__device__", b"__shared__", b"__constant__", b"__managed__", b"threadIdx", b"blockIdx",
+              b"blockDim", b"gridDim", b"__syncthreads", b"dim3", b"<<<")
+_CUDA_API = re.compile(rb"\bcuda[A-Z]")  # cudaMalloc, cudaStream_t… (literal-led: fast)
+# literal-led (``#``) so the engine skips ahead; the line start is checked after
+_INCLUDE = re.compile(rb"""#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]""")
+
+
+def _uses(code: bytes) -> bool:
+    return any(w in code for w in _USE_WORDS) or (b"cuda" in code and _CUDA_API.search(code) is not None)
+
+
+def _includes(data: bytes) -> list[tuple[str, str]]:
+    found = []
+    for m in _INCLUDE.finditer(data):
+        start = m.start()
+        if data[data.rfind(b"\n", 0, start) + 1:start].strip(b" \t"):
+            continue  # not at a line start
+        found.append((m.group(1).decode(), m.group(2).decode("utf-8", "replace").strip()))
+    return found
 _HOST_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".c++", ".cp")
 
 
@@ -41,11 +58,15 @@ class TreeFacts:
 
 
 def collect_tree_facts(entries: list[Any], read: Callable[[Any], bytes | None]) -> TreeFacts:
-    """One lexical pass over the tree's source files (``read(entry)`` → bytes or None)."""
+    """One lexical pass over the tree's source files (``read(entry)`` → bytes or None). Comments and strings are
+    blanked only in the files where it can matter: those whose raw text shows device code and that reach no runtime
+    include, and, when some file calls a symbol API, those that declare device variables."""
     from hipgauge.translate.target import device_symbols_in
 
     by_display: dict[str, Any] = {}
-    uses: dict[str, bool] = {}
+    maybe_uses: set[str] = set()
+    declares: list[Any] = []
+    symbol_api = False
     direct: dict[str, bool] = {}
     includes: dict[str, list[tuple[str, str]]] = {}
     symbols: set[str] = set()
@@ -56,14 +77,20 @@ def collect_tree_facts(entries: list[Any], read: Callable[[Any], bytes | None]) 
         if data is None:
             continue
         by_display[e.display] = e
-        code = _STRIP.sub(lambda m: b" " if not m.group(0).startswith((b'"', b"'")) else b'""', data) \
-            if (b"/" in data or b'"' in data) else data
-        uses[e.display] = bool(_USES.search(code))
-        inc = [(m.group(1).decode(), m.group(2).decode("utf-8", "replace").strip()) for m in _INCLUDE.finditer(data)]
+        if _uses(data):
+            maybe_uses.add(e.display)
+        inc = _includes(data) if b"include" in data else []
         includes[e.display] = inc
         direct[e.display] = any(name in _RUNTIME_HEADERS for _, name in inc)
+        if b"Symbol" in data:
+            symbol_api = True
         if b"__constant__" in data or b"__device__" in data or b"__managed__" in data:
-            symbols |= device_symbols_in(code.decode("utf-8", "replace"))
+            declares.append(e)
+    if symbol_api:
+        for e in declares:
+            data = read(e)
+            if data is not None:
+                symbols |= device_symbols_in(_code(data).decode("utf-8", "replace"))
     resolve = _resolver(list(by_display))
     edges: dict[str, list[str]] = {d: [t for q, n in inc if (t := resolve(d, n, q)) is not None]
                                    for d, inc in includes.items()}
@@ -87,8 +114,11 @@ def collect_tree_facts(entries: list[Any], read: Callable[[Any], bytes | None]) 
     chosen: set[str] = set()
     relies: dict[str, str] = {}
     for d, e in by_display.items():
-        if not uses.get(d) or reach(d, set()):
+        if d not in maybe_uses or reach(d, set()):
             continue
+        data = read(e)
+        if data is None or not _uses(_code(data)):
+            continue  # the device words were in comments or strings only
         if e.kind == "cuda":
             chosen.add(d)
         elif e.kind == "header":
@@ -98,6 +128,11 @@ def collect_tree_facts(entries: list[Any], read: Callable[[Any], bytes | None]) 
             else:
                 relies[d] = host
     return TreeFacts(frozenset(chosen), relies, frozenset(symbols))
+
+
+def _code(data: bytes) -> bytes:
+    """``data`` with comments and string/char literals blanked (each to one space)."""
+    return _STRIP.sub(b" ", data) if (b"/" in data or b'"' in data or b"'" in data) else data
 
 
 def _host_includer(header: str, includers: dict[str, set[str]]) -> str | None:
