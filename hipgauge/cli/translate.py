@@ -28,7 +28,7 @@ def translate(
     output: Path = typer.Option(..., "-o", "--output", help="a new folder for the HIP tree (must not exist or be empty)"),
     json_out: bool = typer.Option(False, "--json", help="print the hipgauge.translate/1 JSON document"),
     no_safe_rewrites: bool = typer.Option(False, "--no-safe-rewrites", help="only HIPIFY's name mapping, no safe rewrites"),
-    no_rewrite: Optional[list[str]] = typer.Option(None, "--no-rewrite", help="turn one safe rewrite off: warp-mask, syncwarp"),
+    no_rewrite: Optional[list[str]] = typer.Option(None, "--no-rewrite", help="turn one safe rewrite off: warp-mask, syncwarp, hip-symbol, runtime-include"),
     launch: str = typer.Option("chevron", "--launch", help="kernel launches: chevron (keep <<<>>>) or hipLaunchKernelGGL"),
     amd_arch: Optional[list[str]] = typer.Option(None, "--amd-arch", help="AMD targets for build files (default: config build.amd_arch)"),
     exclude: Optional[list[str]] = typer.Option(None, "--exclude", help="glob (gitignore syntax) to leave out; repeatable"),
