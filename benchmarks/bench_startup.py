@@ -36,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import hipgauge
+
 REPO = Path(__file__).resolve().parent.parent
 PROGRAMS = REPO / "tests" / "data" / "issue16"
 TWO = ("warp_reduce_masks.cu", "symbol_copies.cu")
@@ -112,8 +114,6 @@ def main() -> None:
     hg = _hipgauge()
     # byte-compile hipgauge as ``pip install`` does: a checkout run with PYTHONDONTWRITEBYTECODE=1 would compile
     # every module on every start (the peer's site-packages were compiled when torch was installed)
-    import hipgauge
-
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(hipgauge.__file__).parent)],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     results: dict[str, object] = {"benchmark": "startup", "source": "measured", "repeat": args.repeat,

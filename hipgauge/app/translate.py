@@ -22,6 +22,7 @@ from hipgauge.model import ApiCall, FileStats, Record, SkippedFile
 from hipgauge.source.parse import load_file, looks_binary, parse_bytes
 from hipgauge.source.walk import walk_tree
 from hipgauge.translate.candidates import find_candidates, mapping_index
+from hipgauge.translate.adjust import adjust_file
 from hipgauge.translate.lexical import lexical_translate
 from hipgauge.translate.rewrite import BUILD_KINDS as _BUILD_KINDS
 from hipgauge.translate.rewrite import (
@@ -30,7 +31,9 @@ from hipgauge.translate.rewrite import (
     translate_file,
     untouched_file,
 )
+from hipgauge.translate.runtime_include import collect_tree_facts
 from hipgauge.translate.safe_rewrites import SafeRewrite
+from hipgauge.translate.target import resolve_target
 
 SCHEMA = "hipgauge.translate/1"
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "node_modules", ".tox", ".mypy_cache", ".pytest_cache"}
@@ -332,8 +335,6 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
         if tf is None:
             tf = translate_file(pf, load_mapping(), opts, cands)
         if tf is not None and (opts.rocm is not None or opts.runtime_include_files):
-            from hipgauge.translate.adjust import adjust_file
-
             tf = adjust_file(tf, pf, opts)
     except Exception as exc:  # noqa: BLE001 - one odd file never stops the tree
         done.warnings.append(f"{item.display}: not translated ({exc.__class__.__name__}: {exc}); copied as is")
@@ -356,7 +357,7 @@ def _share_stats(pf: Any, defined: frozenset[str] = frozenset(),
     """The file's statistics as ``hipgauge scan`` computes them (``analyze_file``: inventory → rules → share)."""
     # imported here: the rule engine and the inventory are a third of translate's start-up, and --no-share
     # never needs them (issue #16: a small translate must start as fast as a hipify script)
-    from hipgauge.app.analyze import analyze_file
+    from hipgauge.app.analyze import analyze_file  # noqa: PLC0415 - see above
 
     a = analyze_file(pf, mapping=load_mapping(), defined=defined, qualifier_macros=qualifier_macros)
     failed = a.inventory_error or a.stats_error
@@ -375,7 +376,7 @@ def _translate_chunk(args: tuple[list[_Item], TranslateOptions, Path, bool]) -> 
 
 def _chunks(items: list[_Item], workers: int) -> list[list[_Item]]:
     """Chunks of similar byte size, about 8 per worker, largest files first (as scan's pool)."""
-    from hipgauge.app.scan import chunk_by_size  # with the pool only
+    from hipgauge.app.scan import chunk_by_size  # noqa: PLC0415 - with the pool only (app.scan loads the rules)
 
     return chunk_by_size(items, workers, lambda it: it.entry.size)
 
@@ -397,7 +398,7 @@ def _run_items(items: list[_Item], opts: TranslateOptions, out_r: Path, write: b
         return results
     mapping_index(load_mapping())  # built before the fork, so every worker inherits it
     chunks = _chunks(items, workers)
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # a pool only for 8+ files
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: PLC0415 - a pool for 8+ files only
 
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), initializer=_init_worker) as pool:
         pending = {pool.submit(_translate_chunk, (c, opts, out_r, write)) for c in chunks}
@@ -463,7 +464,7 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
     opts = _with_tree_facts(opts, entries, result)
     if opts.rules_share:
-        from hipgauge.app.scan import tree_scan_names  # scan's pipeline: only for its share
+        from hipgauge.app.scan import tree_scan_names  # noqa: PLC0415 - scan's pipeline: only for its share
 
         defined, qualifier_macros = tree_scan_names(entries, max_bytes=options.max_file_bytes)
         opts = replace(opts, share_defined=defined, share_qualifier_macros=qualifier_macros)
@@ -519,9 +520,6 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
 
 def _with_tree_facts(opts: TranslateOptions, entries: list[Any], result: TranslateResult) -> TranslateOptions:
     """The target release and the tree-wide facts of ``runtime_include.py`` (runtime include, device symbols)."""
-    from hipgauge.translate.runtime_include import collect_tree_facts
-    from hipgauge.translate.target import resolve_target
-
     rocm = opts.rocm if opts.rocm is not None else resolve_target(opts.rocm_version)
     result.options["rocm"] = rocm.to_dict()
 

@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except SystemExit:
         raise
-    except Exception as exc:  # noqa: BLE001 - last line of defence: never a traceback
+    except Exception as exc:  # last line of defence: never a traceback (re-raised under HIPGAUGE_DEBUG)
         if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
             raise
         err.print(f"error: internal error: {exc.__class__.__name__}: {exc} (set HIPGAUGE_DEBUG=1 for the traceback)",

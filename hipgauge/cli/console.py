@@ -39,13 +39,13 @@ class LazyConsole:
         delattr(self.console(), name)
 
 
-def Table(*args: Any, **kwargs: Any) -> Any:  # noqa: N802 - rich.table.Table, imported when a table is drawn
+def Table(*args: Any, **kwargs: Any) -> Any:  # rich.table.Table, imported when a table is drawn
     from rich.table import Table as _Table
 
     return _Table(*args, **kwargs)
 
 
-def Text(*args: Any, **kwargs: Any) -> Any:  # noqa: N802 - rich.text.Text, imported when used
+def Text(*args: Any, **kwargs: Any) -> Any:  # rich.text.Text, imported when used
     from rich.text import Text as _Text
 
     return _Text(*args, **kwargs)

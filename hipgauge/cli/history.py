@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -12,14 +12,14 @@ from hipgauge.errors import InputError
 
 
 
-def render_gate(*args, **kwargs):  # type: ignore[no-untyped-def]
+def render_gate(*args: Any, **kwargs: Any) -> Any:
     """``hipgauge.report.history_terminal.render_gate``, imported when it draws (``--help`` and ``--json`` never import rich)."""
     from hipgauge.report.history_terminal import render_gate as view
 
     return view(*args, **kwargs)
 
 
-def render_history(*args, **kwargs):  # type: ignore[no-untyped-def]
+def render_history(*args: Any, **kwargs: Any) -> Any:
     """``hipgauge.report.history_terminal.render_history``, imported when it draws (``--help`` and ``--json`` never import rich)."""
     from hipgauge.report.history_terminal import render_history as view
 
@@ -119,13 +119,14 @@ def gate(
     else:
         if len(profiles) != 2:
             raise InputError(f"gate takes BASE and CAND profiles (or CAND with --against-last), got {len(profiles)}")
+        from hipgauge.profiles.match import load_user_map
         from hipgauge.profiles.parity import compare_profiles
 
         user_map = None
         if map_file is not None:
             if not map_file.is_file():
                 raise InputError("mapping file not found", map_file)
-            user_map = map_file
+            user_map = load_user_map(map_file)
         base = load_profile(profiles[0])
         cand = load_profile(profiles[1])
         comparison = compare_profiles(base, cand, user_map=user_map, percentile=percentile, target_ms=target_ms)

@@ -14,7 +14,7 @@ from hipgauge.errors import InputError
 
 
 
-def render_summary(*args, **kwargs):  # type: ignore[no-untyped-def]
+def render_summary(*args: Any, **kwargs: Any) -> Any:
     """``hipgauge.report.scan_terminal.render_summary``, imported when it draws (``--help`` and ``--json`` never import rich)."""
     from hipgauge.report.scan_terminal import render_summary as view
 
@@ -127,8 +127,8 @@ def scan(
     trees = expand_paths(list(paths))
     cfg = config_mod.load(config, start=None if config else trees[0])
     options = ScanOptions(
-        exclude=[*cfg.get("exclude"), *(exclude or [])],
-        ignore=list(cfg.get("ignore")),
+        exclude=(*cfg.get("exclude"), *(exclude or [])),
+        ignore=tuple(cfg.get("ignore")),
         max_file_bytes=int(cfg.get("max_file_bytes")),
         workers=workers,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -15,7 +15,7 @@ _REWRITE_NAMES = ("warp-mask", "syncwarp")
 
 
 
-def render_build_check(*args, **kwargs):  # type: ignore[no-untyped-def]
+def render_build_check(*args: Any, **kwargs: Any) -> Any:
     """``hipgauge.report.translate_terminal.render_build_check``, imported when it draws (``--help`` and ``--json`` never import rich)."""
     from hipgauge.report.translate_terminal import render_build_check as view
 

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from hipgauge.datafiles import load_data_toml
+
 DATA_FILE = "rocm_releases.toml"
 _VERSION = re.compile(r"^\s*(\d+)\.(\d+)(?:\.\d+)?(?:[-.\w]*)?\s*$")
 
@@ -76,8 +78,6 @@ class ReleaseData:
 
 @lru_cache(maxsize=1)
 def load_releases() -> ReleaseData:
-    from hipgauge.datafiles import load_data_toml
-
     doc = load_data_toml(DATA_FILE)
     rows = []
     for r in doc["release"]:

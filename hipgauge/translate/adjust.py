@@ -8,14 +8,13 @@ from typing import Any
 
 from hipgauge.model import ApiCall
 from hipgauge.translate.result import TranslatedFile, finish_file
+from hipgauge.translate.runtime_include import INCLUDE, insert_runtime_include
 from hipgauge.translate.safe_rewrites import RUNTIME_INCLUDE, SafeRewrite
+from hipgauge.translate.target import apply_target
 
 
 def adjust_file(tf: TranslatedFile, pf: Any, opts: Any) -> TranslatedFile:
     """``tf`` with ``opts.rocm``'s edits and, when the tree pass chose this file, the runtime include."""
-    from hipgauge.translate.runtime_include import INCLUDE, insert_runtime_include
-    from hipgauge.translate.target import apply_target
-
     if pf.kind not in ("cuda", "cpp", "header"):
         return tf
     text = tf.text

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Callable
 
+from hipgauge.translate.target import device_symbols_in
+
 INCLUDE = "#include <hip/hip_runtime.h>"
 # headers that declare the device built-ins and the runtime API (CUDA names and their HIP names)
 _RUNTIME_HEADERS = frozenset({"cuda_runtime.h", "cuda.h", "hip/hip_runtime.h"})
@@ -61,8 +63,6 @@ def collect_tree_facts(entries: list[Any], read: Callable[[Any], bytes | None]) 
     """One lexical pass over the tree's source files (``read(entry)`` → bytes or None). Comments and strings are
     blanked only in the files where it can matter: those whose raw text shows device code and that reach no runtime
     include, and, when some file calls a symbol API, those that declare device variables."""
-    from hipgauge.translate.target import device_symbols_in
-
     by_display: dict[str, Any] = {}
     maybe_uses: set[str] = set()
     declares: list[Any] = []

@@ -30,6 +30,8 @@ from typing import Any
 
 from hipgauge.errors import InputError
 from hipgauge.knowledge.rocm_releases import DATA_FILE, RocmTarget, load_releases, parse_version
+from hipgauge.translate.rewrite import split_args as _split_args
+from hipgauge.translate.safe_rewrites import HIP_SYMBOL, SYNCWARP, WARP_MASK, load_safe_rewrites
 
 def _hip_version_header(hipcc: str) -> tuple[int, int] | None:
     """HIP_VERSION_MAJOR/MINOR from the ``hip_version.h`` beside the hipcc found (no process started)."""
@@ -163,9 +165,6 @@ def apply_target(text: str, target: RocmTarget, safe: frozenset[str], device_sym
     """Adjust one translated file's text to ``target`` (see the module docstring). ``safe``: the safe rewrites
     turned on (``warp-mask``, ``syncwarp``, ``hip-symbol``); ``local_names``: names the project defines itself
     (its own ``__shfl_sync`` shim is never touched)."""
-    from hipgauge.translate.rewrite import split_args as _split_args
-    from hipgauge.translate.safe_rewrites import HIP_SYMBOL, SYNCWARP, WARP_MASK, load_safe_rewrites
-
     if not any(k in text for k in _WORTH):
         return TargetResult(text)
     t = _Text(text)
@@ -185,8 +184,6 @@ def _names_pattern(names: Any) -> re.Pattern[str]:
 
 def _warp(t: _Text, target: RocmTarget, sr: Any, safe: frozenset[str], local_names: Any,
           edits: list[TargetEdit], split_args: Any) -> None:
-    from hipgauge.translate.safe_rewrites import SYNCWARP, WARP_MASK
-
     text = t.text
     names = set(sr.warp_sync) | {sr.syncwarp_cuda}
     rel = target.release

@@ -100,7 +100,7 @@ def _threads(ctx: Any, expr: str, depth: int = 0) -> int | None:
     s = expr.strip()
     if s.startswith("dim3"):
         inner = s[4:].strip()
-        if not inner[:1] in ("(", "{") or not inner.endswith((")", "}")):
+        if inner[:1] not in ("(", "{") or not inner.endswith((")", "}")):
             return None
         total = 1
         for part in mac.split_top_level(inner[1:-1]):

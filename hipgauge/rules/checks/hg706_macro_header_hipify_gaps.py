@@ -40,6 +40,9 @@ void copy(float* d, const float* h, size_t n) {
 
 from __future__ import annotations
 
+import re
+
+from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.rules.checks._common import any_of, include
 from hipgauge.rules.hit import LOW, Hit
 from hipgauge.rules.spec import RuleMeta
@@ -88,10 +91,6 @@ def check(node, ctx):
 
 def _hipify_translates(node) -> bool:
     """Whether the header the ``#include`` names has a HIP counterpart in the HIPIFY mapping."""
-    import re
-
-    from hipgauge.knowledge.mapping import load_mapping
-
     m = re.search(rb"[<\"]([^>\"]+)[>\"]", node.text or b"")
     if m is None:
         return False
