@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
+from hipgauge.source.coverage import not_analysed
+from hipgauge.source.dualtarget import tree_dual
 from hipgauge.errors import InputError
 from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.model import ApiCall, FileStats, Record, SkippedFile
@@ -103,6 +105,7 @@ class TranslateResult(Record):
             "rewrite_share": rewrite_share,
             "translation_share": share,
             "translation_share_basis": basis,
+            "caveat": not_analysed(self.skipped)["caveat"],
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -328,13 +331,17 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
     try:
         cands = find_candidates(pf.data) if source else None
         tf: TranslatedFile | None = None
-        if cands is not None and not cands.needs_tree:
+        if opts.shims and item.display in opts.shims:  # the project's own CUDA→HIP mapping: it is the port
+            tf = untouched_file(pf)
+            tf.notes.append(f"{item.display}: project shim (maps CUDA names to HIP); kept as written, not rewritten")
+        elif cands is not None and not cands.needs_tree:
             tf = untouched_file(pf)
         elif cands is not None and opts.lexical:
             tf = lexical_translate(pf, load_mapping(), opts, cands)  # None: the tokens cannot decide
         if tf is None:
             tf = translate_file(pf, load_mapping(), opts, cands)
-        if tf is not None and (opts.rocm is not None or opts.runtime_include_files):
+        shim = opts.shims is not None and item.display in opts.shims
+        if tf is not None and not shim and (opts.rocm is not None or opts.runtime_include_files):
             tf = adjust_file(tf, pf, opts)
     except Exception as exc:  # noqa: BLE001 - one odd file never stops the tree
         done.warnings.append(f"{item.display}: not translated ({exc.__class__.__name__}: {exc}); copied as is")
@@ -343,7 +350,7 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
     if write and item.target is not None:
         write_new(item.target, data, out_r)
     if opts.rules_share:
-        done.share_stats, note = _share_stats(pf, opts.share_defined, opts.share_qualifier_macros)
+        done.share_stats, note = _share_stats(pf, opts.share_defined, opts.share_qualifier_macros, opts.share_dual)
         if note:
             done.warnings.append(note)
     if tf is not None:
@@ -352,14 +359,16 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
     return done
 
 
-def _share_stats(pf: Any, defined: frozenset[str] = frozenset(),
-                 qualifier_macros: tuple[Any, ...] = ()) -> tuple[FileStats | None, str | None]:
-    """The file's statistics as ``hipgauge scan`` computes them (``analyze_file``: inventory → rules → share)."""
+def _share_stats(pf: Any, defined: frozenset[str] = frozenset(), qualifier_macros: tuple[Any, ...] = (),
+                 dual: Any = None) -> tuple[FileStats | None, str | None]:
+    """The file's statistics as ``hipgauge scan`` computes them (``analyze_file``: inventory → rules → share),
+    with scan's dual-target view of the tree (``dual``) when given."""
     # imported here: the rule engine and the inventory are a third of translate's start-up, and --no-share
     # never needs them (issue #16: a small translate must start as fast as a hipify script)
     from hipgauge.app.analyze import analyze_file  # noqa: PLC0415 - see above
 
-    a = analyze_file(pf, mapping=load_mapping(), defined=defined, qualifier_macros=qualifier_macros)
+    a = analyze_file(pf, mapping=load_mapping(), defined=defined, qualifier_macros=qualifier_macros, dual=dual,
+                     kind=getattr(pf, "kind", None))
     failed = a.inventory_error or a.stats_error
     if failed is not None:
         return None, f"{pf.display}: scan statistics not computed ({failed.__class__.__name__}: {failed})"[:300]
@@ -462,6 +471,12 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
     load_mapping()
     local = _local_names(entries, keep=True)
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
+    if opts.shims is None or (opts.rules_share and opts.share_dual is None):
+        dual = tree_dual(entries, max_bytes=options.max_file_bytes, known_cuda=frozenset(load_mapping().entries))
+        if opts.shims is None:
+            opts = replace(opts, shims=frozenset(Path(entries[0].path).name if single else d for d in dual.shim_files))
+        if opts.rules_share and opts.share_dual is None:
+            opts = replace(opts, share_dual=dual)
     opts = _with_tree_facts(opts, entries, result)
     if opts.rules_share:
         from hipgauge.app.scan import tree_scan_names  # noqa: PLC0415 - scan's pipeline: only for its share

@@ -27,6 +27,11 @@ class TranslateOptions:
     rocm_version: str | None = None  # --rocm-version as given (None: the installed hipcc's, else the newest)
     runtime_include_files: frozenset[str] = frozenset()  # files that get #include <hip/hip_runtime.h>
     device_symbols: frozenset[str] = frozenset()  # the tree's __device__/__constant__ variables (HIP_SYMBOL)
+    #: project shims (headers mapping CUDA names to HIP: ``source.dualtarget``), copied as written, never rewritten;
+    #: ``translate_tree`` finds them when None
+    shims: frozenset[str] | None = None
+    #: scan's dual-target view of the tree (``source.dualtarget.TreeDual``) for the scan-defined share; found when None
+    share_dual: Any = None
 
 
 @dataclass
