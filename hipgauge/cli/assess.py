@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
-from rich.text import Text
 
-from hipgauge.cli.app import app, emit_json, err, out, warn
+from hipgauge.cli.app import Text, app, emit_json, err, out, warn
 from hipgauge.cli.flags import check_percentile_target
 from hipgauge.errors import InputError
 

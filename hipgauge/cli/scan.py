@@ -11,7 +11,14 @@ import typer
 
 from hipgauge.cli.app import app, emit_json, err, out, progress, warn
 from hipgauge.errors import InputError
-from hipgauge.report.scan_terminal import render_summary
+
+
+
+def render_summary(*args: Any, **kwargs: Any) -> Any:
+    """``hipgauge.report.scan_terminal.render_summary``, imported when it draws (``--help`` and ``--json`` never import rich)."""
+    from hipgauge.report.scan_terminal import render_summary as view
+
+    return view(*args, **kwargs)
 
 
 def expand_paths(paths: list[Path]) -> list[Path]:

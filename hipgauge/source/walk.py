@@ -17,10 +17,12 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from hipgauge.model import SkippedFile
+
+if TYPE_CHECKING:
+    import pathspec
 
 CUDA_SUFFIXES = {".cu", ".cuh"}
 CPP_SUFFIXES = {".cpp", ".cc", ".cxx", ".c++"}
@@ -108,6 +110,8 @@ def _spec(lines: list[str]) -> pathspec.PathSpec | None:
     lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
         return None
+    import pathspec  # noqa: PLC0415 - only when there are patterns (.gitignore, --exclude): a small translate starts faster
+
     try:
         return pathspec.GitIgnoreSpec.from_lines(lines)
     except Exception:  # noqa: BLE001 - a malformed pattern never stops a scan
