@@ -307,6 +307,16 @@ class ParityRow(TimedOnBothSides, Record):
     share: float  # of baseline GPU kernel time, 0..1
     operator: str | None = None
     per_iteration: bool = False
+    # the operator call signature the row was paired on (operator, input_dims, input_types, concrete_inputs),
+    # "operator" (the launching call) or "parent" (an enclosing call) scope; > 1 when the row merges signatures
+    signature: dict[str, Any] | None = None
+    signature_scope: str | None = None
+    mixed_signatures: int = 0
+    baseline_signatures: list[dict[str, Any]] = field(default_factory=list)  # per launching-call signature
+    candidate_signatures: list[dict[str, Any]] = field(default_factory=list)
+    baseline_calls: int | None = None  # operator calls (not kernel launches) per iteration; None when unknown
+    candidate_calls: int | None = None
+    flags: list[str] = field(default_factory=list)  # why the ratio is not a plain like-for-like ratio
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
