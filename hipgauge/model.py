@@ -312,6 +312,7 @@ class ParityRow(TimedOnBothSides, Record):
     signature: dict[str, Any] | None = None
     signature_scope: str | None = None
     mixed_signatures: int = 0
+    signature_match: str | None = None  # "full" (operator, dims, types, scalars) or "dims" (operator and dims; types differ)
     baseline_signatures: list[dict[str, Any]] = field(default_factory=list)  # per launching-call signature
     candidate_signatures: list[dict[str, Any]] = field(default_factory=list)
     baseline_calls: int | None = None  # operator calls (not kernel launches) per iteration; None when unknown

@@ -41,6 +41,7 @@ from __future__ import annotations
 import fnmatch
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -50,7 +51,7 @@ from hipgauge.errors import InputError
 from hipgauge.model import MatchLevel
 from hipgauge.profiles.grouping import group_of_operator
 from hipgauge.profiles.kernel_work import work_key
-from hipgauge.profiles.signatures import decode
+from hipgauge.profiles.signatures import decode, encode
 from hipgauge.tomlfile import read_toml_file
 
 STACK_SEPARATOR = " > "
@@ -145,6 +146,7 @@ class MatchUnit:
     signature: str | None = None  # the call signature the unit was paired on (None: unknown or mixed)
     scope: str | None = None  # "operator" (the launching call) or "parent" (an enclosing call)
     mixed: int = 0  # > 1: the unit merges calls of that many different signatures
+    relaxed: bool = False  # paired on operator and input dims only (the dtypes or scalars differ: fp16 ↔ bf16)
 
 
 @dataclass
@@ -174,6 +176,8 @@ class _Side:
     sigs: list[str | None] = field(default_factory=list)  # launching call's signature per row
     rsigs: list[str | None] = field(default_factory=list)  # outermost enclosing call's signature per row
     occ: list[int] = field(default_factory=list)  # the call's order among same-signature calls of its iteration
+    occ_relaxed: list[int] = field(default_factory=list)  # the same among calls of the same operator and input dims
+    full: list[str | None] = field(default_factory=list)  # the full signatures (``sigs`` may be relaxed)
 
     def sig_at(self, i: int, depth: int) -> str | None:
         """The signature of row ``i``'s call at a stack depth (0: the launching call; the outermost
@@ -248,7 +252,15 @@ def _side(df: pl.DataFrame) -> _Side:
     sigs = _col(df, "operator_signature")
     rsigs = _col(df, "range_signature")
     # order of each call among the calls of the same signature (or operator) in its iteration
-    occ = [0] * n
+    occ = _occurrence(order, instance, [x or o for x, o in zip(sigs, ops)], iters)
+    occ_r = _occurrence(order, instance, [_relaxed(x) or o for x, o in zip(sigs, ops)], iters)
+    return _Side(names, keys, raw, ops, stacks, instance, order, [-1] * n, list(iters), list(sigs), list(rsigs), occ, occ_r,
+                 list(sigs))
+
+
+def _occurrence(order: list[int], instance: list[Any], keys: list[Any], iters: list[Any]) -> list[int]:
+    """Per row: its call's order among the calls of the same key in the same iteration."""
+    occ = [0] * len(order)
     seen_calls: dict[Any, int] = {}
     counters: dict[Any, int] = defaultdict(int)
     for i in order:
@@ -256,11 +268,18 @@ def _side(df: pl.DataFrame) -> _Side:
         if inst is None:
             continue
         if inst not in seen_calls:
-            k = (sigs[i] or ops[i], iters[i])
+            k = (keys[i], iters[i])
             seen_calls[inst] = counters[k]
             counters[k] += 1
         occ[i] = seen_calls[inst]
-    return _Side(names, keys, raw, ops, stacks, instance, order, [-1] * n, list(iters), list(sigs), list(rsigs), occ)
+    return occ
+
+
+@lru_cache(maxsize=65536)
+def _relaxed(sig: str | None) -> str | None:
+    """A signature without its input types and concrete inputs (operator and input dims)."""
+    d = decode(sig)
+    return None if d is None else encode(d.operator, [list(x) if isinstance(x, tuple) else x for x in d.input_dims], [], [])
 
 
 class _Matcher:
@@ -268,6 +287,7 @@ class _Matcher:
         self.b, self.c = b, c
         # signatures count only when both profiles have them (else nothing would pair across)
         self.signed = any(x is not None for x in b.sigs) and any(x is not None for x in c.sigs)
+        self.relaxed = False
         if not self.signed:
             b.sigs = [None] * len(b.sigs)
             c.sigs = [None] * len(c.sigs)
@@ -277,12 +297,22 @@ class _Matcher:
         self._unit_by_sig: dict[Any, int] = {}
 
     def _unit(self, sig: Any, level: MatchLevel, label: str, operator: str | None) -> int:
+        sig = (self.relaxed, sig)
         idx = self._unit_by_sig.get(sig)
         if idx is None:
             idx = len(self.units)
-            self.units.append(MatchUnit(level, label, operator))
+            self.units.append(MatchUnit(level, label, operator, relaxed=self.relaxed))
             self._unit_by_sig[sig] = idx
         return idx
+
+    def relax(self) -> None:
+        """From here on, a signature is the operator and its input dims only (types and scalars may differ:
+        the same model in fp16 and in bf16). Units made now say so (``MatchUnit.relaxed``)."""
+        self.relaxed = True
+        for side in (self.b, self.c):
+            side.sigs = [_relaxed(x) for x in side.sigs]
+            side.rsigs = [_relaxed(x) for x in side.rsigs]
+            side.occ = side.occ_relaxed
 
     def _assign(self, uidx: int, bis: Iterable[int], cis: Iterable[int]) -> None:
         u = self.units[uidx]
@@ -457,9 +487,6 @@ class _Matcher:
                     self.units[uidx].signature = sig
                     self.units[uidx].scope = "operator" if depth == 0 else "parent"
                 self._assign(uidx, ub_by[(name, sig)], uc_by[(name, sig)])
-        self.by_operator_group()
-        if self.signed:
-            self.by_name_mixed()
 
     def by_name_mixed(self) -> None:
         """Last resort with signatures: the remaining kernels of one launching operator name together,
@@ -471,7 +498,7 @@ class _Matcher:
                 if side.unit[i] < 0 and side.ops[i] is not None:
                     acc[side.ops[i]].append(i)
         for name in [n for n in ub_by if n in uc_by]:
-            sigs = {self.b.sigs[i] for i in ub_by[name]} | {self.c.sigs[i] for i in uc_by[name]}
+            sigs = {self.b.full[i] for i in ub_by[name]} | {self.c.full[i] for i in uc_by[name]}
             uidx = self._unit((MatchLevel.OPERATOR, "mixed", name), MatchLevel.OPERATOR,
                               _op_label(name) + (f" (mixed signatures: {len(sigs)})" if len(sigs) > 1 else " (all calls)"), name)
             self.units[uidx].mixed = len(sigs)
@@ -487,7 +514,7 @@ class _Matcher:
                     if g is not None:
                         acc[g].append(i)
         for g in [x for x in gb if x in gc]:
-            sigs = {self.b.sigs[i] for i in gb[g]} | {self.c.sigs[i] for i in gc[g]}
+            sigs = {self.b.full[i] for i in gb[g]} | {self.c.full[i] for i in gc[g]}
             bop, cop = self.b.ops[gb[g][0]], self.c.ops[gc[g][0]]
             label = (bop if bop == cop else f"{bop} ↔ {cop}") + (f" (mixed signatures: {len(sigs)})" if len(sigs) > 1 else "")
             uidx = self._unit((MatchLevel.OPERATOR, "mixed-group", g), MatchLevel.OPERATOR, label, bop)
@@ -565,5 +592,14 @@ def match_kernels(base: pl.DataFrame, cand: pl.DataFrame, user_map: UserMap | No
     if user_map is not None and user_map.rules:
         m.by_user_map(user_map)
     m.by_operator()
+    if m.signed:
+        # the same calls with other dtypes or scalars (fp16 ↔ bf16, TF32 on ↔ off): same operator, same dims
+        m.relax()
+        m.by_value(MatchLevel.EXACT, "names")
+        m.by_value(MatchLevel.NORMALIZED, "keys")
+        m.by_operator()
+    m.by_operator_group()
+    if m.signed:
+        m.by_name_mixed()
     # calls are counted at the operator level; other units count kernels
     return MatchResult(m.units, b.unit, c.unit)

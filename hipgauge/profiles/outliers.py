@@ -70,13 +70,14 @@ def guard(row: ParityRow) -> list[str]:
         flags.append(f"mixed signatures: the row merges calls of {row.mixed_signatures} different signatures")
     bsig = {d["signature"]: d for d in row.baseline_signatures if d.get("signature")}
     csig = {d["signature"]: d for d in row.candidate_signatures if d.get("signature")}
-    if row.signature_scope == "operator" and bsig and csig:
+    if row.signature_scope == "operator" and row.signature_match == "full" and bsig and csig:
         for s in sorted(set(bsig) | set(csig)):
             bc = bsig.get(s, {}).get("calls")
             cc = csig.get(s, {}).get("calls")
             if bc is not None and cc is not None and abs(bc - cc) > 1e-9:
                 flags.append(f"call counts differ for {s}: {bc:g} baseline vs {cc:g} candidate per iteration")
-    elif row.baseline_calls is not None and row.candidate_calls is not None and row.baseline_calls != row.candidate_calls:
+    elif (row.signature_scope in (None, "operator") and row.baseline_calls is not None
+          and row.candidate_calls is not None and row.baseline_calls != row.candidate_calls):
         flags.append(f"call counts differ: {row.baseline_calls} baseline vs {row.candidate_calls} candidate")
     r = row.ratio
     bk, ck = row.baseline_count, row.candidate_count
@@ -130,8 +131,8 @@ def hint_for(group: str, vendor: str) -> str:
 
 def _times(r: float) -> str:
     if r >= 1:
-        return f"{r:.1f}× slower" if r < 10 else f"{r:.0f}× slower"
-    return f"{1 / r:.1f}× faster"
+        return f"{r:.2f}× slower" if r < 2 else f"{r:.1f}× slower" if r < 10 else f"{r:.0f}× slower"
+    return f"{1 / r:.2f}× faster"
 
 
 def find_outliers(rows: list[ParityRow], candidate_total_ns: float, candidate_label: str, candidate_vendor: str,

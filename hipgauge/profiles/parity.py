@@ -378,6 +378,7 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
             share=(bns / btotal) if btotal else 0.0, operator=u.operator, per_iteration=per_iteration,
             signature=sig.to_dict() if sig else None, signature_scope=u.scope if sig else None,
             mixed_signatures=u.mixed if u.mixed > 1 else 0, baseline_signatures=bsl, candidate_signatures=csl,
+            signature_match=("dims" if u.relaxed else "full") if sig else None,
             baseline_calls=bcalls, candidate_calls=ccalls,
         ))
         rows[-1].flags = guard(rows[-1])
