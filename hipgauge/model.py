@@ -212,11 +212,16 @@ KERNEL_RECORD_SCHEMA: dict[str, str] = {
     "registers": "Int64",  # per thread (NVIDIA) or arch VGPRs (AMD), null when absent
     "shared_mem_bytes": "Int64",  # static + dynamic shared memory / LDS per block, null when absent
     "correlation": "Int64",
-    # the launching operator call, where the file says (Kineto): one id per call, and the call's signature
-    # (operator, input dims, input types, concrete inputs; see profiles/signatures.py), null elsewhere
+}
+
+#: Columns a reader adds after the schema's when its file has them (absent otherwise; analyses read them
+#: when present): the launching operator call (Kineto: one id per call) and the call's signature (operator,
+#: input dims, input types, concrete inputs; see profiles/signatures.py), and the same for the outermost
+#: enclosing operator (the ``range``).
+OPTIONAL_KERNEL_COLUMNS: dict[str, str] = {
     "operator_id": "Int64",
     "operator_signature": "String",
-    "range_signature": "String",  # the same for the outermost enclosing operator (the ``range``)
+    "range_signature": "String",
 }
 
 

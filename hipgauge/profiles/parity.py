@@ -251,7 +251,7 @@ def _operator_rows(bdf: pl.DataFrame, cdf: pl.DataFrame, bdiv: int, cdiv: int, b
 
     def calls(df: pl.DataFrame, div: int) -> dict[str, int | None]:
         """Operator calls per operator per iteration (distinct call ids), None where a kernel lacks one."""
-        if df.height == 0:
+        if df.height == 0 or "operator_id" not in df.columns:
             return {}
         g = (df.with_columns(pl.col("operator").fill_null(NO_OPERATOR))
              .group_by("operator").agg(pl.col("operator_id").n_unique().alias("u"),
@@ -357,8 +357,8 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
     cdur = [int(d or 0) for d in cdf["duration_ns"].to_list()]
     bops = bdf["operator"].to_list()
     cops = cdf["operator"].to_list()
-    bsigs, csigs = bdf["operator_signature"].to_list(), cdf["operator_signature"].to_list()
-    bids, cids = bdf["operator_id"].to_list(), cdf["operator_id"].to_list()
+    bsigs, csigs = _optional(bdf, "operator_signature"), _optional(cdf, "operator_signature")
+    bids, cids = _optional(bdf, "operator_id"), _optional(cdf, "operator_id")
     btotal_raw, ctotal_raw = sum(bdur), sum(cdur)
     btotal, ctotal = btotal_raw / bdiv, ctotal_raw / cdiv
 
@@ -439,6 +439,11 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
         notes=notes + pnotes, warnings=warnings, user_map=user_map.path if user_map else None,
         outliers=outliers, overall_ratio=overall,
     )
+
+
+def _optional(df: pl.DataFrame, col: str) -> list[Any]:
+    """An optional kernel column (``model.OPTIONAL_KERNEL_COLUMNS``) as a list, all None when absent."""
+    return df[col].to_list() if col in df.columns else [None] * df.height
 
 
 def _excluded(profile: Profile, view: pct.IterationView) -> tuple[int, int]:

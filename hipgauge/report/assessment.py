@@ -174,6 +174,8 @@ def _parity_section(comparison: Any, threshold: float) -> dict[str, Any] | None:
         "slower_than_threshold": len(slow),
         "within_threshold_share": sum(r["share"] for r in rows if r["ratio"] is not None and r["ratio"] <= threshold),
         "projection": _projection_dict(value_of(comparison, "projection")),
+        "outliers": [o.to_dict() if hasattr(o, "to_dict") else dict(o) for o in value_of(comparison, "outliers", None) or []],
+        "overall_ratio": value_of(comparison, "overall_ratio"),
     }
 
 
