@@ -277,9 +277,30 @@ def _occurrence(order: list[int], instance: list[Any], keys: list[Any], iters: l
 
 @lru_cache(maxsize=65536)
 def _relaxed(sig: str | None) -> str | None:
-    """A signature without its input types and concrete inputs (operator and input dims)."""
+    """A signature without its tensor inputs' types (operator, input dims, scalar inputs and their values)."""
     d = decode(sig)
-    return None if d is None else encode(d.operator, [list(x) if isinstance(x, tuple) else x for x in d.input_dims], [], [])
+    if d is None:
+        return None
+    dims = [_thaw(x) for x in d.input_dims]
+    types = ["*" if isinstance(x, list) and x else t for x, t in zip(dims, d.input_types)]
+    return encode(d.operator, dims, types, [_thaw(x) for x in d.concrete_inputs])
+
+
+def _thaw(x: Any) -> Any:
+    return [_thaw(v) for v in x] if isinstance(x, tuple) else x
+
+
+def _label_mixed(units: list[MatchUnit], b: _Side, c: _Side, signed: bool) -> None:
+    """A unit holding calls of more than one full signature on a side says so (``mixed`` and its label):
+    possible once signatures are relaxed, and whenever only one profile has signatures (a CUDA-graph
+    replay, a trace recorded without shapes) so that they could not key the pairing."""
+    for u in units:
+        if u.mixed or (signed and u.scope != "operator"):
+            continue
+        n = max(len({b.full[i] for i in u.baseline}), len({c.full[i] for i in u.candidate}))
+        if n > 1:
+            u.mixed = n
+            u.label += f" (mixed signatures: {n})"
 
 
 class _Matcher:
@@ -288,7 +309,7 @@ class _Matcher:
         # signatures count only when both profiles have them (else nothing would pair across)
         self.signed = any(x is not None for x in b.sigs) and any(x is not None for x in c.sigs)
         self.relaxed = False
-        if not self.signed:
+        if not self.signed:  # (``full`` keeps them, to say when a unit merges several)
             b.sigs = [None] * len(b.sigs)
             c.sigs = [None] * len(c.sigs)
             b.rsigs = [None] * len(b.rsigs)
@@ -601,5 +622,6 @@ def match_kernels(base: pl.DataFrame, cand: pl.DataFrame, user_map: UserMap | No
     m.by_operator_group()
     if m.signed:
         m.by_name_mixed()
+    _label_mixed(m.units, b, c, m.signed)
     # calls are counted at the operator level; other units count kernels
     return MatchResult(m.units, b.unit, c.unit)

@@ -47,10 +47,11 @@ class UnmatchedEntry:
     count: int
     share: float  # of this side's analysed kernel time
     operator: str | None = None
+    signatures: list[dict[str, Any]] = field(default_factory=list)  # per launching-call signature, as on rows
 
     def to_dict(self) -> dict[str, Any]:
         return {"label": self.label, "names": self.names, "ns": self.ns, "count": self.count,
-                "share": self.share, "operator": self.operator}
+                "share": self.share, "operator": self.operator, "signatures": self.signatures}
 
 
 @dataclass
@@ -199,7 +200,7 @@ def _names_by_time(names: list[str], durs: list[int]) -> list[str]:
 
 
 def _unmatched(idx: list[int], names: list[str], ops: list[str | None], durs: list[int], div: int,
-               total: float) -> list[UnmatchedEntry]:
+               total: float, sigs: list[str | None], op_ids: list[Any]) -> list[UnmatchedEntry]:
     """``total``: the side's analysed kernel time in the same unit as the entries (per iteration when ``div`` > 1)."""
     agg: dict[tuple[str, str | None], list[int]] = defaultdict(list)
     for i in idx:
@@ -207,7 +208,8 @@ def _unmatched(idx: list[int], names: list[str], ops: list[str | None], durs: li
     out = []
     for (name, op), rows in agg.items():
         ns = sum(durs[i] or 0 for i in rows) / div
-        out.append(UnmatchedEntry(name, [name], ns, len(rows), (ns / total) if total else 0.0, op))
+        out.append(UnmatchedEntry(name, [name], ns, len(rows), (ns / total) if total else 0.0, op,
+                                  signature_lists(rows, sigs, op_ids, durs, div)[0]))
     out.sort(key=lambda u: (-u.ns, u.label))
     return out
 
@@ -384,8 +386,8 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
         rows[-1].flags = guard(rows[-1])
     rows.sort(key=lambda r: (-abs(r.delta_ns), -r.baseline_ns, r.label))
 
-    ub = _unmatched(result.unmatched_baseline(), bnames, bops, bdur, bdiv, btotal_raw / bdiv)
-    uc = _unmatched(result.unmatched_candidate(), cnames, cops, cdur, cdiv, ctotal_raw / cdiv)
+    ub = _unmatched(result.unmatched_baseline(), bnames, bops, bdur, bdiv, btotal_raw / bdiv, bsigs, bids)
+    uc = _unmatched(result.unmatched_candidate(), cnames, cops, cdur, cdiv, ctotal_raw / cdiv, csigs, cids)
 
     matched_b = sum(r.baseline_ns for r in rows)
     matched_c = sum(r.candidate_ns for r in rows)
