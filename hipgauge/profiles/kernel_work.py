@@ -115,6 +115,10 @@ def abbreviate(name: str, width: int = 40) -> str:
     base = _NS.sub("", tail)
     if keep:
         inner = ",".join(keep)
+        if len(base) + len(inner) + 2 > width:
+            inner = _compact_args(inner)
+        if len(base) + len(inner) + 2 > width:
+            base = _compact_words(base)
         # the arguments are what tells generic kernels apart: they get at least half the room
         room = max(width // 2, width - len(base) - 2)
         if len(inner) > room:
@@ -122,6 +126,37 @@ def abbreviate(name: str, width: int = 40) -> str:
         base = _middle(base, max(width - len(inner) - 2, 4))
         return f"{base}<{inner}>"
     return _middle(label, width)
+
+
+_WRAPPERS = {"BinaryFunctor", "AUnaryFunctor", "BUnaryFunctor", "UnaryFunctor", "gpu_kernel_impl_nocast",
+             "gpu_kernel_impl", "func_wrapper_t", "ReduceOp", "Flash_kernel_traits", "unsigned", "int", "long",
+             "true", "false", "char"}
+_DTYPES = {"BFloat16", "Half", "__half", "float", "double", "bfloat16_t", "half_t", "Float8_e4m3fn", "Float8_e5m2",
+           "bool", "int8_t", "uint8_t"}
+
+
+def _compact_args(inner: str) -> str:
+    """``BinaryFunctor<BFloat16,BFloat16,BFloat16,MulFunctor<float>>`` → ``MulFunctor,BFloat16,float``: the
+    functor names that are not generic wrappers, then the distinct dtypes, in order of appearance."""
+    names: list[str] = []
+    types: list[str] = []
+    for tok in re.findall(r"[A-Za-z_]\w*", inner):
+        if tok in _DTYPES:
+            if tok not in types:
+                types.append(tok)
+        elif tok not in _WRAPPERS and not tok.isdigit():
+            tok = re.sub(r"(Functor|_functor|CUDAKernelImpl)$", "", tok) or tok
+            if tok not in names:
+                names.append(tok)
+    return ",".join(names + types) or inner
+
+
+def _compact_words(base: str) -> str:
+    """``vectorized_elementwise_kernel`` → ``vect_elem_kernel``: long words of a snake_case name cut to four letters."""
+    words = base.split("_")
+    if len(words) < 2:
+        return base
+    return "_".join(w[:4] if len(w) > 6 and i < len(words) - 1 else w for i, w in enumerate(words))
 
 
 def _middle(text: str, width: int) -> str:
