@@ -472,7 +472,7 @@ class _Matcher:
                     continue
                 key = (MatchLevel.OPERATOR, depth, name, sig,
                        tuple(sorted({self.b.keys[i] for i in ub})), tuple(sorted({self.c.keys[i] for i in uc})))
-                uidx = self._unit(key, MatchLevel.OPERATOR, _op_label(name), name)
+                uidx = self._unit(key, MatchLevel.OPERATOR, name, name)
                 u = self.units[uidx]
                 u.calls += len(xs)
                 if sig is not None:
@@ -503,7 +503,7 @@ class _Matcher:
                         acc[(st[len(st) - 1 - depth], side.sig_at(i, depth) if self.signed else None)].append(i)
             for name, sig in [k for k in ub_by if k in uc_by]:
                 uidx = self._unit((MatchLevel.OPERATOR, "all", depth, name, sig), MatchLevel.OPERATOR,
-                                  _op_label(name) + " (all calls)", name)
+                                  name + " (all calls)", name)
                 if sig is not None:
                     self.units[uidx].signature = sig
                     self.units[uidx].scope = "operator" if depth == 0 else "parent"
@@ -521,7 +521,7 @@ class _Matcher:
         for name in [n for n in ub_by if n in uc_by]:
             sigs = {self.b.full[i] for i in ub_by[name]} | {self.c.full[i] for i in uc_by[name]}
             uidx = self._unit((MatchLevel.OPERATOR, "mixed", name), MatchLevel.OPERATOR,
-                              _op_label(name) + (f" (mixed signatures: {len(sigs)})" if len(sigs) > 1 else " (all calls)"), name)
+                              name + (f" (mixed signatures: {len(sigs)})" if len(sigs) > 1 else " (all calls)"), name)
             self.units[uidx].mixed = len(sigs)
             self._assign(uidx, ub_by[name], uc_by[name])
         # and the remaining kernels of one operator group (vendor-named operators: cudnn ↔ miopen)
@@ -598,10 +598,6 @@ def _by_occurrence(calls: list[dict[str, Any]]) -> dict[Any, list[dict[str, Any]
         seen[it] += 1
         out[n].append(call)
     return out
-
-
-def _op_label(name: str) -> str:
-    return name
 
 
 def match_kernels(base: pl.DataFrame, cand: pl.DataFrame, user_map: UserMap | None = None) -> MatchResult:

@@ -57,7 +57,7 @@ def signature_lists(idx: list[int], sigs: list[str | None], op_ids: list[Any], d
         d: dict[str, Any] = sig.to_dict() if sig else {"operator": None, "input_dims": None, "input_types": None,
                                                        "concrete_inputs": None}
         d.update(signature=describe(s) if s else None, calls=(len(e["calls"]) / div) if calls_known else None,
-                 kernels=e["kernels"] / div, ns=e["ns"] / div)
+                 kernels=e["kernels"] / div, ns=round(e["ns"] / div))
         out.append(d)
     out.sort(key=lambda d: (-d["ns"], d["signature"] or ""))
     return out, (round(len(all_calls) / div) if calls_known and idx else None)

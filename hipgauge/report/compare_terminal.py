@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hipgauge.kernel_names import display_name
+from hipgauge.report import figures
 from hipgauge.profiles.kernel_work import abbreviate
 from hipgauge.report.parity_text import coverage_line, outlier_lines, outliers_heading, row_mark, signature_words
 
@@ -35,42 +36,14 @@ def _kernel_label(name: str, width: int) -> str:
     return abbreviate(name, width)
 
 
-def fmt_ns(value: float | None) -> str:
-    if value is None:
-        return "—"
-    a = abs(value)
-    if a >= 1e6:
-        return f"{value / 1e6:.3f} ms"
-    if a >= 1e3:
-        return f"{value / 1e3:.1f} µs"
-    return f"{value:.0f} ns"
-
-
-def fmt_delta(value: float) -> str:
-    s = fmt_ns(value)
-    return s if value < 0 else "+" + s
-
-
-def fmt_ratio(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}×"
-
-
-def fmt_pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
-
-
-def fmt_ms(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f} ms"
-
-
 def _projection_lines(proj: dict[str, Any], model: str, base_label: str, cand_label: str | None,
                       notes: bool = True) -> list[str]:
     p = proj["percentile"]
     lines = []
     src = proj["source"]
-    lines.append(f"{base_label}: {fmt_ms(proj['baseline_ms'])}")
+    lines.append(f"{base_label}: {figures.latency(proj['baseline_ms'])}")
     if cand_label is not None:
-        lines.append(f"{cand_label}: {fmt_ms(proj['projected_ms'])}  ({src})")
+        lines.append(f"{cand_label}: {figures.latency(proj['projected_ms'])}  ({src})")
     if proj.get("target_ms") is not None:
         lines.append(f"target: {proj['target_ms']:g} ms at P{p:g} → {proj['verdict']}")
     lines.append(f"how: {model}")
@@ -122,8 +95,8 @@ def _rows_as_list(out: Console, rows: list[dict[str, Any]], top: int, width: int
     for n, r in enumerate(rows[:top], 1):
         mark = row_mark(r)
         flagged += bool(mark)
-        out.print(f"{n:>2}. {fmt_ratio(r['ratio'])}{mark}  {fmt_ns(r['baseline_ns'])} → {fmt_ns(r['candidate_ns'])}  "
-                  f"Δ {fmt_delta(r['delta_ns'])}  share {fmt_pct(r['share'])}  of |Δ| {fmt_pct(r['contribution'])}  "
+        out.print(f"{n:>2}. {figures.ratio(r['ratio'])}{mark}  {figures.duration(r['baseline_ns'])} → {figures.duration(r['candidate_ns'])}  "
+                  f"Δ {figures.duration(r['delta_ns'], signed=True)}  share {figures.pct(r['share'])}  of |Δ| {figures.pct(r['contribution'])}  "
                   f"[{r['match']}]", highlight=False, markup=False)
         bn = _kernel_label(r["baseline_names"][0], w) if r["baseline_names"] else shorten(r["label"], w)
         cn = _kernel_label(r["candidate_names"][0], w) if r["candidate_names"] else ""
@@ -170,10 +143,10 @@ def _rows_as_table(out: Console, rows: list[dict[str, Any]], top: int, width: in
             names = [f"{bn}\n→ {cn}" + (f"\n  ({shorten(extra, name_w - 4)})" if extra else "")]
         mark = row_mark(r)
         flagged += bool(mark)
-        cells = [r["match"] if medium else short_level.get(r["match"], r["match"]), *names, fmt_ns(r["baseline_ns"]),
-                 fmt_ns(r["candidate_ns"]), fmt_ratio(r["ratio"]) + mark, fmt_delta(r["delta_ns"])]
+        cells = [r["match"] if medium else short_level.get(r["match"], r["match"]), *names, figures.duration(r["baseline_ns"]),
+                 figures.duration(r["candidate_ns"]), figures.ratio(r["ratio"]) + mark, figures.duration(r["delta_ns"], signed=True)]
         if medium:
-            cells += [fmt_pct(r["share"]), fmt_pct(r["contribution"])]
+            cells += [figures.pct(r["share"]), figures.pct(r["contribution"])]
         t.add_row(*cells)
     out.print(t)
     if flagged:
@@ -203,13 +176,13 @@ def _operators_and_rest(out: Console, doc: dict[str, Any], top: int, width: int,
             t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
         op_w = max(16, min(60, width - (95 if medium else 70)))
         for o in ops[:top]:
-            cells = [shorten(o.get("label") or o["operator"], op_w), o["group"], fmt_ns(o["baseline_ns"]), fmt_ns(o["candidate_ns"]),
-                     fmt_ratio(o["ratio"]) if o["candidate_ns"] else "—", fmt_delta(o["delta_ns"])]
+            cells = [shorten(o.get("label") or o["operator"], op_w), o["group"], figures.duration(o["baseline_ns"]), figures.duration(o["candidate_ns"]),
+                     figures.ratio(o["ratio"]) if o["candidate_ns"] else "—", figures.duration(o["delta_ns"], signed=True)]
             if medium:
                 if calls_known:
-                    cells += [fmt_pct(o["share"]), f"{o.get('baseline_calls') or 0}/{o.get('candidate_calls') or 0}"]
+                    cells += [figures.pct(o["share"]), f"{o.get('baseline_calls') or 0}/{o.get('candidate_calls') or 0}"]
                 else:
-                    cells += [fmt_pct(o["share"]), f"{o['baseline_count']}/{o['candidate_count']}"]
+                    cells += [figures.pct(o["share"]), f"{o['baseline_count']}/{o['candidate_count']}"]
             t.add_row(*cells)
         out.print(t)
         if len(ops) > top:
@@ -221,22 +194,22 @@ def _operators_and_rest(out: Console, doc: dict[str, Any], top: int, width: int,
         if not items:
             out.print(f"unmatched {side} kernels: none", highlight=False, markup=False)
             continue
-        t = Table(title=f"unmatched {side} kernels ({len(items)}, {fmt_ns(total)})", show_edge=False,
+        t = Table(title=f"unmatched {side} kernels ({len(items)}, {figures.duration(total)})", show_edge=False,
                   pad_edge=False, title_justify="left")
         for col, j, mw in (("kernel", "left", 0), ("operator", "left", 0), ("time", "right", 9), ("share", "right", 5),
                            ("count", "right", 0)):
             t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
         for u in items[:top]:
-            t.add_row(_kernel_label(u["label"], max(20, width - 70)), shorten(u.get("operator") or "", 20), fmt_ns(u["ns"]),
-                      fmt_pct(u["share"]), str(u["count"]))
+            t.add_row(_kernel_label(u["label"], max(20, width - 70)), shorten(u.get("operator") or "", 20), figures.duration(u["ns"]),
+                      figures.pct(u["share"]), str(u["count"]))
         out.print(t)
         if len(items) > top:
             out.print(f"… and {len(items) - top} more unmatched {side} kernels", highlight=False, markup=False)
 
     out.print(coverage_line(doc), highlight=False, markup=False)
     tot = doc["totals"]
-    out.print(f"kernel time ({unit}, measured): baseline {fmt_ns(tot['baseline_ns'])}, candidate "
-              f"{fmt_ns(tot['candidate_ns'])}, Δ {fmt_delta(tot['delta_ns'])} ({fmt_ratio(tot['ratio'])})",
+    out.print(f"kernel time ({unit}, measured): baseline {figures.duration(tot['baseline_ns'])}, candidate "
+              f"{figures.duration(tot['candidate_ns'])}, Δ {figures.duration(tot['delta_ns'], signed=True)} ({figures.ratio(tot['ratio'])})",
               highlight=False, markup=False)
     proj = doc["projection"]
     out.print(f"[bold]end-to-end latency at P{proj['percentile']:g}[/bold]", markup=True, highlight=False)
@@ -250,7 +223,7 @@ def _operators_and_rest(out: Console, doc: dict[str, Any], top: int, width: int,
         shown = proj["baseline_ms"] if side == "baseline" else proj["projected_ms"]
         if lat.get("value_ms") is not None and shown is not None and abs(lat["value_ms"] - shown) > 1e-9:
             # projecting: the printed figure is not this side's own measurement; say which value the note is about
-            out.print(f"  {side}'s own trace (not the figure above, {fmt_ms(lat['value_ms'])}): {note}", highlight=False, markup=False)
+            out.print(f"  {side}'s own trace (not the figure above, {figures.latency(lat['value_ms'])}): {note}", highlight=False, markup=False)
         else:
             out.print(f"  {side} latency: {note}", highlight=False, markup=False)
 
@@ -261,8 +234,8 @@ def render_project(out: Console, doc: dict[str, Any]) -> None:
     p = proj["percentile"]
     out.print(f"[bold]project[/bold]  {doc['profile']}  target {proj['target_ms']:g} ms at P{p:g}",
               markup=True, highlight=False)
-    out.print(f"baseline latency: {fmt_ms(lat['value_ms'])} ({lat['statistic']}, {lat['source']}, from {lat['method']}, "
-              f"{lat['iterations']} iterations); kernel time per iteration {fmt_ms(doc['kernel_ms_per_iteration'])} "
+    out.print(f"baseline latency: {figures.latency(lat['value_ms'])} ({lat['statistic']}, {lat['source']}, from {lat['method']}, "
+              f"{lat['iterations']} iterations); kernel time per iteration {figures.latency(doc['kernel_ms_per_iteration'])} "
               f"(measured)", highlight=False, markup=False)
     for n in doc["notes"]:
         out.print(f"note: {n}", highlight=False, markup=False)
@@ -278,10 +251,10 @@ def render_project(out: Console, doc: dict[str, Any]) -> None:
     for g in doc["groups"]:
         mr = g["max_ratio"]
         slack = "target already missed" if (mr is None and lat["value_ms"] is not None
-                                             and lat["value_ms"] > proj["target_ms"]) else fmt_ratio(mr)
-        row = [g["name"], fmt_pct(g["share"]), fmt_ms(g["time_ms"]), slack]
+                                             and lat["value_ms"] > proj["target_ms"]) else figures.ratio(mr)
+        row = [g["name"], figures.pct(g["share"]), figures.latency(g["time_ms"]), slack]
         if has_assume:
-            row.append(fmt_ratio(g["assumed_ratio"]) if g["assumed_ratio"] is not None else "")
+            row.append(figures.ratio(g["assumed_ratio"]) if g["assumed_ratio"] is not None else "")
         row.append(shorten(g["kernels"][0] if g["kernels"] else "", 50))
         t.add_row(*row)
     out.print(t)
