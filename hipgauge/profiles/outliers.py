@@ -2,8 +2,9 @@
 like (the mis-pair guard), and the outliers a performance engineer should read first.
 
 An *outlier* is an operator call signature (operator, input dims, input types) whose candidate time
-exceeds what the workload's overall ratio predicts by the most: ``excess = candidate − baseline × R``,
-``R`` the matched candidate ÷ baseline kernel time. Rows are grouped per signature (per operator and
+exceeds what the rest of the workload predicts by the most: ``excess = candidate − baseline × R``, ``R``
+the matched candidate ÷ baseline kernel time of every *other* signature (leave one out, so that a call
+holding most of the time is still measured against the rest; parity when there is no rest). Rows are grouped per signature (per operator and
 shape, not per kernel name); a row with no signature (a profile recorded without shapes) stands alone.
 
 Knows nothing of file formats: it reads the kernel tables' ``operator_signature`` / ``operator_id``
@@ -97,7 +98,8 @@ class Outlier:
     input_types: list[str] | None
     baseline_ns: float
     candidate_ns: float
-    excess_ns: float  # candidate time over baseline × the overall ratio
+    excess_ns: float  # candidate time over baseline × the rest's ratio
+    expected_ratio: float  # the rest of the workload's candidate ÷ baseline ratio
     candidate_share: float  # of the candidate's analysed kernel time
     group: str
     calls: int | None
@@ -130,6 +132,8 @@ def hint_for(group: str, vendor: str) -> str:
 
 
 def _times(r: float) -> str:
+    if 0.995 <= r < 1.005:
+        return "at parity (1.00×)"
     if r >= 1:
         return f"{r:.2f}× slower" if r < 2 else f"{r:.1f}× slower" if r < 10 else f"{r:.0f}× slower"
     return f"{1 / r:.2f}× faster"
@@ -158,23 +162,30 @@ def find_outliers(rows: list[ParityRow], candidate_total_ns: float, candidate_la
     out: list[Outlier] = []
     for key, a in agg.items():
         b, c = a["b"], a["c"]
-        excess = c - b * overall
-        if b <= 0 or excess < MIN_EXCESS_SHARE * candidate_total_ns or c / b < overall * MIN_RATIO_OVER_OVERALL:
+        rest = (mc - c) / (mb - b) if mb - b > 0 and mc - c > 0 else 1.0
+        excess = c - b * rest
+        if b <= 0 or excess < MIN_EXCESS_SHARE * candidate_total_ns or c / b < rest * MIN_RATIO_OVER_OVERALL:
             continue
         first: ParityRow = max(a["rows"], key=lambda r: r.candidate_ns)
         sig = first.signature if key[0] == "sig" else None
         label = key[1] if key[0] == "sig" else first.label
+        if first.signature_match == "dims" and first.baseline_signatures and first.candidate_signatures:
+            # paired on operator and dims: say which dtypes each side ran
+            bt = first.baseline_signatures[0].get("signature") or label
+            ct = (first.candidate_signatures[0].get("signature") or "").split(" ")[-1]
+            label = f"{bt} → {ct}" if ct else bt
         bnames = [n for r in a["rows"] for n in r.baseline_names]
         cnames = [n for r in a["rows"] for n in r.candidate_names]
         group = classify(cnames[0] if cnames else (bnames[0] if bnames else ""), first.operator)
         o = Outlier(signature=label, operator=(sig or {}).get("operator") or first.operator,
                     input_dims=(sig or {}).get("input_dims"), input_types=(sig or {}).get("input_types"),
-                    baseline_ns=b, candidate_ns=c, excess_ns=excess, candidate_share=c / candidate_total_ns,
+                    baseline_ns=b, candidate_ns=c, excess_ns=excess, expected_ratio=rest,
+                    candidate_share=c / candidate_total_ns,
                     group=group, calls=first.candidate_calls, baseline_kernels=bnames[:3], candidate_kernels=cnames[:3],
                     flagged=any(r.flags for r in a["rows"]), hint=hint_for(group, candidate_vendor))
         r = o.ratio or 0.0
         o.text = (f"{label}: {_times(r)} on {candidate_label} ({100 * o.candidate_share:.1f}% of its kernel time, "
-                  f"+{excess / 1e6:.3f} ms over the overall {overall:.2f}×)"
+                  f"+{excess / 1e6:.3f} ms over the rest of the workload's {rest:.2f}×)"
                   + (" [ratio flagged: see warnings]" if o.flagged else "") + (f" — {o.hint}" if o.hint else ""))
         out.append(o)
     out.sort(key=lambda o: (-o.excess_ns, o.signature))

@@ -118,10 +118,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
     parity_d = doc.get("parity")
     L += ["## Per-kernel parity", ""]
     if parity_d and parity_d.get("outliers"):
-        r = parity_d.get("overall_ratio")
         L += ["**Outliers first** — the operator calls (operator, input dims, dtypes) costing the most candidate time "
-              f"over {'the overall ' + num(r) + '×' if r is not None else 'parity'} (measured; hints are suggestions "
-              "to measure):", ""]
+              "over what the rest of the workload's ratio predicts (measured; hints are suggestions to measure):", ""]
         L += [f"- {md(o['text'])}" for o in parity_d["outliers"]] + [""]
     if parity_d:
         rows = [[md(r["label"]), md(r["match"]), pct(r["share"]), ms_of_ns(r["baseline_ns"]), ms_of_ns(r["candidate_ns"]),

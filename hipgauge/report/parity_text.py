@@ -25,9 +25,9 @@ def outlier_lines(doc: dict[str, Any], limit: int = 5) -> list[str]:
 
 def outliers_heading(doc: dict[str, Any]) -> str:
     r = doc.get("overall_ratio")
-    basis = f"the overall {r:.2f}×" if r is not None else "parity"
-    return (f"outliers first: the operator calls (operator, input dims, dtypes) costing the most candidate time over "
-            f"{basis} (measured; the hint is a suggestion to measure)")
+    overall = f"; overall {r:.2f}×" if r is not None else ""
+    return ("outliers first: the operator calls (operator, input dims, dtypes) costing the most candidate time over "
+            f"what the rest of the workload's ratio predicts (measured{overall}; the hint is a suggestion to measure)")
 
 
 def _excluded_words(cov: dict[str, Any], side: str) -> str:
