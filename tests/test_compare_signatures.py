@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import DATA, REAL
 
 from hipgauge.profiles.load import load_profile
 from hipgauge.profiles.parity import compare_profiles
-
-from conftest import DATA, REAL
 
 PAIRS_DIR = DATA / "h200" / "pairs"
 TRACELENS = REAL / "pytorch_kineto" / "tracelens_pairs"

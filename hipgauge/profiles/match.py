@@ -40,10 +40,11 @@ from __future__ import annotations
 
 import fnmatch
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import polars as pl
 
@@ -516,8 +517,9 @@ class _Matcher:
         uc_by: dict[str, list[int]] = defaultdict(list)
         for side, acc in ((self.b, ub_by), (self.c, uc_by)):
             for i in side.order:
-                if side.unit[i] < 0 and side.ops[i] is not None:
-                    acc[side.ops[i]].append(i)
+                op = side.ops[i]
+                if side.unit[i] < 0 and op is not None:
+                    acc[op].append(i)
         for name in [n for n in ub_by if n in uc_by]:
             sigs = {self.b.full[i] for i in ub_by[name]} | {self.c.full[i] for i in uc_by[name]}
             uidx = self._unit((MatchLevel.OPERATOR, "mixed", name), MatchLevel.OPERATOR,
@@ -536,7 +538,7 @@ class _Matcher:
                         acc[g].append(i)
         for g in [x for x in gb if x in gc]:
             sigs = {self.b.full[i] for i in gb[g]} | {self.c.full[i] for i in gc[g]}
-            bop, cop = self.b.ops[gb[g][0]], self.c.ops[gc[g][0]]
+            bop, cop = self.b.ops[gb[g][0]] or "", self.c.ops[gc[g][0]] or ""
             label = (bop if bop == cop else f"{bop} ↔ {cop}") + (f" (mixed signatures: {len(sigs)})" if len(sigs) > 1 else "")
             uidx = self._unit((MatchLevel.OPERATOR, "mixed-group", g), MatchLevel.OPERATOR, label, bop)
             self.units[uidx].mixed = len(sigs)
@@ -564,7 +566,8 @@ class _Matcher:
                 inst = side.instance[i]
                 if inst not in calls:
                     sig = side.sigs[i] if self.signed else None
-                    work = decode(sig).work if sig and decode(sig) else None
+                    decoded = decode(sig)
+                    work = decoded.work if decoded is not None else None
                     calls[inst] = {"group": (g, work), "name": op, "sig": sig, "rows": [], "iter": side.iters[i]}
                 calls[inst]["rows"].append(i)
             by_group: dict[Any, list[dict[str, Any]]] = defaultdict(list)

@@ -183,8 +183,8 @@ def find_outliers(rows: list[ParityRow], candidate_total_ns: float, candidate_la
                     candidate_share=c / candidate_total_ns,
                     group=group, calls=first.candidate_calls, baseline_kernels=bnames[:3], candidate_kernels=cnames[:3],
                     flagged=any(r.flags for r in a["rows"]), hint=hint_for(group, candidate_vendor))
-        r = o.ratio or 0.0
-        o.text = (f"{label}: {_times(r)} on {candidate_label} ({100 * o.candidate_share:.1f}% of its kernel time, "
+        ratio = o.ratio or 0.0
+        o.text = (f"{label}: {_times(ratio)} on {candidate_label} ({100 * o.candidate_share:.1f}% of its kernel time, "
                   f"+{excess / 1e6:.3f} ms over the rest of the workload's {rest:.2f}×)"
                   + (" [ratio flagged: see warnings]" if o.flagged else "") + (f" — {o.hint}" if o.hint else ""))
         out.append(o)

@@ -8,9 +8,15 @@ from rich.console import Console
 from rich.table import Table
 
 from hipgauge.kernel_names import display_name
-from hipgauge.report import figures
 from hipgauge.profiles.kernel_work import abbreviate
-from hipgauge.report.parity_text import coverage_line, outlier_lines, outliers_heading, row_mark, signature_words
+from hipgauge.report import figures
+from hipgauge.report.parity_text import (
+    coverage_line,
+    outlier_lines,
+    outliers_heading,
+    row_mark,
+    signature_words,
+)
 
 NAME_WIDTH = 60
 
