@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 import polars as pl
 
 from hipgauge.errors import InputError
@@ -198,14 +199,18 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
 
 
 # ---------------------------------------------------------------- phase 1: the event stream → columns
-def _signature_id(name: str, args: dict[str, Any], index: dict[tuple[str, str, str, str], int], values: list[str]) -> int:
+def _signature_id(name: str, args: dict[str, Any], index: dict[bytes, int], values: list[str]) -> int:
     """The interned id of a cpu_op's call signature (name, Input Dims, Input type, Concrete Inputs);
-    -1 when the trace was recorded without shapes."""
+    -1 when the trace was recorded without shapes. One orjson call per op makes the key (the cheap part
+    of a pass that runs for every cpu_op); the canonical text is written once per distinct signature."""
     d = args.get("Input Dims")
     if d is None:
         return -1
     t, c = args.get("Input type"), args.get("Concrete Inputs")
-    key = (name, str(d), str(t), str(c))
+    try:
+        key = orjson.dumps((name, d, t, c))
+    except TypeError:
+        return -1
     i = index.get(key)
     if i is None:
         i = index[key] = len(values)
@@ -219,7 +224,7 @@ def _parse_events(trace: ChromeTrace) -> _Events:
     name_ix: dict[str, int] = {}
     thread_ix: dict[tuple[Any, Any], int] = {}
     shape_ix: dict[Any, int] = {}
-    sig_ix: dict[tuple[str, str, str, str], int] = {}
+    sig_ix: dict[bytes, int] = {}
     sig_values: list[str] = []
 
     o_thread, o_ts, o_dur, o_ext, o_name, o_kind = array("i"), array("d"), array("d"), array("q"), array("i"), array("b")
