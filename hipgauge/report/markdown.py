@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from hipgauge.report.figures import ms_of_ns, num, pct, usd
+from hipgauge.report.parity_text import signature_words
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~$])")
 
@@ -118,14 +119,19 @@ def render_markdown(doc: dict[str, Any]) -> str:
     parity_d = doc.get("parity")
     L += ["## Per-kernel parity", ""]
     if parity_d and parity_d.get("outliers"):
-        L += ["**Outliers first** — the operator calls (operator, input dims, dtypes) costing the most candidate time "
-              "over what the rest of the workload's ratio predicts (measured; hints are suggestions to measure):", ""]
+        L += [("**Outliers first** — the operator calls (operator, input dims, dtypes) costing the most candidate time "
+               "over what the rest of the workload's ratio predicts (measured; hints are suggestions to measure):"), ""]
         L += [f"- {md(o['text'])}" for o in parity_d["outliers"]] + [""]
     if parity_d:
-        rows = [[md(r["label"]), md(r["match"]), pct(r["share"]), ms_of_ns(r["baseline_ns"]), ms_of_ns(r["candidate_ns"]),
-                 ("**" + num(r["ratio"], 3) + "**") if r["ratio"] and r["ratio"] > parity_d["threshold"] else num(r["ratio"], 3)]
+        rows = [[md(r["label"]) + (f" · {md(signature_words(r))}" if signature_words(r) else ""), md(r["match"]),
+                 pct(r["share"]), ms_of_ns(r["baseline_ns"]), ms_of_ns(r["candidate_ns"]),
+                 (("**" + num(r["ratio"], 3) + "**") if r["ratio"] and r["ratio"] > parity_d["threshold"] else num(r["ratio"], 3))
+                 + (" !" if r.get("flags") else "")]
                 for r in parity_d["rows"][:100]]
-        L += _table(["kernel / operator", "match", "share", "baseline ms", "candidate ms", "ratio"], rows)
+        L += _table(["kernel / operator · call signature", "match", "share", "baseline ms", "candidate ms", "ratio"], rows)
+        if any(r.get("flags") for r in parity_d["rows"][:100]):
+            L += [("! the ratio is not like for like (mixed signatures, different call counts, or an extreme ratio with "
+                   "lopsided kernel counts): see the warnings."), ""]
         pr = parity_d.get("projection")
         if pr:
             verdict = {True: "meets the target", False: "misses the target", None: "no target"}[pr["meets_target"]]
