@@ -126,7 +126,8 @@ def test_no_row_mixes_signatures_unlabelled(base: Path, cand: Path, kind: str, c
         cs = {_key_of(s) for s in r["candidate_signatures"]}
         if r["mixed_signatures"]:
             assert "mixed signatures" in r["label"] and r["flags"], r["label"]
-            assert any("mixed signatures" in w and r["label"] in w for w in doc["warnings"])
+            # named in a warning, or counted in the one that follows the first few
+            assert any("mixed signatures" in w for w in doc["warnings"])
             continue
         if "none" in bs | cs:
             # kernels no operator call launched (a CUDA-graph replay, say): at most one signature on the other side

@@ -30,6 +30,7 @@ from hipgauge.model import (
 )
 from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles.grouping import classify
+from hipgauge.profiles.kernel_work import abbreviate
 from hipgauge.profiles.match import MatchResult, UserMap, match_kernels
 from hipgauge.profiles.outliers import Outlier, find_outliers, guard, signature_lists
 from hipgauge.profiles.signatures import decode
@@ -368,6 +369,12 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
     cops = cdf["operator"].to_list()
     bsigs, csigs = _optional(bdf, "operator_signature"), _optional(cdf, "operator_signature")
     bids, cids = _optional(bdf, "operator_id"), _optional(cdf, "operator_id")
+    signed = [any(x is not None for x in sigs) for sigs in (bsigs, csigs)]
+    if signed[0] != signed[1]:
+        side, other = ("candidate", "baseline") if signed[0] else ("baseline", "candidate")
+        notes.append(f"the {side} has no operator call signatures (a CUDA-graph replay, or a trace recorded without "
+                     f"record_shapes): kernels pair by name, not per call, and a row holding several of the {other}'s "
+                     "signatures says 'mixed signatures'")
     btotal_raw, ctotal_raw = sum(bdur), sum(cdur)
     btotal, ctotal = btotal_raw / bdiv, ctotal_raw / cdiv
 
@@ -434,10 +441,7 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
     delta_ms = (ctotal - btotal) / 1e6
     proj, bl, cl, model, pnotes = _projection(base, cand, percentile, target_ms, delta_ms, per_iteration)
     warnings = list(base.warnings) + list(cand.warnings)
-    for r in rows:
-        for f in r.flags:
-            warnings.append(f"row {r.label!r} ({r.level.value}): {f}; its ratio {r.ratio:.2f}× is not like for like"
-                            if r.ratio is not None else f"row {r.label!r} ({r.level.value}): {f}")
+    warnings += _flag_warnings(rows)
     cand_label = cand.device or cand.vendor
     outliers, overall = find_outliers(rows, ctotal, cand_label, cand.vendor)
     return ComparisonResult(
@@ -448,6 +452,27 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
         notes=notes + pnotes, warnings=warnings, user_map=user_map.path if user_map else None,
         outliers=outliers, overall_ratio=overall,
     )
+
+
+#: flagged rows named one by one in the warnings; the rest are counted (their ``flags`` are in the rows)
+FLAG_WARNINGS = 3
+
+
+def _flag_warnings(rows: list[ParityRow]) -> list[str]:
+    """One warning per flagged row (the largest changes first), at most ``FLAG_WARNINGS``, then a count."""
+    flagged = [r for r in rows if r.flags]
+    out = []
+    for r in flagged[:FLAG_WARNINGS]:
+        label = r.label
+        if len(label) > 80:
+            base, _, suffix = label.partition(" (mixed signatures")
+            label = abbreviate(base, 60) + (f" (mixed signatures{suffix}" if suffix else "")
+        ratio = f"; its ratio {r.ratio:.2f}× is not like for like" if r.ratio is not None else ""
+        out.append(f"row {label!r} ({r.level.value}): {'; '.join(r.flags)}{ratio}")
+    if len(flagged) > FLAG_WARNINGS:
+        out.append(f"{len(flagged) - FLAG_WARNINGS} more rows are not like for like (mixed signatures, different call "
+                   "counts or an extreme ratio with lopsided kernel counts): their 'flags' in --json say why")
+    return out
 
 
 def _optional(df: pl.DataFrame, col: str) -> list[Any]:
