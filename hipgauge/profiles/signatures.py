@@ -72,7 +72,8 @@ def short_type(t: str) -> str:
 
 
 def _dims_text(d: Any) -> str:
-    return "[" + ",".join(str(x) for x in d) + "]"
+    """``(12, 577, 64)`` → ``[12,577,64]``; a tensor list's nested dims the same way, nested."""
+    return "[" + ",".join(_dims_text(x) if isinstance(x, (tuple, list)) else str(x) for x in d) + "]"
 
 
 @lru_cache(maxsize=65536)
