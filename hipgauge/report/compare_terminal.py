@@ -9,6 +9,7 @@ from rich.table import Table
 
 from hipgauge.kernel_names import display_name
 from hipgauge.profiles.kernel_work import abbreviate
+from hipgauge.report import counter_parity as cp
 from hipgauge.report import figures
 from hipgauge.report.parity_text import (
     coverage_line,
@@ -78,6 +79,7 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
         out.print(f"note: {n}", highlight=False, markup=False)
 
     rows = doc["rows"]
+    counters = cp.has_counters(rows)
     width = max(out.width, 40)
     wide = width >= 200  # side-by-side name columns only when each can still show a useful part of a kernel name
     medium = width >= 120
@@ -85,13 +87,15 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
     ncols = 6 + (2 if medium else 0) + (2 if wide else 0)
     name_w = max(16, min(70, (width - fixed - 3 * ncols) // (2 if wide else 1) - 6))
     if width < 100:
-        _rows_as_list(out, rows, top, width)
+        _rows_as_list(out, rows, top, width, counters)
     else:
-        _rows_as_table(out, rows, top, width, medium, wide, name_w)
+        _rows_as_table(out, rows, top, width, medium, wide, name_w, counters)
+    if counters or doc.get("counters"):
+        _counter_lines(out, doc, rows, top)
     _operators_and_rest(out, doc, top, width, medium, unit)
 
 
-def _rows_as_list(out: Console, rows: list[dict[str, Any]], top: int, width: int) -> None:
+def _rows_as_list(out: Console, rows: list[dict[str, Any]], top: int, width: int, counters: bool = False) -> None:
     """Narrow terminals (pipes, CI logs): one block per row, the names on lines of their own at full width,
     every column kept."""
     out.print(f"per kernel ({len(rows)} matched units; narrow layout: ratio, baseline → candidate, Δ, share, of |Δ|)",
@@ -112,6 +116,9 @@ def _rows_as_list(out: Console, rows: list[dict[str, Any]], top: int, width: int
         sig = signature_words(r)
         if sig:
             out.print(f"    {shorten(sig, w)}", highlight=False, markup=False)
+        if counters:
+            out.print(f"    occupancy {cp.occupancy_cell(r.get('counters'))}  DRAM % peak {cp.dram_cell(r.get('counters'))}",
+                      highlight=False, markup=False)
     if flagged:
         out.print("! the ratio is not like for like (mixed signatures, different call counts, or an extreme ratio "
                   "with lopsided kernel counts): see the warnings", highlight=False, markup=False)
@@ -120,7 +127,7 @@ def _rows_as_list(out: Console, rows: list[dict[str, Any]], top: int, width: int
 
 
 def _rows_as_table(out: Console, rows: list[dict[str, Any]], top: int, width: int, medium: bool, wide: bool,
-                   name_w: int) -> None:
+                   name_w: int, counters: bool = False) -> None:
     t = Table(title=f"per kernel ({len(rows)} matched units)", show_edge=False, pad_edge=False, title_justify="left")
     cols: list[tuple[str, str, int]] = [("match", "left", 10 if medium else 5)]
     short_level = {"normalized": "norm.", "operator": "op", "user-map": "map"}
@@ -130,6 +137,8 @@ def _rows_as_table(out: Console, rows: list[dict[str, Any]], top: int, width: in
     if medium:
         cols += [("share", "right", 5), ("of |Δ|", "right", 6)]
     hidden = [] if medium else ["share", "of |Δ|"]
+    if counters:  # the trio: time ratio beside achieved occupancy and DRAM % of peak, baseline → candidate
+        cols += [("occupancy", "right", 0), ("DRAM % peak", "right", 0)]
     for col, j, mw in cols:
         t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
     flagged = 0
@@ -153,6 +162,8 @@ def _rows_as_table(out: Console, rows: list[dict[str, Any]], top: int, width: in
                  figures.duration(r["candidate_ns"]), figures.ratio(r["ratio"]) + mark, figures.duration(r["delta_ns"], signed=True)]
         if medium:
             cells += [figures.pct(r["share"]), figures.pct(r["contribution"])]
+        if counters:
+            cells += [cp.occupancy_cell(r.get("counters")), cp.dram_cell(r.get("counters"))]
         t.add_row(*cells)
     out.print(t)
     if flagged:
@@ -300,3 +311,15 @@ def render_project(out: Console, doc: dict[str, Any]) -> None:
     for line in _projection_lines(proj, proj["model"], "baseline", label if what_if else None):
         out.print("  " + line, highlight=False, markup=False)
     render_replay(out, {"replay": doc.get("replay")} if doc.get("replay") else None)
+
+
+def _counter_lines(out: Console, doc: dict[str, Any], rows: list[dict[str, Any]], top: int) -> None:
+    """Where each side's counters came from, and the one-line diagnosis of each hot kernel (report/counter_parity.py)."""
+    for line in cp.side_notes(doc.get("counters")):
+        out.print(f"counters: {line}", highlight=False, markup=False)
+    hot = [h for h in (cp.trio(r) for r in cp.hot_rows(rows, top)) if h["diagnosis"]]
+    if hot:
+        out.print(f"[bold]why (hot kernels; rules: {doc['counters']['rules']})[/bold]", markup=True, highlight=False)
+        for h in hot:
+            out.print(f"  {shorten(display_name(h['label'] or ''), 40)} {figures.ratio(h['ratio'])}: {h['diagnosis']}",
+                      highlight=False, markup=False)
