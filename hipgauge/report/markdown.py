@@ -129,7 +129,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
                  (("**" + num(r["ratio"], 3) + "**") if r["ratio"] and r["ratio"] > parity_d["threshold"] else num(r["ratio"], 3))
                  + (" !" if r.get("flags") else "")]
                 for r in parity_d["rows"][:100]]
-        head = ["kernel / operator · call signature", "match", "share", "baseline ms", "candidate ms", "ratio"]
+        head = ["kernel / operator", "match", "share", "baseline ms", "candidate ms", "ratio"]
         if counter_parity.has_counters(parity_d["rows"]):  # the trio: occupancy and DRAM beside the ratio
             head += ["achieved occupancy", "DRAM % of peak"]
             for row, r in zip(rows, parity_d["rows"][:100]):
