@@ -2,7 +2,7 @@
 computed here straight from the trace JSON (issue #12).
 
 Pairs: the public bert-small and Falconsai H100 → MI300X traces (../shared), and the same-GPU H200 pairs of
-``tests/data/h200/pairs/pairs.csv`` whose right answer is known (the same model twice, NCHW vs channels_last,
+``tests/data/h200/pairs/pairs.csv`` and ``tests/data/h200/heldout/pairs.csv`` whose right answer is known (the same model twice, NCHW vs channels_last,
 fp16 vs bf16, TF32 off vs on, CUDA graphs).
 """
 
@@ -25,18 +25,18 @@ PAIRS_DIR = DATA / "h200" / "pairs"
 TRACELENS = REAL / "pytorch_kineto" / "tracelens_pairs"
 
 
-def _h200_pairs() -> list[tuple[Path, Path, str]]:
-    table = PAIRS_DIR / "pairs.csv"
+def _h200_pairs(folder: Path) -> list[tuple[Path, Path, str]]:
+    table = folder / "pairs.csv"
     if not table.exists():
         return []
     with table.open() as f:
-        return [(PAIRS_DIR / f"{r['base']}_trace.json.gz", PAIRS_DIR / f"{r['cand']}_trace.json.gz", r["kind"])
+        return [(folder / f"{r['base']}_trace.json.gz", folder / f"{r['cand']}_trace.json.gz", r["kind"])
                 for r in csv.DictReader(f)]
 
 
 PAIRS = [(TRACELENS / "h100" / n, TRACELENS / "mi300" / n, "H100 -> MI300X")
          for n in ("gaunernst_bert-small-uncased__1016001.json.gz", "Falconsai_nsfw_image_detection__1016002.json.gz")]
-PAIRS += _h200_pairs()
+PAIRS += _h200_pairs(PAIRS_DIR) + _h200_pairs(DATA / "h200" / "heldout")  # the held-out ones: ViT, MobileNetV3
 
 
 def _sig_key(op: Any, dims: Any, types: Any, concrete: Any) -> str:
