@@ -108,6 +108,9 @@ def scan(
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="worker processes (default: all cores)"),
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
     max_findings: int = typer.Option(25, "--max-findings", min=0, help="findings listed in the terminal view (0: counts only)"),
+    strict: bool = typer.Option(False, "--strict", help="exit 2 when any file could not be analysed"),
+    define: Optional[list[str]] = typer.Option(None, "-D", "--define", help="preprocessor switch for the dual-target "
+                                               "view: NAME[=V] (both builds), hip:NAME[=V] or cuda:NAME[=V]; repeatable"),
 ) -> None:
     """Inventory a CUDA tree: kernels, launch sites, library calls with their HIP counterparts, port findings."""
     from hipgauge import config as config_mod
@@ -124,6 +127,7 @@ def scan(
         ignore=tuple(cfg.get("ignore")),
         max_file_bytes=int(cfg.get("max_file_bytes")),
         workers=workers,
+        defines=checked_defines([*cfg.get("defines"), *(define or [])]),
     )
     map_files = None
     if executor == "dask":
@@ -148,6 +152,26 @@ def scan(
     for w in result.warnings:
         if not json_out:
             warn(w)
+    exit_if_strict(strict, document["summary"].get("caveat"))
+
+
+def checked_defines(items: list[str]) -> tuple[str, ...]:
+    """``-D`` / ``defines`` items, each checked (a one-line error naming the bad one)."""
+    from hipgauge.source.conditions import parse_define
+
+    for item in items:
+        try:
+            parse_define(item)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+    return tuple(items)
+
+
+def exit_if_strict(strict: bool, caveat: str | None) -> None:
+    """``--strict``: exit 2 (after the output) when some file could not be analysed."""
+    if strict and caveat:
+        err.print(f"hipgauge: --strict: {caveat}", markup=False, highlight=False)
+        raise typer.Exit(2)
 
 
 __all__ = ["scan", "expand_paths"]

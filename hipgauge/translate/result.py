@@ -23,6 +23,11 @@ class TranslateOptions:
     rules_share: bool = True  # also run scan's inventory + rules per file for the scan-defined translation share
     workers: int | None = None  # local process pool size for a tree; None = all cores (serial under 8 files)
     lexical: bool = True  # try the lexical fast path (translate/lexical.py) before parsing; False: tree path only
+    #: project shims (headers mapping CUDA names to HIP: ``source.dualtarget``), copied as written, never rewritten;
+    #: ``translate_tree`` finds them when None
+    shims: frozenset[str] | None = None
+    #: scan's dual-target view of the tree (``source.dualtarget.TreeDual``) for the scan-defined share; found when None
+    share_dual: Any = None
 
 
 @dataclass
