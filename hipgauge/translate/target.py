@@ -26,7 +26,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from hipgauge.errors import InputError
 from hipgauge.knowledge.rocm_releases import DATA_FILE, RocmTarget, load_releases, parse_version
@@ -182,6 +182,25 @@ def _names_pattern(names: Any) -> re.Pattern[str]:
     return re.compile(r"\b(" + "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True)) + r")\b")
 
 
+def _call_sites(t: _Text, names: Any, split_args: Any, blanks: str = " \t", skip: Any = ()
+                ) -> Iterator[tuple[re.Match[str], list[tuple[int, int]], int]]:
+    """Each call ``name(…)`` of one of ``names`` outside skipped text, member access and definitions (and not of a
+    name in ``skip``): the match, its argument spans and the offset of its closing parenthesis. ``blanks``: what
+    may stand between the name and its ``(``."""
+    text = t.text
+    for m in _names_pattern(names).finditer(text):
+        if t.in_skip(m.start()) or t.member_or_def(m.start()) or m.group(1) in skip:
+            continue
+        j = m.end()
+        while j < len(text) and text[j] in blanks:
+            j += 1
+        if j >= len(text) or text[j] != "(":
+            continue
+        parsed = split_args(text, j)
+        if parsed is not None:
+            yield m, parsed[0], parsed[1]
+
+
 def _warp(t: _Text, target: RocmTarget, sr: Any, safe: frozenset[str], local_names: Any,
           edits: list[TargetEdit], split_args: Any) -> None:
     text = t.text
@@ -191,19 +210,8 @@ def _warp(t: _Text, target: RocmTarget, sr: Any, safe: frozenset[str], local_nam
            "opt-in": f"ROCm {target.version} declares the *_sync warp builtins only with {rel.warp_sync_macro} "
                      "defined (and has no __syncwarp)",
            "default": ""}[rel.warp_sync]
-    for m in _names_pattern(names).finditer(text):
+    for m, spans, close in _call_sites(t, names, split_args, skip=local_names):
         name, start = m.group(1), m.start()
-        if t.in_skip(start) or t.member_or_def(start) or name in local_names:
-            continue
-        j = m.end()
-        while j < len(text) and text[j] in " \t":
-            j += 1
-        if j >= len(text) or text[j] != "(":
-            continue
-        parsed = split_args(text, j)
-        if parsed is None:
-            continue
-        spans, close = parsed
         line = t.line_of(start)
         before = text[start:close + 1]
         if name == sr.syncwarp_cuda:
@@ -278,18 +286,7 @@ def _bf16(t: _Text, target: RocmTarget, edits: list[TargetEdit], split_args: Any
             if new != m.group(1) and t.replace(m.start(), m.end(), new):
                 edits.append(TargetEdit(t.line_of(m.start()), "bf16", m.group(1), new, m.group(1), new))
     if calls:
-        for m in _names_pattern(calls).finditer(text):
-            if t.in_skip(m.start()) or t.member_or_def(m.start()):
-                continue
-            j = m.end()
-            while j < len(text) and text[j] in " \t":
-                j += 1
-            if j >= len(text) or text[j] != "(":
-                continue
-            parsed = split_args(text, j)
-            if parsed is None:
-                continue
-            spans, close = parsed
+        for m, spans, close in _call_sites(t, calls, split_args):
             args = [text[a:b] for a, b in spans]
             try:
                 new = calls[m.group(1)].format(*args)
@@ -322,18 +319,7 @@ def _file_symbols(t: _Text) -> frozenset[str]:
 def _symbols(t: _Text, functions: dict[str, int], symbols: frozenset[str], edits: list[TargetEdit],
              split_args: Any) -> None:
     text = t.text
-    for m in _names_pattern(functions).finditer(text):
-        if t.in_skip(m.start()) or t.member_or_def(m.start()):
-            continue
-        j = m.end()
-        while j < len(text) and text[j] in " \t\n\\":
-            j += 1
-        if j >= len(text) or text[j] != "(":
-            continue
-        parsed = split_args(text, j)
-        if parsed is None:
-            continue
-        spans, _close = parsed
+    for m, spans, _close in _call_sites(t, functions, split_args, blanks=" \t\n\\"):
         index = functions[m.group(1)]
         if index >= len(spans):
             continue
