@@ -10,6 +10,7 @@ Values carry their provenance: ``Config.source(key)`` says whether a value came 
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,11 +145,22 @@ def _validate(spec: Key, value: Any, dotted: str, where: str) -> Any:
         raise InputError(f"{dotted}: expected {_type_name(spec.type)}, got a boolean", where)
     if not isinstance(value, spec.type):
         raise InputError(f"{dotted}: expected {_type_name(spec.type)}, got {type(value).__name__} {value!r}", where)
+    if not _finite(value):  # inf/nan parse as TOML floats; no figure of hipgauge can be infinite
+        raise InputError(f"{dotted}: must be a finite number, got {value!r}", where)
     if spec.check is not None:
         reason = spec.check(value)
         if reason:
             raise InputError(f"{dotted}: {reason}", where)
     return value
+
+
+def _finite(value: Any) -> bool:
+    """False when ``value`` is, or (in a list) holds, an infinite or NaN float."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    return True
 
 
 def _type_name(t: type | tuple[type, ...]) -> str:
@@ -182,7 +194,7 @@ def find_config(start: Path) -> Path | None:
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file():
             try:
-                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+                data = tomllib.loads(pyproject.read_text(encoding="utf-8-sig"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 continue
             tool = data.get("tool", {})

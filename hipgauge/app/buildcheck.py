@@ -46,6 +46,7 @@ from hipgauge.toolchain.occupancy import (
     Occupancy,
     amd_occupancy,
     arch_limits,
+    known_archs,
     nvidia_occupancy,
 )
 from hipgauge.toolchain.resources import Diagnostic, KernelResources
@@ -514,9 +515,11 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
         raise InputError("not found", src)
     amd = list(amd_arch if amd_arch is not None else ["gfx90a", "gfx940"])
     nv = list(nvidia_arch if nvidia_arch is not None else ["sm_90", "sm_80"])
-    for a in amd + nv:
-        if arch_limits(a) is None:
-            raise InputError(f"unknown arch {a!r} (known: sm_80, sm_90, gfx90a, gfx940, gfx942)")
+    for vendor, archs in (("amd", amd), ("nvidia", nv)):
+        for a in archs:
+            if (arch_limits(a) or {}).get("vendor") != vendor:
+                raise InputError(f"{vendor} arch {a!r}: not a known {'AMD' if vendor == 'amd' else 'NVIDIA'} target "
+                                 f"(known: {', '.join(known_archs(vendor))})")
     src_r = src.resolve()
     single = src_r.is_file()
     entries, _skipped = walk_tree([src_r], list(exclude or []), 8 * 1024 * 1024)

@@ -8,7 +8,6 @@ in one line too (with ``HIPGAUGE_DEBUG=1`` for the traceback).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from contextlib import contextmanager
@@ -34,7 +33,9 @@ err = Console(stderr=True, highlight=False)
 
 def emit_json(document: dict[str, Any]) -> None:
     """Print one JSON document on stdout (with its "schema" key first)."""
-    sys.stdout.write(json.dumps(document, indent=2, default=_json_default, ensure_ascii=False) + "\n")
+    from hipgauge.report.jsontext import dumps
+
+    sys.stdout.write(dumps(document, default=_json_default) + "\n")
     sys.stdout.flush()
 
 

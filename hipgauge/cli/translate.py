@@ -8,6 +8,7 @@ from typing import Any, Optional
 import typer
 
 from hipgauge.cli.app import app, emit_json, out, progress, warn
+from hipgauge.cli.flags import check_archs
 from hipgauge.errors import InputError
 from hipgauge.report.translate_terminal import render_build_check, render_translate
 
@@ -44,6 +45,7 @@ def translate(
     for name in no_rewrite or []:
         if name not in ALL_SAFE_REWRITES:
             raise InputError(f"--no-rewrite must be one of {', '.join(sorted(ALL_SAFE_REWRITES))}; got {name!r}")
+    check_archs("--amd-arch", amd_arch, "amd")
     if not path.exists():
         raise InputError("not found", path)
     cfg = _load_config(config, path)
@@ -83,14 +85,16 @@ def build_check_cmd(
     """Compile each translation unit with hipcc (per AMD arch) and nvcc (per NVIDIA arch); resources and occupancy."""
     from hipgauge.app.buildcheck import build_check
 
+    check_archs("--amd-arch", amd_arch, "amd")
+    check_archs("--nvidia-arch", nvidia_arch, "nvidia")
     if not path.exists():
         raise InputError("not found", path)
     cfg = _load_config(config, path)
     amd = list(amd_arch or cfg.get("build.amd_arch"))
     nv = list(nvidia_arch or cfg.get("build.nvidia_arch"))
     t = float(timeout if timeout is not None else cfg.get("build.timeout_s"))
-    if t <= 0:
-        raise InputError(f"--timeout must be > 0, got {t:g}")
+    if not (t > 0) or t == float("inf"):
+        raise InputError(f"--timeout must be a finite number > 0, got {t:g}")
     with progress("compiling", total=None, enabled=not no_progress and not json_out) as advance:
         result = build_check(path, amd, nv, t, jobs=jobs, include_dirs=list(cfg.get("build.include_dirs")),
                              defines=list(cfg.get("build.defines")), exclude=list(cfg.get("exclude")),

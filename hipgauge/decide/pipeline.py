@@ -241,6 +241,18 @@ def _as_dict(obj: Any) -> Any:
     return obj.to_dict() if hasattr(obj, "to_dict") else obj
 
 
+def _require_sources(paths: list[Path], config: Config) -> None:
+    """InputError naming the path when no source file hipgauge reads is found under ``paths`` (an empty
+    folder, a tree of only build files or documents): nothing to assess, and no triage to print."""
+    from hipgauge.source.walk import walk_tree
+
+    entries, _skipped = walk_tree(list(paths), list(config.get("exclude")), int(config.get("max_file_bytes")),
+                                  python=True)
+    if not any(e.kind in ("cuda", "cpp", "header", "python") for e in entries):
+        shown = ", ".join(str(p) for p in paths)
+        raise InputError("no CUDA sources found (no .cu/.cuh, C/C++ or Python file hipgauge reads)", shown)
+
+
 def run_assessment(opts: AssessOptions, config: Config, on_stage: Callable[[str], None] | None = None,
                    stages: set[str] | None = None) -> AssessmentRun:
     """Run the stages (``stages`` limits which: scan, translate, build-check, profiles, cost, decide)."""
@@ -263,6 +275,8 @@ def run_assessment(opts: AssessOptions, config: Config, on_stage: Callable[[str]
     for p in [*opts.paths, opts.baseline, opts.candidate, opts.latency_csv, opts.candidate_latency_csv, opts.map_file]:
         if p is not None and not Path(p).exists():
             raise InputError("not found", p)
+    if "scan" in want:
+        _require_sources(opts.paths, config)
     job = _BuildJob(opts, config) if "build-check" in want else None  # compiles while the rest runs
     try:
         _run_stages(run, opts, config, want, job, target, percentile, on_stage)

@@ -33,6 +33,7 @@ names looked up) → ``finish_profile``.
 from __future__ import annotations
 
 import gc
+import json
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,6 +173,8 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
     if ev.gpu["gkind"].count(_G_KERNEL) == 0:
         if not ev.header and ev.seen == 0:
             raise InputError("no trace events: not a PyTorch profiler trace", path)
+        if ev.bad:  # the kernels were there but malformed: say which field of which event
+            raise InputError(f"no usable GPU kernel event: {ev.warnings[0]}", path)
         raise InputError("no GPU kernel events in this trace (was the profiler run with the CUDA activity?)", path)
     vendor, device, dev_names, metadata = _describe(ev.header, ev.runtime_names)
     ops, runtime, g = _frames(ev, path)
@@ -207,6 +210,7 @@ def _parse_events(trace: ChromeTrace) -> _Events:
     runtime_names: set[str] = set()
     bad = 0
     first_bad: int | None = None
+    first_why = ""
     seen = 0
 
     for events in trace.events():
@@ -223,8 +227,8 @@ def _parse_events(trace: ChromeTrace) -> _Events:
                     kind = _KIND_OP if cat in _OP_CATS else _KIND_ANNOT
                     if kind == _KIND_ANNOT and name.startswith(_STEP_PREFIX):
                         kind = _KIND_STEP
-                    o_ts.append(e["ts"])
-                    o_dur.append(e.get("dur", 0))
+                    o_ts.append(_number(e, "ts"))
+                    o_dur.append(_number(e, "dur", 0))
                     o_thread.append(thread_ix.setdefault((e.get("pid"), e.get("tid")), len(thread_ix)))
                     o_ext.append(args.get("External id", -1))
                     o_name.append(name_ix.setdefault(name, len(name_ix)))
@@ -251,8 +255,8 @@ def _parse_events(trace: ChromeTrace) -> _Events:
                         continue
                     args = e.get("args") or {}
                     g_kind.append(_G_KERNEL if cat in _KERNEL_CATS else _G_MEMCPY if cat in _MEMCPY_CATS else _G_MEMSET)
-                    g_ts.append(e["ts"])
-                    g_dur.append(e["dur"])
+                    g_ts.append(_number(e, "ts"))
+                    g_dur.append(_number(e, "dur"))
                     g_name.append(name_ix.setdefault(e.get("name", ""), len(name_ix)))
                     pid, tid = e.get("pid"), e.get("tid")
                     g_thread.append(thread_ix.setdefault((pid, tid), len(thread_ix)))
@@ -276,10 +280,11 @@ def _parse_events(trace: ChromeTrace) -> _Events:
                         n = _step_number(name)
                         if n is not None:
                             gpu_steps.append((n, float(e["ts"]), float(e.get("dur", 0))))
-            except (KeyError, TypeError, ValueError, OverflowError, AttributeError):
+            except (KeyError, TypeError, ValueError, OverflowError, AttributeError) as exc:
                 bad += 1
                 if first_bad is None:
                     first_bad = seen
+                    first_why = _why_bad(e, exc)
                 # an event that failed half-way left some columns one longer: drop that partial row
                 for group in ((o_thread, o_ts, o_dur, o_ext, o_name, o_kind), (r_thread, r_ts, r_corr, r_ext),
                               (f_thread, f_ts, f_id), (g_kind, g_name, g_thread, g_dev, g_stream, g_ts, g_dur, g_ext,
@@ -305,8 +310,47 @@ def _parse_events(trace: ChromeTrace) -> _Events:
         seen=seen, bad=bad, first_bad=first_bad,
     )
     if bad:
-        ev.warnings.append(f"{bad} trace event(s) with missing or malformed fields were skipped (first: event #{first_bad})")
+        ev.warnings.append(f"{bad} trace event(s) with missing or malformed fields were skipped "
+                           f"(first: event #{first_bad}{first_why})")
     return ev
+
+
+class _BadField(ValueError):
+    """A field of an event that is there but not a number (``"dur": true``, ``"ts": "12"``)."""
+
+    def __init__(self, field: str, value: Any):
+        super().__init__(field)
+        self.field, self.value = field, value
+
+
+def _number(e: dict[str, Any], field: str, default: float | None = None) -> float:
+    """``e[field]`` when it is a JSON number (not true/false, not a string); ``default`` when absent."""
+    if field not in e and default is not None:
+        return default
+    value = e[field]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _BadField(field, value)
+    return value
+
+
+def _why_bad(e: Any, exc: Exception) -> str:
+    """`` "name": "dur" is true, not a number`` for the warning line (the event's name, the field, its value)."""
+    name = e.get("name") if isinstance(e, dict) else None
+    shown = f" {str(name)[:80]!r}" if name else ""
+    if isinstance(exc, _BadField):
+        value = json.dumps(exc.value)[:40] if _jsonable(exc.value) else type(exc.value).__name__
+        return f"{shown}: field \"{exc.field}\" is {value}, not a number"
+    if isinstance(exc, KeyError):
+        return f"{shown}: field \"{exc.args[0] if exc.args else '?'}\" is missing"
+    return f"{shown}: {exc.__class__.__name__}"
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+        return True
+    except (TypeError, ValueError):
+        return False
 
 
 # ---------------------------------------------------------------- phase 2: vendor, device, metadata
@@ -357,12 +401,21 @@ def _describe(header: dict[str, Any], runtime_names: set[str]) -> tuple[str, str
 
 
 # ---------------------------------------------------------------- phase 3: columns → frames
+_DTYPE_OF = {"d": pl.Float64, "q": pl.Int64, "i": pl.Int32, "b": pl.Int8}
+
+
+def _typed_frame(columns: dict[str, array]) -> pl.DataFrame:
+    """A frame of the arrays with their own dtypes, so an event family the trace lacks (no CPU ops at all)
+    is an empty frame of numbers, not columns of dtype null that every later expression fails on."""
+    return pl.DataFrame(columns, schema={name: _DTYPE_OF[col.typecode] for name, col in columns.items()})
+
+
 def _frames(ev: _Events, path: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(ops, runtime, gpu) frames in int ns, insane and negative rows dropped with a warning. The
     attribution works on narrow frames (ids and times only) and joins the results back once, so the
     5M-row op table and the wide GPU table are never copied through a chain of joins. Each family's
     arrays are released as soon as its frame is built."""
-    ops = pl.DataFrame(ev.ops)
+    ops = _typed_frame(ev.ops)
     ev.ops = {}
     ops = (
         ops.lazy()
@@ -371,10 +424,10 @@ def _frames(ev: _Events, path: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.Dat
         .select("thread", "ts", (pl.col("ts") + pl.col("dur")).alias("end"), "ext", "name_id", "kind")
         .collect()
     )
-    runtime = pl.DataFrame(ev.runtime).filter(_sane("r_ts"))
+    runtime = _typed_frame(ev.runtime).filter(_sane("r_ts"))
     ev.runtime = {}
     runtime = runtime.with_columns(_to_ns("r_ts"), _nonneg("r_ext")).unique("corr", keep="first", maintain_order=False)
-    g = pl.DataFrame(ev.gpu)
+    g = _typed_frame(ev.gpu)
     ev.gpu = {}
     insane = g.height - (g := g.filter(_sane("start_ns", "duration_ns"))).height
     if insane:
@@ -399,7 +452,7 @@ def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev
     link = g.select("row", "g_thread", "start_ns", "ext", "corr")
     # kernel ↔ flow fallback, for GPU events without a correlation argument
     if link.get_column("corr").null_count() and len(ev.flows["fid"]):
-        flows = pl.DataFrame(ev.flows).filter(_sane("start_ns"))
+        flows = _typed_frame(ev.flows).filter(_sane("start_ns"))
         flows = flows.with_columns(_to_ns("start_ns"))
         flows = flows.unique(["g_thread", "start_ns"], keep="first")
         link = link.join(flows, on=["g_thread", "start_ns"], how="left").with_columns(

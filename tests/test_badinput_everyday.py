@@ -1,0 +1,150 @@
+"""Issue #17: the everyday inputs that gave a traceback, a wrong answer or a stray file (one test per row
+of the issue's table; docs/bad-input.md lists the rows). Each runs the real CLI in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from test_badinput_support import assert_input_error, assert_ok, run_cli, tree_hashes
+
+KERNEL = "__global__ void scale(float* x, float a) { x[threadIdx.x] *= a; }\n" \
+         "void run(float* x) { scale<<<1, 64>>>(x, 2.0f); cudaDeviceSynchronize(); }\n"
+
+
+def _tree(root: Path, files: dict[str, str] | None = None) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for name, text in (files or {"k.cu": KERNEL}).items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+# -- row 1: assess --store with a history location it cannot write ----------------------------------------
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_row01_unwritable_store_keeps_the_report_and_warns(tmp_path: Path, capsys) -> None:
+    src = _tree(tmp_path / "src")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        result = run_cli(["assess", src, "-o", tmp_path / "rep", "--no-build-check", "--store",
+                          "--db", locked / "sub" / "h.duckdb"], capsys)
+    finally:
+        locked.chmod(0o700)
+    text = assert_ok(result, "not stored in the history", str(locked))
+    assert (tmp_path / "rep" / "assessment.json").is_file(), text
+
+
+def test_row01_store_error_is_one_line_naming_the_path(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Root or not: a store whose folder is a file cannot be created; the report is still written."""
+    src = _tree(tmp_path / "src")
+    (tmp_path / "afile").write_text("x")
+    result = run_cli(["assess", src, "-o", tmp_path / "rep", "--no-build-check", "--store",
+                      "--db", tmp_path / "afile" / "h.duckdb"], capsys)
+    assert_ok(result, "not stored in the history", "afile")
+    assert (tmp_path / "rep" / "assessment.json").is_file()
+    code, _out, err = run_cli(["history", "--db", tmp_path / "afile" / "h.duckdb"], capsys)
+    assert code in (0, 2) and "Traceback" not in err and "internal error" not in err
+
+
+# -- row 3: never write the store into the input tree -------------------------------------------------------
+def test_row03_store_goes_to_hipgauge_home_not_the_tree(tmp_path: Path, capsys, monkeypatch) -> None:
+    src = _tree(tmp_path / "src")
+    (src / ".git").mkdir()
+    home = tmp_path / "home"
+    monkeypatch.setenv("HIPGAUGE_HOME", str(home))
+    monkeypatch.chdir(src)
+    before = tree_hashes(src)
+    assert_ok(run_cli(["assess", ".", "-o", tmp_path / "rep", "--no-build-check", "--store"], capsys))
+    assert tree_hashes(src) == before
+    assert not (src / ".hipgauge").exists()
+    assert (home / "history.duckdb").is_file()
+
+
+# -- row 8: decide/assess on an empty folder ----------------------------------------------------------------
+@pytest.mark.parametrize("verb", ["decide", "cost", "assess"])
+def test_row08_empty_folder_is_no_cuda_sources(tmp_path: Path, capsys, verb: str) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "README.md").write_text("nothing here\n")
+    extra = ["-o", tmp_path / "rep", "--no-build-check"] if verb == "assess" else []
+    assert_input_error(run_cli([verb, empty, *extra], capsys), str(empty), "no CUDA sources found")
+    assert not (tmp_path / "rep").exists()
+
+
+# -- row 9: non-finite numbers ------------------------------------------------------------------------------
+@pytest.mark.parametrize("args,option", [
+    (["decide", "{src}", "--target-ms", "inf"], "--target-ms"),
+    (["assess", "{src}", "-o", "{rep}", "--no-build-check", "--target-ms", "inf"], "--target-ms"),
+    (["decide", "{src}", "--percentile", "nan"], "--percentile"),
+    (["cost", "{src}", "--set", "economics.hourly_rate=inf"], "economics.hourly_rate"),
+    (["cost", "{src}", "--set", "economics.fleet_spend_per_year=-inf"], "economics.fleet_spend_per_year"),
+    (["assess", "{src}", "-o", "{rep}", "--no-build-check", "--build-budget-s", "inf"], "--build-budget-s"),
+])
+def test_row09_non_finite_flags_are_refused(tmp_path: Path, capsys, args: list[str], option: str) -> None:
+    src = _tree(tmp_path / "src")
+    argv = [a.format(src=src, rep=tmp_path / "rep") for a in args]
+    line = assert_input_error(run_cli(argv, capsys), option, "finite")
+    assert "Infinity" not in line
+
+
+def test_row09_non_finite_config_value_is_refused(tmp_path: Path, capsys) -> None:
+    src = _tree(tmp_path / "src", {"k.cu": KERNEL, "hipgauge.toml": "[economics]\nhourly_rate = inf\n"})
+    assert_input_error(run_cli(["cost", src], capsys), ["hipgauge.toml", "economics.hourly_rate"], "finite")
+
+
+def test_row09_json_never_holds_infinity() -> None:
+    from hipgauge.report.jsontext import dumps
+
+    text = dumps({"a": float("inf"), "b": [1.0, float("nan")], "c": {"d": -float("inf")}})
+    assert "Infinity" not in text and "NaN" not in text
+    assert json.loads(text) == {"a": None, "b": [1.0, None], "c": {"d": None}}
+
+
+# -- row 10: an arch of the wrong vendor or an empty one ----------------------------------------------------
+@pytest.mark.parametrize("verb,option,value", [
+    ("build-check", "--amd-arch", "sm_80"), ("build-check", "--amd-arch", ""),
+    ("build-check", "--nvidia-arch", "gfx90a"), ("build-check", "--amd-arch", "gfx1234"),
+    ("translate", "--amd-arch", "sm_90"),
+])
+def test_row10_bad_arch_names_the_option(tmp_path: Path, capsys, verb: str, option: str, value: str) -> None:
+    src = _tree(tmp_path / "src")
+    extra = ["-o", tmp_path / "out"] if verb == "translate" else []
+    line = assert_input_error(run_cli([verb, src, option, value, *extra], capsys), option)
+    assert "gfx90a" in line or "sm_80" in line  # the valid targets, from hipgauge/data/arch_limits.toml
+    assert not (tmp_path / "out").exists()
+
+
+# -- row 12: a config file with a UTF-8 BOM ------------------------------------------------------------------
+def test_row12_config_with_bom_is_read(tmp_path: Path, capsys) -> None:
+    src = _tree(tmp_path / "src")
+    (src / "hipgauge.toml").write_bytes(b"\xef\xbb\xbf[economics]\nhourly_rate = 99\n")
+    from hipgauge import config as config_mod
+
+    assert config_mod.load(start=src).get("economics.hourly_rate") == 99
+    assert_ok(run_cli(["scan", src], capsys))
+
+
+# -- row 13: a Kineto event whose "dur" is not a number -----------------------------------------------------
+def _kineto(path: Path, events: list[dict]) -> Path:
+    path.write_text(json.dumps({"deviceProperties": [{"id": 0, "name": "NVIDIA H200"}], "traceEvents": events}))
+    return path
+
+
+def _kernel_event(name: str, ts: float, dur: object) -> dict:
+    return {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+            "args": {"correlation": 1, "device": 0, "stream": 7}}
+
+
+def test_row13_kineto_dur_true_names_the_field_and_the_event(tmp_path: Path, capsys) -> None:
+    only = _kineto(tmp_path / "only.json", [_kernel_event("bad_kernel", 10, True)])
+    line = assert_input_error(run_cli(["compare", only, only], capsys), "only.json", '"dur"', "bad_kernel")
+    assert "polars" not in line and "dtype" not in line
+    mixed = _kineto(tmp_path / "mixed.json", [_kernel_event("bad_kernel", 10, True), _kernel_event("good_kernel", 30, 5)])
+    text = assert_ok(run_cli(["compare", mixed, mixed], capsys), "bad_kernel", '"dur"')
+    assert "good_kernel" in text
