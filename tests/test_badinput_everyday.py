@@ -148,3 +148,39 @@ def test_row13_kineto_dur_true_names_the_field_and_the_event(tmp_path: Path, cap
     mixed = _kineto(tmp_path / "mixed.json", [_kernel_event("bad_kernel", 10, True), _kernel_event("good_kernel", 30, 5)])
     text = assert_ok(run_cli(["compare", mixed, mixed], capsys), "bad_kernel", '"dur"')
     assert "good_kernel" in text
+
+
+# -- row 4: translate keeps the source modes ----------------------------------------------------------------
+def test_row04_translate_keeps_source_modes_under_umask_022(tmp_path: Path, capsys) -> None:
+    src = _tree(tmp_path / "src", {"k.cu": KERNEL, "sub/h.cuh": "#pragma once\n", "build.sh": "#!/bin/sh\nmake\n",
+                                  "notes.txt": "hello\n"})
+    (src / "build.sh").chmod(0o755)
+    (src / "k.cu").chmod(0o644)
+    (src / "sub").chmod(0o755)
+    old = os.umask(0o022)
+    try:
+        assert_ok(run_cli(["translate", src, "-o", tmp_path / "out", "--no-share"], capsys))
+    finally:
+        os.umask(old)
+    out = tmp_path / "out"
+    mode = lambda p: stat.S_IMODE(p.stat().st_mode)  # noqa: E731
+    assert mode(out / "build.sh") == 0o755
+    assert mode(out / "k.cu") == 0o644
+    assert mode(out / "notes.txt") == mode(src / "notes.txt")
+    assert mode(out / "sub") == 0o755 and mode(out / "sub" / "h.cuh") == mode(src / "sub" / "h.cuh")
+    assert mode(out) == 0o755
+
+
+# -- row 5: a file over max_file_bytes ----------------------------------------------------------------------
+def test_row05_file_over_max_file_bytes_is_copied_unchanged_and_not_analysed(tmp_path: Path, capsys) -> None:
+    big = KERNEL + "// " + "x" * 400 + "\n"
+    src = _tree(tmp_path / "src", {"small.cu": KERNEL.replace("scale", "small"), "big.cu": big,
+                                  "hipgauge.toml": "max_file_bytes = 300\n"})
+    code, out, err = run_cli(["translate", src, "-o", tmp_path / "out", "--json"], capsys)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (tmp_path / "out" / "big.cu").read_text() == big
+    assert doc["not_analysed"] == ["big.cu"] and doc["summary"]["files_not_analysed"] == 1
+    assert any("big.cu" in w and "max_file_bytes" in w for w in doc["warnings"])
+    text = assert_ok(run_cli(["translate", src, "-o", tmp_path / "out2"], capsys), "big.cu", "copied unchanged")
+    assert "not analysed: 1 file" in " ".join(text.split())

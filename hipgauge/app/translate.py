@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from hipgauge.app.analyze import analyze_file
 from hipgauge.app.scan import chunk_by_size, tree_scan_names
+from hipgauge.app.tree_copy import copy_unchanged, keep_modes
 from hipgauge.errors import InputError
 from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.model import ApiCall, FileStats, Record, SkippedFile
@@ -58,6 +59,7 @@ class TranslateResult(Record):
     options: dict[str, Any] = field(default_factory=dict)
     rewrite_stats: list[FileStats] = field(default_factory=list)  # translate's own count after rewriting
     share_stats: list[FileStats] | None = None  # rules.share per file (None: not computed)
+    not_analysed: list[str] = field(default_factory=list)  # over max_file_bytes: copied unchanged, in no count
 
     def totals(self) -> dict[str, Any]:
         rw = self.rewrite_stats or self.stats
@@ -87,6 +89,7 @@ class TranslateResult(Record):
             "files": len(rw),
             "files_changed": sum(1 for f in self.files if f["changed"]),
             "files_copied": len(self.copied),
+            "files_not_analysed": len(self.not_analysed),
             "lines": sum(s.lines for s in rw),
             "cuda_lines": cuda,
             "clean_lines": clean,
@@ -116,6 +119,7 @@ class TranslateResult(Record):
             "unconverted": [u.to_dict() for u in self.unconverted],
             "safe_rewrites": [r.to_dict() for r in self.safe_rewrites],
             "copied": self.copied,
+            "not_analysed": self.not_analysed,
             "skipped": [s.to_dict() for s in self.skipped],
             "warnings": self.warnings,
         }
@@ -279,7 +283,7 @@ def _other_files(src_r: Path, known: set[str], max_bytes: int) -> list[tuple[Pat
             if rel in known or p.is_symlink():
                 continue
             try:
-                if not p.is_file() or p.stat().st_size > max_bytes:
+                if not p.is_file():  # any size: a file translate does not read is copied as it is
                     continue
             except OSError:
                 continue
@@ -429,6 +433,7 @@ def translate_tree(src: Path | str, out: Path | str, options: TranslateOptions |
         raise InputError(f"cannot create the output folder: {exc.strerror or exc}", out_p) from None
     try:
         result = _translate_into(src_r, staging, src_p, out_p, options, on_progress, write=True)
+        keep_modes(src_r, staging, single=not src_r.is_dir())
         if final_r.exists():
             final_r.rmdir()  # check_output_folder made sure it is empty
         os.replace(staging, final_r)
@@ -490,19 +495,43 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
             if done.share_stats is not None:
                 share_stats.append(done.share_stats)
     result.share_stats = share_stats if opts.rules_share else None
+    if write:
+        _copy_too_large(result, entries_root=root, out_r=out_r, single=single, max_bytes=options.max_file_bytes)
     if not single and write:
         for path, rel in _other_files(src_r, known, options.max_file_bytes):
             target = _safe_target(out_r, rel)
             if target is None:
                 continue
             try:
-                data = path.read_bytes()
+                _checked_parent(target, out_r)
+                copy_unchanged(path, target)
             except OSError as exc:
                 result.skipped.append(SkippedFile(rel, f"unreadable: {exc.strerror or exc}"))
                 continue
-            write_new(target, data, out_r)
             result.copied.append(rel)
     return result
+
+
+def _copy_too_large(result: TranslateResult, entries_root: Path, out_r: Path, single: bool, max_bytes: int) -> None:
+    """A source file over ``max_file_bytes`` is copied unchanged into the HIP tree, with a warning; it stays in
+    ``skipped`` (not analysed: its lines are in no count)."""
+    for skip in list(result.skipped):
+        if not skip.reason.startswith("too large"):
+            continue
+        source = entries_root / (Path(skip.path).name if single else Path(*skip.path.split("/")))
+        target = _safe_target(out_r, Path(skip.path).name if single else skip.path)
+        if target is None or not source.is_file() or source.is_symlink():
+            continue
+        try:
+            _checked_parent(target, out_r)
+            copy_unchanged(source, target)
+        except OSError as exc:
+            result.warnings.append(f"{skip.path}: over max_file_bytes ({max_bytes}) and could not be copied: "
+                                   f"{exc.strerror or exc}")
+            continue
+        result.not_analysed.append(skip.path)
+        result.warnings.append(f"{skip.path}: over max_file_bytes ({max_bytes} bytes): copied unchanged, not "
+                               "translated and not counted in the share")
 
 
 def _add(result: TranslateResult, tf: TranslatedFile, share: FileStats | None = None) -> None:
