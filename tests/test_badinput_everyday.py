@@ -184,3 +184,44 @@ def test_row05_file_over_max_file_bytes_is_copied_unchanged_and_not_analysed(tmp
     assert any("big.cu" in w and "max_file_bytes" in w for w in doc["warnings"])
     text = assert_ok(run_cli(["translate", src, "-o", tmp_path / "out2"], capsys), "big.cu", "copied unchanged")
     assert "not analysed: 1 file" in " ".join(text.split())
+
+
+# -- row 11: links out of the tree; a file and its folder both given ----------------------------------------
+def test_row11_symlinked_cu_outside_the_tree_is_never_read(tmp_path: Path, capsys) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.cu").write_text("__global__ void secret_kernel() {}\n")
+    src = _tree(tmp_path / "src")
+    (src / "passwd.cu").symlink_to(outside / "secret.cu")
+    (src / "linked_dir").symlink_to(outside, target_is_directory=True)
+    code, out, err = run_cli(["scan", src, "--json"], capsys)
+    assert code == 0, err
+    assert "secret_kernel" not in out
+    doc = json.loads(out)
+    skipped = {s["path"]: s["reason"] for s in doc.get("skipped", [])}
+    assert "outside the tree" in skipped["passwd.cu"] and "outside the tree" in skipped["linked_dir"]
+
+
+def test_row11_file_and_its_folder_on_the_command_line_are_counted_once(tmp_path: Path, capsys) -> None:
+    src = _tree(tmp_path / "src")
+    code, out, err = run_cli(["scan", src, src / "k.cu", "--json"], capsys)
+    assert code == 0, err
+    one_code, one_out, _ = run_cli(["scan", src, "--json"], capsys)
+    both, one = json.loads(out), json.loads(one_out)
+    assert len(both["files"]) == len(one["files"]) == 1
+    assert len(both["kernels"]) == len(one["kernels"]) == 1
+    assert len(both["launch_sites"]) == len(one["launch_sites"])
+    assert len(both["findings"]) == len(one["findings"])
+
+
+# -- row 14: the suite leaves nothing of its own in /tmp -----------------------------------------------------
+def test_row14_fuzz_scratch_and_tempfiles_live_under_pytest_tmp(tmp_path_factory: pytest.TempPathFactory) -> None:
+    import tempfile
+
+    from test_fuzz_support import Scratch
+
+    base = tmp_path_factory.getbasetemp().resolve()
+    scratch = Scratch()
+    assert base in scratch.dir.resolve().parents
+    assert base in Path(tempfile.mkdtemp(prefix="hipgauge-build-check-")).resolve().parents
+    assert Path(os.environ["TMPDIR"]).resolve() != Path("/tmp")

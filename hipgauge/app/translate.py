@@ -454,6 +454,9 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
                              options={"safe_rewrites": sorted(options.safe_rewrites),
                                       "launch_style": options.launch_style, "amd_arch": list(options.amd_arch),
                                       "rules_share": options.rules_share})
+    for skip in skipped:  # the walk never follows a link out of the tree: say so, as for one found below
+        if "outside the tree" in skip.reason:
+            result.warnings.append(f"{skip.path}: symbolic link pointing outside the input tree; not translated")
     load_mapping()
     local = _local_names(entries, keep=True)
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
