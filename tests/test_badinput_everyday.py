@@ -225,3 +225,34 @@ def test_row14_fuzz_scratch_and_tempfiles_live_under_pytest_tmp(tmp_path_factory
     assert base in scratch.dir.resolve().parents
     assert base in Path(tempfile.mkdtemp(prefix="hipgauge-build-check-")).resolve().parents
     assert Path(os.environ["TMPDIR"]).resolve() != Path("/tmp")
+
+
+# -- row 2: the build-check budget runs out -----------------------------------------------------------------
+def test_row02_budget_keeps_partial_results_and_cleans_up(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A slow (fake) hipcc and a 4 s budget over 8 units: the compiles that ran are kept and counted
+    ("k of 8 units checked"), and no temporary folder of the job or of build-check is left behind."""
+    import tempfile
+
+    files = {f"u{i}.cu": KERNEL.replace("scale", f"scale{i}").replace("void run", f"void run{i}") for i in range(8)}
+    files["hipgauge.toml"] = '[build]\namd_arch = ["gfx90a"]\nnvidia_arch = []\n'
+    src = _tree(tmp_path / "src", files)
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "hipcc").write_text("#!/bin/sh\ncase \"$*\" in *--version*) echo 'HIP version: 6.0.0'; exit 0;; esac\n"
+                                "sleep 1\nexit 0\n")
+    (fake / "hipcc").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:/usr/bin:/bin")
+    monkeypatch.setenv("HIPGAUGE_HIPCC", str(fake / "hipcc"))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    code, out, err = run_cli(["assess", src, "-o", tmp_path / "rep", "--build-budget-s", "4", "--json"], capsys)
+    assert code == 0, err
+    bc = json.loads(out)["build_check"]
+    assert bc.get("status") not in ("not run", "failed"), bc
+    summary = bc["summary"]
+    assert summary["units_total"] == 8 and summary["units_checked"] < 8
+    assert f"{summary['units_checked']} of 8 units checked" in summary["coverage"]
+    assert len(bc["compiles"]) >= summary["units_checked"]
+    assert not [p.name for p in scratch.iterdir() if p.name.startswith("hipgauge-")], list(scratch.iterdir())

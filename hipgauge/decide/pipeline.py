@@ -120,6 +120,12 @@ def _translate(opts: AssessOptions, config: Config) -> Any:
                               write=False)
 
 
+#: seconds the build-check child needs to start (imports) and to write its result, kept out of its budget
+_JOB_START_S = 2.0
+#: how long past the budget the parent waits for the child's partial result before killing it
+_JOB_GRACE_S = 10.0
+
+
 class _BuildJob:
     """build-check running in a child process group, started early and collected at the end."""
 
@@ -154,11 +160,19 @@ class _BuildJob:
             self.cached = _cached(opts.cache_from, self.key)
             if self.cached is not None:
                 return
+        import os
+
         self.tmp = tempfile.mkdtemp(prefix="hipgauge-build-job-")
         self.out = Path(self.tmp) / "result.json"
-        self.proc = subprocess.Popen([sys.executable, "-m", "hipgauge.decide.buildcheck_job", json.dumps(args), str(self.out)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         self.budget = opts.build_budget_s
+        # The child stops starting compiles at the budget and returns what it has ("k of n units checked");
+        # the parent kills it only if it overruns that by GRACE. Its temporary files (the translated tree,
+        # objects, the compilers' own) all go below self.tmp, which the parent removes whatever happens.
+        job_args = {**args, "budget_s": max(0.5, self.budget - _JOB_START_S)}
+        env = {**os.environ, "TMPDIR": self.tmp}
+        self.proc = subprocess.Popen([sys.executable, "-m", "hipgauge.decide.buildcheck_job", json.dumps(job_args),
+                                      str(self.out)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
 
     def kill(self) -> None:
         import os
@@ -184,7 +198,7 @@ class _BuildJob:
         if self.proc is None:
             raise _NotRun(self.reason)
         try:
-            self.proc.wait(max(0.0, self.budget - (time.perf_counter() - self.t0)))
+            self.proc.wait(max(0.0, self.budget + _JOB_GRACE_S - (time.perf_counter() - self.t0)))
         except subprocess.TimeoutExpired:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -201,7 +215,9 @@ class _BuildJob:
             shutil.rmtree(self.tmp, ignore_errors=True)
         if doc.get("status") == "failed":
             raise RuntimeError(doc.get("reason", "failed"))
-        doc["cache_key"] = self.key
+        summary = doc.get("summary") or {}
+        if summary.get("units_checked", 0) >= summary.get("units_total", 0):
+            doc["cache_key"] = self.key  # a partial result (budget ran out) is never reused as the whole
         if self.note:
             doc["note"] = self.note
         return doc
@@ -309,6 +325,9 @@ def _run_stages(run: AssessmentRun, opts: AssessOptions, config: Config, want: s
             from hipgauge.decide.build_errors import classify_build_check
 
             run.build_check["classification"] = classify_build_check(run.build_check)
+            summary = run.build_check.get("summary") or {}
+            if summary.get("units_checked", 0) < summary.get("units_total", 0):
+                run.warnings.append(f"build-check: {summary.get('coverage')}; the results shown are partial")
     bc = run.build_check if isinstance(run.build_check, dict) and run.build_check.get("compiles") else None
     if "cost" in want:
         run.cost = _stage(run, "cost", lambda: estimate_cost(run.scan, run.comparison, config, build_check=bc), on_stage)
