@@ -256,3 +256,38 @@ def test_row02_budget_keeps_partial_results_and_cleans_up(tmp_path: Path, capsys
     assert f"{summary['units_checked']} of 8 units checked" in summary["coverage"]
     assert len(bc["compiles"]) >= summary["units_checked"]
     assert not [p.name for p in scratch.iterdir() if p.name.startswith("hipgauge-")], list(scratch.iterdir())
+
+
+# -- row 7: SARIF with more results than code scanning takes ------------------------------------------------
+def test_row07_sarif_is_capped_per_rule_and_file_with_a_stated_summary(tmp_path: Path, capsys) -> None:
+    import jsonschema
+
+    body = "\n".join(f"  x[{i}] = __shfl_sync(0xffffffff, x[{i}], 1);" for i in range(700))
+    src = _tree(tmp_path / "src", {"many.cu": "__global__ void k(float* x) {\n" + body + "\n}\n"})
+    sarif = tmp_path / "out.sarif"
+    code, out, err = run_cli(["scan", src, "--sarif", sarif], capsys)
+    assert code == 0, err
+    assert "SARIF capped" in " ".join(err.split()) and "500 of 700" in " ".join(err.split())
+    doc = json.loads(sarif.read_text())
+    run = doc["runs"][0]
+    assert len(run["results"]) == 500
+    assert run["properties"]["truncated"]["total"] == 700
+    assert run["properties"]["truncated"]["left_out_by_rule"] == {run["results"][0]["ruleId"]: 200}
+    assert "SARIF capped" in run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"]
+    schema = json.loads((Path(__file__).parent / "data" / "rules" / "sarif-2.1.0-required.schema.json").read_text())
+    jsonschema.validate(doc, schema)
+
+
+def test_row07_cap_keeps_the_most_severe_first() -> None:
+    from hipgauge.model import Confidence, Finding, Severity
+    from hipgauge.report.sarif import cap_findings
+
+    def finding(code: str, severity: str, line: int) -> Finding:
+        return Finding(code=code, severity=Severity(severity), category="warp", confidence=Confidence.HIGH,
+                       file="a.cu", line=line, message="m")
+
+    many = [finding("HG900", "info", n) for n in range(30)] + [finding("HG100", "blocker", n) for n in range(5)]
+    kept, summary = cap_findings(many, max_results=10, per_rule=8, per_rule_file=8)
+    assert sum(1 for f in kept if f.code == "HG100") == 5 and len(kept) == 10
+    assert summary is not None and summary["left_out_by_rule"] == {"HG900": 25}
+    assert cap_findings(many[:3])[1] is None

@@ -139,7 +139,9 @@ def write_document(doc: dict[str, Any], run: Any, out_dir: Path, sources: list[P
     def sarif(path: Path) -> None:
         from hipgauge.report.sarif import write_sarif
 
-        write_sarif(findings, path)
+        note = write_sarif(findings, path)
+        if note:
+            warn(note)
 
     renderers = {
         "assessment.json": text_writer(lambda: dumps(doc, default=str) + "\n"),

@@ -71,7 +71,7 @@ def _exists(path: Path) -> bool:
         return False
 
 
-def write_atomic_sarif(findings: list[Any], target: Path, scanned: set[Path]) -> None:
+def write_atomic_sarif(findings: list[Any], target: Path, scanned: set[Path]) -> str | None:
     """Write SARIF via a temporary file and a rename; never over a scanned source file."""
     from hipgauge.report.sarif import write_sarif
 
@@ -87,13 +87,14 @@ def write_atomic_sarif(findings: list[Any], target: Path, scanned: set[Path]) ->
         raise InputError(f"cannot write SARIF: {exc.strerror or exc}", target) from None
     os.close(fd)
     try:
-        write_sarif(findings, tmp)
+        note = write_sarif(findings, tmp)
         os.replace(tmp, resolved)
     except OSError as exc:
         raise InputError(f"cannot write SARIF: {exc.strerror or exc}", target) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+    return note
 
 
 @app.command()
@@ -136,8 +137,9 @@ def scan(
     root = str(trees[0]) if len(trees) == 1 else ", ".join(str(t) for t in trees)
     with progress("scanning", total=len(entries), enabled=not no_progress and not json_out) as advance:
         result = scan_entries(entries, skipped, options, root, map_files=map_files, on_progress=advance)
+    sarif_note = None
     if sarif is not None:
-        write_atomic_sarif(result.findings, sarif, {e.path.resolve() for e in entries})
+        sarif_note = write_atomic_sarif(result.findings, sarif, {e.path.resolve() for e in entries})
     document = scan_document(result)
     if json_out:
         emit_json(document)
@@ -148,6 +150,8 @@ def scan(
     for w in result.warnings:
         if not json_out:
             warn(w)
+    if sarif_note:
+        warn(sarif_note)
 
 
 __all__ = ["scan", "expand_paths"]
