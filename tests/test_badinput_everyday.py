@@ -291,3 +291,28 @@ def test_row07_cap_keeps_the_most_severe_first() -> None:
     assert sum(1 for f in kept if f.code == "HG100") == 5 and len(kept) == 10
     assert summary is not None and summary["left_out_by_rule"] == {"HG900": 25}
     assert cap_findings(many[:3])[1] is None
+
+
+# -- row 15: report.md keeps the caveats, escapes only what Markdown needs, fences CMake as cmake -----------
+def test_row15_report_md_caveat_escaping_and_cmake_fence(tmp_path: Path, capsys) -> None:
+    src = _tree(tmp_path / "src", {
+        "CMakeLists.txt": "cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX CUDA)\n"
+                          "find_package(CUDA REQUIRED)\nset(CMAKE_CUDA_ARCHITECTURES 80)\nadd_executable(my_app k.cu)\n",
+        "k.cu": "__global__ void my_kernel(float* x) { x[threadIdx.x] = __shfl_sync(0xffffffff, x[0], 1); }\n"})
+    assert_ok(run_cli(["assess", src, "-o", tmp_path / "rep", "--no-build-check"], capsys))
+    text = (tmp_path / "rep" / "report.md").read_text()
+    hours = next(ln for ln in text.splitlines() if "hours to close the gap" in ln)
+    assert "kernel tuning not included" in hours
+    html = (tmp_path / "rep" / "index.html").read_text()
+    assert "kernel tuning not included" in html  # the same caveat in both renderers
+    assert "```cmake" in text
+    assert "my_kernel" in text and r"my\_kernel" not in text  # an underscore inside a word is plain text
+    assert r"\(" not in text and r"\+" not in text
+
+
+def test_row15_md_escapes_what_would_become_markup() -> None:
+    from hipgauge.report.markdown import md
+
+    assert md("__global__ a|b *x* [l](u) `c` <b>") == r"\_\_global\_\_ a\|b \*x\* \[l\](u) \`c\` &lt;b&gt;"
+    assert md("# not a heading") == r"\# not a heading" and md("1. not a list") == r"1\. not a list"
+    assert md("f(a + b_c)") == "f(a + b_c)"
