@@ -316,3 +316,53 @@ def test_row15_md_escapes_what_would_become_markup() -> None:
     assert md("__global__ a|b *x* [l](u) `c` <b>") == r"\_\_global\_\_ a\|b \*x\* \[l\](u) \`c\` &lt;b&gt;"
     assert md("# not a heading") == r"\# not a heading" and md("1. not a list") == r"1\. not a list"
     assert md("f(a + b_c)") == "f(a + b_c)"
+
+
+# -- row 6: a generated file with many tiny kernels: linear, not quadratic ----------------------------------
+class _CountingList(list):
+    """A list that counts how often it is walked (each walk of a per-file list per kernel is the quadratic step)."""
+
+    def __init__(self, items: list) -> None:
+        super().__init__(items)
+        self.walks = 0
+
+    def __iter__(self):
+        self.walks += 1
+        return super().__iter__()
+
+
+def test_row06_rules_do_not_walk_every_kernel_or_launch_per_kernel(tmp_path: Path) -> None:
+    """No timing: the rules look a kernel and its launches up by index. Before the fix, ``kernel_record`` walked
+    the file's kernel list and HG403 the launch list once per kernel (n² on a 70k-kernel file: 1 MB 20 s,
+    2 MB 91 s); benchmarks/generated_file.py measures the time."""
+    from hipgauge.knowledge.mapping import load_mapping
+    from hipgauge.rules.engine import check_file
+    from hipgauge.source.inventory import inventory_file
+    from hipgauge.source.parse import parse_bytes
+
+    n = 300
+    body = "".join(f"__global__ void k{i}(float* x) {{ x[threadIdx.x] = __shfl_sync(0xffffffff, x[0], 1); }}\n"
+                   for i in range(n))
+    body += "void run(float* x) {\n" + "".join(f"  k{i}<<<1, 32>>>(x);\n" for i in range(n)) + "}\n"
+    pf = parse_bytes(body.encode(), "gen.cu", "cuda")
+    inv = inventory_file(pf, load_mapping())
+    inv.kernels = _CountingList(inv.kernels)
+    inv.launch_sites = _CountingList(inv.launch_sites)
+    findings = check_file(pf, inv)
+    assert len(findings) >= n
+    assert inv.kernels.walks < 10, inv.kernels.walks
+    assert inv.launch_sites.walks < 10, inv.launch_sites.walks
+
+
+def test_row06_progress_moves_inside_one_large_file(tmp_path: Path) -> None:
+    from hipgauge.app.scan import ScanOptions, scan_entries
+    from hipgauge.source.walk import walk_tree
+
+    n = 3000
+    src = _tree(tmp_path / "src", {"gen.cu": "".join(
+        f"__global__ void k{i}(float* x) {{ x[threadIdx.x] = __shfl_sync(0xffffffff, x[0], 1); }}\n" for i in range(n))})
+    entries, skipped = walk_tree([src], [], 8 << 20)
+    steps: list[float] = []
+    scan_entries(entries, skipped, ScanOptions(workers=1), str(src), on_progress=steps.append)
+    assert len(steps) > 2 and all(0 < s <= 1 for s in steps)  # several steps inside the one file
+    assert abs(sum(steps) - 1.0) < 1e-9

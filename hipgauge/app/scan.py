@@ -27,6 +27,7 @@ from hipgauge.model import (
     Severity,
     SkippedFile,
 )
+from hipgauge.progress import listening
 from hipgauge.rules.engine import check_file
 from hipgauge.rules.registry import anchor_index
 from hipgauge.rules.share import file_stats
@@ -253,6 +254,20 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
         map_files = serial_map if len(entries) < SERIAL_BELOW or workers <= 1 else local_map(workers)
     chunks = chunk_entries(entries, workers) if len(entries) >= SERIAL_BELOW else [[e] for e in entries]
     results: list[FileResult] = []
+    if map_files is serial_map and on_progress is not None:  # in this process: progress inside each file too
+        for chunk in chunks:
+            for entry in chunk:
+                done = [0.0]
+
+                def moved(fraction: float, done: list[float] = done) -> None:
+                    if fraction > done[0]:
+                        on_progress(fraction - done[0])  # type: ignore[arg-type]
+                        done[0] = fraction
+
+                with listening(moved):
+                    results.append(scan_file(entry, options))
+                on_progress(1 - done[0])  # type: ignore[arg-type]
+        return assemble(results, skipped, root)
     for chunk_result in map_files(scan_chunk, [(c, options) for c in chunks]):
         results.extend(chunk_result)
         if on_progress is not None:
