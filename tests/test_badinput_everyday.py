@@ -366,3 +366,43 @@ def test_row06_progress_moves_inside_one_large_file(tmp_path: Path) -> None:
     scan_entries(entries, skipped, ScanOptions(workers=1), str(src), on_progress=steps.append)
     assert len(steps) > 2 and all(0 < s <= 1 for s in steps)  # several steps inside the one file
     assert abs(sum(steps) - 1.0) < 1e-9
+
+
+# -- conventions people expect --------------------------------------------------------------------------------
+def test_version_flag_and_completion_and_metavars(capsys) -> None:
+    from hipgauge import __version__
+
+    code, out, _err = run_cli(["--version"], capsys)
+    assert code == 0 and out.strip() == f"hipgauge {__version__}"
+    code, out, _err = run_cli(["--help"], capsys)
+    assert "--install-completion" in out and "--show-completion" in out
+    code, out, _err = run_cli(["scan", "--help"], capsys)
+    assert "PATH..." in out and "list[" not in out and "<path>" not in out
+    assert "--fail-on SEVERITY" in out and "-I, --include-dir PATH" in " ".join(out.split())
+
+
+def test_scan_fail_on_severity(tmp_path: Path, capsys) -> None:
+    """Exit 1 when a finding at or above the threshold exists (the shuffle finding is a blocker), 0 otherwise."""
+    risky = _tree(tmp_path / "risky", {"k.cu": "__global__ void k(float* x) { x[0] = __shfl_sync(0xffffffff, x[1], 1); }\n"})
+    clean = _tree(tmp_path / "clean", {"k.cu": "__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n"})
+    code, out, err = run_cli(["scan", risky, "--json"], capsys)
+    assert {f["severity"] for f in json.loads(out)["findings"]} == {"blocker"}
+    for threshold in ("blocker", "slow", "info"):
+        code, _out, err = run_cli(["scan", risky, "--fail-on", threshold], capsys)
+        assert code == 1 and f"--fail-on {threshold}" in err and "Traceback" not in err
+        code, out, err = run_cli(["scan", clean, "--fail-on", threshold, "--json"], capsys)
+        assert code == 0 and not json.loads(out)["findings"], err
+    assert run_cli(["scan", risky], capsys)[0] == 0  # without --fail-on findings never fail the run
+    assert_input_error(run_cli(["scan", risky, "--fail-on", "severe"], capsys), "--fail-on", "blocker")
+
+
+def test_include_dir_names_are_the_projects_own(tmp_path: Path, capsys) -> None:
+    """-I: a macro defined in a header outside the tree (CUDNN_CHECK) is the project's, not a cuDNN call."""
+    inc = _tree(tmp_path / "inc", {"check.h": "#define CUDNN_CHECK(x) do { (void)(x); } while (0)\n"})
+    src = _tree(tmp_path / "src", {"k.cu": '#include "check.h"\nvoid f(int s) { CUDNN_CHECK(s); }\n'})
+    _c, out_without, _e = run_cli(["scan", src, "--json"], capsys)
+    code, out_with, err = run_cli(["scan", src, "-I", inc, "--json"], capsys)
+    assert code == 0, err
+    names = lambda doc: {c.get("cuda_name") or c.get("name") for c in json.loads(doc)["api_calls"]}  # noqa: E731
+    assert "CUDNN_CHECK" in names(out_without) and "CUDNN_CHECK" not in names(out_with)
+    assert_input_error(run_cli(["build-check", src, "-I", tmp_path / "nope"], capsys), "nope", "--include-dir")

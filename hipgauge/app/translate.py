@@ -458,10 +458,15 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
         if "outside the tree" in skip.reason:
             result.warnings.append(f"{skip.path}: symbolic link pointing outside the input tree; not translated")
     load_mapping()
-    local = _local_names(entries, keep=True)
+    headers: list[Any] = []
+    if options.include_dirs:  # -I: headers outside the tree are read for the names they define, never written
+        found, _ = walk_tree([Path(d) for d in options.include_dirs], [], options.max_file_bytes)
+        headers = [h for h in found if h.kind == "header"]
+    header_names = _local_names(headers) if headers else frozenset()  # first: each call empties the read cache
+    local = _local_names(entries, keep=True) | header_names
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
     if opts.rules_share:
-        defined, qualifier_macros = tree_scan_names(entries, max_bytes=options.max_file_bytes)
+        defined, qualifier_macros = tree_scan_names([*entries, *headers], max_bytes=options.max_file_bytes)
         opts = replace(opts, share_defined=defined, share_qualifier_macros=qualifier_macros)
     if write:
         out_r.mkdir(parents=True, exist_ok=True)

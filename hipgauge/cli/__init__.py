@@ -29,7 +29,11 @@ def main(argv: list[str] | None = None) -> None:
     Usage errors are Typer's own (exit 2 with its message); ours are ``HipgaugeError``.
     """
     try:
-        app(args=argv, prog_name="hipgauge")
+        import typer.main
+
+        from hipgauge.cli.app import tidy_metavars
+
+        tidy_metavars(typer.main.get_command(app)).main(args=argv, prog_name="hipgauge")
     except HipgaugeError as exc:
         err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)

@@ -196,12 +196,20 @@ def assess(
     json_out: bool = typer.Option(False, "--json", help="print the hipgauge.assessment/1 JSON document"),
     store: bool = typer.Option(False, "--store", help="also record the assessment in the history store (see hipgauge history)"),
     store_db: Optional[Path] = typer.Option(None, "--db", help="history store for --store (default: history.duckdb in $HIPGAUGE_HOME, else the user data folder)"),
+    include_dir: Optional[list[Path]] = typer.Option(None, "--include-dir", "-I",
+                                                     help="extra include folder for the build check (repeatable; "
+                                                          "added before build.include_dirs)"),
 ) -> None:
     """Everything at once: one report folder with index.html, report.md, assessment.json, findings.sarif."""
     check_percentile_target(percentile, target_ms)
     if not math.isfinite(build_budget):
         raise InputError(f"--build-budget-s {build_budget}: must be a finite number of seconds")
     cfg = _config(config, paths[0], sets)
+    if include_dir:
+        from hipgauge.cli.scan import include_folders
+
+        cfg.override("build.include_dirs", [*(str(d) for d in include_folders(include_dir)),
+                                            *cfg.get("build.include_dirs")])
     opts = _opts(paths, baseline=baseline, candidate=candidate, latency_csv=latency_csv,
                  candidate_latency_csv=candidate_latency_csv, target_ms=target_ms, percentile=percentile,
                  assume=list(assume or []), map_file=map_file, build_check=not no_build_check,

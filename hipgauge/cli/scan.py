@@ -97,6 +97,47 @@ def write_atomic_sarif(findings: list[Any], target: Path, scanned: set[Path]) ->
     return note
 
 
+SEVERITIES = ("blocker", "wrong-results", "slow", "info")  # worst first, as hipgauge.model.Severity
+
+
+def severity_threshold(value: str | None) -> str | None:
+    """``--fail-on``'s value checked (InputError naming the option), or None."""
+    if value is None:
+        return None
+    v = value.strip().lower()
+    if v not in SEVERITIES:
+        raise InputError(f"--fail-on {value!r}: must be one of {', '.join(SEVERITIES)}")
+    return v
+
+
+def fail_if_findings_at_or_above(findings: list[Any], threshold: str) -> None:
+    """GateFailed (exit 1) when a finding's severity is ``threshold`` or worse."""
+    from hipgauge.errors import GateFailed
+
+    worst = SEVERITIES[: SEVERITIES.index(threshold) + 1]
+    hits = [f for f in findings if str(getattr(f.severity, "value", f.severity)) in worst]
+    if hits:
+        raise GateFailed(f"{len(hits)} finding(s) at or above {threshold} (--fail-on {threshold})")
+
+
+def include_folders(given: list[Path] | None, cfg: Any = None) -> list[Path]:
+    """``-I`` folders (each must exist; InputError naming it), then, with ``cfg``, the config's
+    ``build.include_dirs`` (relative to the config file's folder)."""
+    folders: list[Path] = []
+    for d in given or []:
+        if not d.is_dir():
+            raise InputError("--include-dir: not a folder", d)
+        folders.append(d.resolve())
+    if cfg is None:
+        return folders
+    base = Path(cfg.path).parent if cfg.path else Path.cwd()
+    for d in cfg.get("build.include_dirs"):
+        p = Path(d) if Path(d).is_absolute() else base / d
+        if p.is_dir() and p not in folders:
+            folders.append(p)
+    return folders
+
+
 @app.command()
 def scan(
     paths: list[Path] = typer.Argument(..., help="CUDA trees or files; a .txt file lists trees one per line"),
@@ -109,6 +150,13 @@ def scan(
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="worker processes (default: all cores)"),
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
     max_findings: int = typer.Option(25, "--max-findings", min=0, help="findings listed in the terminal view (0: counts only)"),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="SEVERITY",
+                                          help="exit 1 when a finding at or above this severity exists: blocker, "
+                                               "wrong-results, slow or info (for CI and pre-commit)"),
+    include_dir: Optional[list[Path]] = typer.Option(None, "--include-dir", "-I",
+                                                     help="folder of headers the code includes, outside the tree "
+                                                          "(repeatable): the names its headers define, such as a "
+                                                          "CUDA_CHECK macro, are the project's own, not library calls"),
 ) -> None:
     """Inventory a CUDA tree: kernels, launch sites, library calls with their HIP counterparts, port findings."""
     from hipgauge import config as config_mod
@@ -118,8 +166,10 @@ def scan(
 
     if executor not in ("local", "dask"):
         raise InputError(f"--executor must be local or dask, got {executor!r}")
+    threshold = severity_threshold(fail_on)
     trees = expand_paths(list(paths))
     cfg = config_mod.load(config, start=None if config else trees[0])
+    includes = include_folders(include_dir, None)
     options = ScanOptions(
         exclude=[*cfg.get("exclude"), *(exclude or [])],
         ignore=list(cfg.get("ignore")),
@@ -134,6 +184,15 @@ def scan(
             raise InputError("--executor dask needs dask[distributed]: pip install 'hipgauge[dask]'") from None
         map_files = make_map(scheduler, workers)
     entries, skipped = walk_tree(trees, list(options.exclude), options.max_file_bytes, python=True)
+    if includes:  # headers outside the tree: read for the names they define only, never scanned for findings
+        from dataclasses import replace as _replace
+
+        from hipgauge.app.scan import tree_scan_names
+
+        headers, _ = walk_tree(includes, [], options.max_file_bytes)
+        defined, qual = tree_scan_names([*entries, *[h for h in headers if h.kind == "header"]],
+                                        max_bytes=options.max_file_bytes)
+        options = _replace(options, defined=defined, qualifier_macros=qual)
     root = str(trees[0]) if len(trees) == 1 else ", ".join(str(t) for t in trees)
     with progress("scanning", total=len(entries), enabled=not no_progress and not json_out) as advance:
         result = scan_entries(entries, skipped, options, root, map_files=map_files, on_progress=advance)
@@ -152,7 +211,9 @@ def scan(
             warn(w)
     if sarif_note:
         warn(sarif_note)
+    if threshold is not None:
+        fail_if_findings_at_or_above(result.findings, threshold)
 
 
-__all__ = ["scan", "expand_paths"]
+__all__ = ["scan", "expand_paths", "include_folders", "severity_threshold"]
 _ = err

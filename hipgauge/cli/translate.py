@@ -9,6 +9,7 @@ import typer
 
 from hipgauge.cli.app import app, emit_json, out, progress, warn
 from hipgauge.cli.flags import check_archs
+from hipgauge.cli.scan import include_folders
 from hipgauge.errors import InputError
 from hipgauge.report.translate_terminal import render_build_check, render_translate
 
@@ -34,6 +35,10 @@ def translate(
     config: Optional[Path] = typer.Option(None, "--config", help="hipgauge.toml (default: found from PATH upwards)"),
     no_share: bool = typer.Option(False, "--no-share", help="skip scan's rules share (faster); the share printed is translate's own count"),
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
+    include_dir: Optional[list[Path]] = typer.Option(None, "--include-dir", "-I",
+                                                     help="folder of headers the code includes, outside the tree "
+                                                          "(repeatable): macros its headers define are the "
+                                                          "project's own and are not rewritten"),
 ) -> None:
     """Translate a CUDA tree into a new HIP tree; per-file statistics, unconverted references with file:line."""
     from hipgauge.app.translate import translate_tree
@@ -56,6 +61,7 @@ def translate(
         exclude=tuple([*cfg.get("exclude"), *(exclude or [])]),
         max_file_bytes=int(cfg.get("max_file_bytes")),
         rules_share=not no_share,
+        include_dirs=tuple(str(d) for d in include_folders(include_dir)),
     )
     with progress("translating", total=None, enabled=not no_progress and not json_out) as advance:
         try:
@@ -81,6 +87,9 @@ def build_check_cmd(
     jobs: int = typer.Option(2, "--jobs", min=1, help="parallel compiler calls"),
     config: Optional[Path] = typer.Option(None, "--config", help="hipgauge.toml (default: found from PATH upwards)"),
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
+    include_dir: Optional[list[Path]] = typer.Option(None, "--include-dir", "-I",
+                                                     help="extra include folder for the compiles (repeatable; "
+                                                          "added before build.include_dirs)"),
 ) -> None:
     """Compile each translation unit with hipcc (per AMD arch) and nvcc (per NVIDIA arch); resources and occupancy."""
     from hipgauge.app.buildcheck import build_check
@@ -96,7 +105,7 @@ def build_check_cmd(
     if not (t > 0) or t == float("inf"):
         raise InputError(f"--timeout must be a finite number > 0, got {t:g}")
     with progress("compiling", total=None, enabled=not no_progress and not json_out) as advance:
-        result = build_check(path, amd, nv, t, jobs=jobs, include_dirs=list(cfg.get("build.include_dirs")),
+        result = build_check(path, amd, nv, t, jobs=jobs, include_dirs=[*(str(d) for d in include_folders(include_dir)), *cfg.get("build.include_dirs")],
                              defines=list(cfg.get("build.defines")), exclude=list(cfg.get("exclude")),
                              on_progress=advance)
     doc = result.to_dict()

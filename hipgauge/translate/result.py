@@ -23,6 +23,7 @@ class TranslateOptions:
     rules_share: bool = True  # also run scan's inventory + rules per file for the scan-defined translation share
     workers: int | None = None  # local process pool size for a tree; None = all cores (serial under 8 files)
     lexical: bool = True  # try the lexical fast path (translate/lexical.py) before parsing; False: tree path only
+    include_dirs: tuple[str, ...] = ()  # header folders outside the tree (-I): their macros are the project's own
 
 
 @dataclass
