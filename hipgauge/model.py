@@ -63,16 +63,6 @@ class Record:
         return _clean(asdict(self))  # type: ignore[call-overload]
 
 
-def value_of(obj: Any, name: str, default: Any = None) -> Any:
-    """Field ``name`` of a record or of its ``to_dict()`` form (``default`` when absent or ``obj`` is None):
-    the stages hand each other either, so the analyses read both the same way."""
-    if obj is None:
-        return default
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 # --------------------------------------------------------------------------------------------
 # Source side (scan, rules, translate)
 # --------------------------------------------------------------------------------------------
@@ -275,15 +265,15 @@ class MatchLevel(str, Enum):
 class TimedOnBothSides:
     """Mixin for a unit timed in both profiles (``baseline_ns``, ``candidate_ns``): its ratio and delta."""
 
-    baseline_ns: float
-    candidate_ns: float
+    baseline_ns: int
+    candidate_ns: int
 
     @property
     def ratio(self) -> float | None:
         return None if self.baseline_ns <= 0 else self.candidate_ns / self.baseline_ns
 
     @property
-    def delta_ns(self) -> float:
+    def delta_ns(self) -> int:
         return self.candidate_ns - self.baseline_ns
 
 
@@ -295,8 +285,8 @@ class ParityRow(TimedOnBothSides, Record):
     label: str  # what the row shows (kernel key or operator name)
     baseline_names: list[str]
     candidate_names: list[str]
-    baseline_ns: float  # total over the profile (per iteration when iterations are known: see per_iteration)
-    candidate_ns: float
+    baseline_ns: int  # total over the profile (per iteration when iterations are known, rounded: see per_iteration)
+    candidate_ns: int
     baseline_count: int
     candidate_count: int
     share: float  # of baseline GPU kernel time, 0..1
@@ -330,11 +320,8 @@ class Projection(Record):
             return None
         return self.projected_ms <= self.target_ms
 
-    def stated(self, verdict: str, model: str) -> dict[str, Any]:
-        """``to_dict()`` with ``meets_target``, the verdict in words and how ``projected_ms`` was obtained."""
-        d = self.to_dict()
-        d.update(meets_target=self.meets_target, verdict=verdict, model=model)
-        return d
+    def to_dict(self) -> dict[str, Any]:
+        return super().to_dict() | {"meets_target": self.meets_target}
 
     def target_margin(self) -> str:
         """``meets the T ms target (M ms to spare)`` or ``misses the T ms target by M ms``; needs a target and

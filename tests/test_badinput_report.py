@@ -7,7 +7,6 @@ the names come from a real scan of a tree whose file name holds ``<script>``, qu
 from __future__ import annotations
 
 import json
-import re
 from html.parser import HTMLParser
 
 from test_badinput_support import assert_ok, run_cli

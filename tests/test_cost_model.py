@@ -38,7 +38,7 @@ class _Comparison:
 
 def _row(label: str, ratio: float, share: float) -> ParityRow:
     return ParityRow(level=MatchLevel.EXACT, label=label, baseline_names=[label], candidate_names=[label],
-                     baseline_ns=1000.0, candidate_ns=1000.0 * ratio, baseline_count=1, candidate_count=1, share=share)
+                     baseline_ns=1000, candidate_ns=round(1000 * ratio), baseline_count=1, candidate_count=1, share=share)
 
 
 def _cfg(**values) -> config_mod.Config:

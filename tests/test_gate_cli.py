@@ -15,9 +15,6 @@ BASE = str(DATA / "base_h100_cuda124.json")
 CAND62 = str(DATA / "cand_mi300x_rocm62.json")
 CAND63 = str(DATA / "cand_mi300x_rocm63.json")
 
-pytest.importorskip("hipgauge.profiles.load")
-pytest.importorskip("hipgauge.profiles.parity")
-
 
 @pytest.fixture(autouse=True)
 def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:

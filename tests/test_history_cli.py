@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from hipgauge.cli import main
+from hipgauge.profiles import load, parity
 from hipgauge.store import HistoryStore
 
 DATA = Path(__file__).resolve().parent / "data" / "store"
@@ -32,8 +33,6 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 @pytest.fixture
 def two_assessments(tmp_path: Path) -> Path:
     """Two assessments of the same port recorded from real compare output of the test traces: HIP 6.2 then 6.3."""
-    load = pytest.importorskip("hipgauge.profiles.load")
-    parity = pytest.importorskip("hipgauge.profiles.parity")
     db = tmp_path / "history.duckdb"
     store = HistoryStore(db)
     base = load.load_profile(DATA / "base_h100_cuda124.json")

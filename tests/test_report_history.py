@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest

@@ -6,15 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from hipgauge.app import scan as scanner
+from hipgauge.profiles import load, parity
+from hipgauge.report import assessment
 from hipgauge.store import HistoryStore, record_assessment
 
 TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data" / "store"
-
-load = pytest.importorskip("hipgauge.profiles.load")
-parity = pytest.importorskip("hipgauge.profiles.parity")
-assessment = pytest.importorskip("hipgauge.report.assessment")
-scanner = pytest.importorskip("hipgauge.app.scan")
 
 
 def _doc(cand_name: str):

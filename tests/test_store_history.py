@@ -14,6 +14,7 @@ import duckdb
 import pytest
 
 from hipgauge.errors import InputError
+from hipgauge.profiles import load, parity
 from hipgauge.store import HistoryStore, default_store_path, record_assessment
 from hipgauge.store.record import record_from_document
 from hipgauge.store.schema import LATEST, MIGRATIONS, current_version
@@ -128,8 +129,6 @@ def test_record_assessment_reads_git_commit(tmp_path: Path) -> None:
 
 
 def test_profile_metadata_toolchain_from_real_compare() -> None:
-    load = pytest.importorskip("hipgauge.profiles.load")
-    parity = pytest.importorskip("hipgauge.profiles.parity")
     base = load.load_profile(DATA / "base_h100_cuda124.json")
     cand = load.load_profile(DATA / "cand_mi300x_rocm63.json")
     doc = {"schema": "hipgauge.assessment/1", "comparison": parity.compare_profiles(base, cand).to_dict()}

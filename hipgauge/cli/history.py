@@ -82,10 +82,7 @@ def gate(
     for path in profiles:
         if not path.exists():
             raise InputError("profile not found", path)
-    try:
-        from hipgauge.profiles.load import load_profile
-    except ImportError:  # pragma: no cover - profiles stage not built
-        raise InputError("profile loading is not available in this build of hipgauge") from None
+    from hipgauge.profiles.load import load_profile
 
     if against_last:
         if len(profiles) != 1:

@@ -20,7 +20,7 @@ def main(argv: list[str]) -> int:
         from hipgauge.app.buildcheck import build_check
 
         result = build_check(**args)
-        doc = result.to_dict() if hasattr(result, "to_dict") else dict(result)
+        doc = result.to_dict()
     except Exception as exc:  # noqa: BLE001 - reported to the parent as a failed stage
         doc = {"status": "failed", "reason": f"{type(exc).__name__}: {exc}"}
     out.write_text(json.dumps(doc, default=str), encoding="utf-8")

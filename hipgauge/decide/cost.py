@@ -12,7 +12,7 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -25,7 +25,10 @@ from hipgauge.datafiles import load_data_toml
 from hipgauge.decide.build_errors import classify_build_check
 from hipgauge.kernel_names import base_name
 from hipgauge.knowledge.mapping import NON_LIBRARY
-from hipgauge.model import Record, ScanResult, value_of
+from hipgauge.model import Record, ScanResult
+
+if TYPE_CHECKING:
+    from hipgauge.profiles.parity import ComparisonResult
 
 SCHEMA = "hipgauge.cost/1"
 DATA_FILE = "hipgauge/data/cost_model.toml"
@@ -131,28 +134,12 @@ def _band(ratio: float, bands: list[list[float]]) -> tuple[float, float, float] 
     return None
 
 
-def _unmatched(comparison: Any) -> list[tuple[str, float | None]]:
-    """(label, share) of baseline work with no counterpart, from whatever shape the comparison holds."""
-    out = []
-    for item in value_of(comparison, "unmatched_baseline", None) or []:
-        if isinstance(item, str):
-            out.append((item, None))
-            continue
-        label = value_of(item, "label") or value_of(item, "name") or value_of(item, "key") or "?"
-        if not value_of(item, "label") and value_of(item, "baseline_names"):
-            label = value_of(item, "baseline_names")[0]
-        share = value_of(item, "share")
-        out.append((str(label), float(share) if share is not None else None))
-    return out
+def _unmatched(comparison: ComparisonResult) -> list[tuple[str, float]]:
+    """(label, share) of the baseline work with no counterpart."""
+    return [(u.label, u.share) for u in comparison.unmatched_baseline]
 
 
-def _ratio(row: Any) -> float | None:
-    if isinstance(row, dict):
-        return row.get("ratio")
-    return getattr(row, "ratio", None)
-
-
-def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Config | None = None,
+def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None = None, config: Config | None = None,
                   build_check: dict[str, Any] | None = None) -> CostEstimate:
     """``build_check``: a ``hipgauge.build-check/1`` dict; its port errors that no finding covers are costed,
     its environment gaps (library headers not installed where it ran) are not."""
@@ -179,12 +166,11 @@ def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Confi
     if comparison is not None:
         bands = p["cost_model.tuning_bands"] or []
         below = 0
-        for row in value_of(comparison, "rows", None) or []:
-            ratio = _ratio(row)
+        for row in comparison.rows:
+            ratio = row.ratio
             if ratio is None or ratio <= threshold:
                 continue
-            share = float(value_of(row, "share", 0.0) or 0.0)
-            label = str(value_of(row, "label", "?"))
+            share, label = float(row.share), row.label
             if share < min_share:
                 below += 1
                 continue
@@ -199,7 +185,7 @@ def estimate_cost(scan: ScanResult | None, comparison: Any = None, config: Confi
         if below:
             notes.append(f"{below} kernel(s) slower than {threshold:g}× but under {min_share:.1%} of baseline time: not costed")
         for label, share in _unmatched(comparison):
-            if share is not None and share < min_share:
+            if share < min_share:
                 continue
             low, high = float(p["cost_model.unmatched_kernel_hours_low"]), float(p["cost_model.unmatched_kernel_hours_high"])
             items.append(CostItem(kind="unmatched-kernel", category="unmatched kernels", label=label, low_hours=low,

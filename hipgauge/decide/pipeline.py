@@ -13,10 +13,18 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from hipgauge.config import Config
 from hipgauge.errors import InputError
+
+if TYPE_CHECKING:
+    from hipgauge.decide.cost import CostEstimate
+    from hipgauge.decide.rubric import Decision
+    from hipgauge.model import Profile, ScanResult
+    from hipgauge.profiles.parity import ComparisonResult
+    from hipgauge.profiles.projection import ProjectionResult
+    from hipgauge.translate.tree import TranslateResult
 
 
 @dataclass
@@ -55,15 +63,18 @@ class Workload:
 
 @dataclass
 class AssessmentRun:
-    scan: Any = None
-    translate: Any = None
-    build_check: Any = None
-    baseline: Any = None
-    candidate: Any = None
-    comparison: Any = None
-    projection: Any = None
-    decision: Any = None
-    cost: Any = None
+    """Each stage's typed result (None: not run or failed, see ``stages``). ``build_check`` is the
+    ``hipgauge.build-check/1`` document the child process wrote, with the pipeline's ``classification``."""
+
+    scan: ScanResult | None = None
+    translate: TranslateResult | None = None
+    build_check: dict[str, Any] | None = None
+    baseline: Profile | None = None
+    candidate: Profile | None = None
+    comparison: ComparisonResult | None = None
+    projection: ProjectionResult | None = None
+    decision: Decision | None = None
+    cost: CostEstimate | None = None
     workloads: list[dict[str, Any]] = field(default_factory=list)  # {workload, projection, profile}
     stages: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -80,10 +91,6 @@ def _stage(run: AssessmentRun, name: str, fn: Callable[[], Any], on_stage: Calla
         raise
     except _NotRun as exc:
         run.stages.append({"name": name, "status": "not run", "reason": str(exc), "seconds": time.perf_counter() - t0})
-        return None
-    except ImportError as exc:
-        run.stages.append({"name": name, "status": "not run", "reason": f"stage not available ({exc})",
-                           "seconds": time.perf_counter() - t0})
         return None
     except Exception as exc:  # noqa: BLE001 - a failing stage is reported, the rest of the assessment goes on
         run.stages.append({"name": name, "status": "failed", "reason": f"{type(exc).__name__}: {exc}",
@@ -253,10 +260,6 @@ def _cached(folder: Path, key: str) -> dict[str, Any] | None:
     return None
 
 
-def _as_dict(obj: Any) -> Any:
-    return obj.to_dict() if hasattr(obj, "to_dict") else obj
-
-
 def _require_sources(paths: list[Path], config: Config) -> None:
     """InputError naming the path when no source file hipgauge reads is found under ``paths`` (an empty
     folder, a tree of only build files or documents): nothing to assess, and no triage to print."""
@@ -351,7 +354,7 @@ def _workload(run: AssessmentRun, w: Workload, on_stage: Callable[[str], None] |
     if result is not None:
         profile, projection = result
         run.workloads.append({"workload": w, "projection": projection,
-                              "warnings": list(getattr(profile, "warnings", []) or [])})
+                              "warnings": list(profile.warnings)})
 
 
 def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: float | None, percentile: float,
@@ -362,20 +365,22 @@ def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: f
         run.stages.append({"name": "profiles", "status": "not run", "reason": "no --baseline profile given", "seconds": 0.0})
         return
 
-    def load(path: Path, csv: Path | None) -> Any:
+    def load(path: Path, csv: Path | None) -> Profile:
         from hipgauge.profiles.load import load_profile
 
         return load_profile(path, latency_csv=csv)
 
-    run.baseline = _stage(run, "load baseline", lambda: load(opts.baseline, opts.latency_csv), on_stage)
-    if opts.candidate is not None:
-        run.candidate = _stage(run, "load candidate", lambda: load(opts.candidate, opts.candidate_latency_csv), on_stage)
-    if run.baseline is None:
+    baseline_path, candidate_path = opts.baseline, opts.candidate
+    run.baseline = _stage(run, "load baseline", lambda: load(baseline_path, opts.latency_csv), on_stage)
+    if candidate_path is not None:
+        run.candidate = _stage(run, "load candidate", lambda: load(candidate_path, opts.candidate_latency_csv), on_stage)
+    base, cand = run.baseline, run.candidate
+    if base is None:
         return
-    for w in getattr(run.baseline, "warnings", []) or []:
+    for w in base.warnings:
         run.warnings.append(f"baseline: {w}")
-    if run.candidate is not None:
-        def compare() -> Any:
+    if cand is not None:
+        def compare() -> ComparisonResult:
             from hipgauge.profiles.parity import compare_profiles
 
             user_map = None
@@ -387,15 +392,15 @@ def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: f
                 from hipgauge.profiles.match import load_user_map
 
                 user_map = load_user_map(map_file)
-            return compare_profiles(run.baseline, run.candidate, user_map=user_map, percentile=percentile,
+            return compare_profiles(base, cand, user_map=user_map, percentile=percentile,
                                     target_ms=target)
 
         run.comparison = _stage(run, "compare", compare, on_stage)
 
-    def project() -> Any:
+    def project() -> ProjectionResult:
         from hipgauge.profiles.projection import parse_assume, project_baseline
 
         assume = parse_assume(opts.assume) if opts.assume else None
-        return project_baseline(run.baseline, target, percentile=percentile, assume=assume)
+        return project_baseline(base, target, percentile=percentile, assume=assume)
 
     run.projection = _stage(run, "project", project, on_stage)

@@ -13,15 +13,21 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hipgauge.config import Config, defaults
 from hipgauge.datafiles import load_data_toml
-from hipgauge.knowledge.mapping import NON_LIBRARY
 from hipgauge.decide.shares import KernelShares, kernel_shares
 from hipgauge.kernel_names import base_name
-from hipgauge.model import Record, ScanResult, value_of
+from hipgauge.knowledge.mapping import NON_LIBRARY
+from hipgauge.model import Record, ScanResult
 from hipgauge.rules.registry import codes_with_role
+
+if TYPE_CHECKING:
+    from hipgauge.decide.cost import CostEstimate
+    from hipgauge.model import Profile
+    from hipgauge.profiles.parity import ComparisonResult
+    from hipgauge.profiles.projection import ProjectionResult
 
 SCHEMA = "hipgauge.decide/1"
 PORT, STAY, NEUTRAL = "port", "stay", "neutral"
@@ -324,7 +330,7 @@ def _precision(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any], m
                   weighted_by=weighted)
 
 
-def _economics(config: Config, rubric: dict[str, Any], meta: dict[str, Any], cost: Any) -> Signal:
+def _economics(config: Config, rubric: dict[str, Any], meta: dict[str, Any], cost: CostEstimate | None) -> Signal:
     spec = rubric["team_economics"]
     fleet = config.get("objectives.fleet")
     pressure = config.get("objectives.procurement_pressure")
@@ -333,7 +339,7 @@ def _economics(config: Config, rubric: dict[str, Any], meta: dict[str, Any], cos
                 f"objectives.procurement_pressure = {pressure!r} ({config.source('objectives.procurement_pressure')})"]
     keys = ["objectives.fleet", "objectives.procurement_pressure"]
     details: dict[str, Any] = {"fleet": fleet, "procurement_pressure": pressure}
-    net = value_of(cost, "net_usd_per_year")
+    net = cost.net_usd_per_year if cost is not None else None
     if cost is not None and net is not None and config.source("economics.fleet_spend_per_year") in ("config", "flag"):
         votes.append(PORT if net > 0 else STAY)
         keys.append("economics.fleet_spend_per_year")
@@ -348,18 +354,14 @@ def _economics(config: Config, rubric: dict[str, Any], meta: dict[str, Any], cos
                   evidence=evidence, details=details, port_column=meta["port"], stay_column=meta["stay"])
 
 
-def _measurement(comparison: Any, projection: Any) -> str:
-    proj = value_of(comparison, "projection") or value_of(projection, "projection")
+def _measurement(comparison: ComparisonResult | None, projection: ProjectionResult | None) -> str:
+    proj = comparison.projection if comparison is not None else projection.projection if projection is not None else None
     if proj is None:
         return ("no per-kernel measurement yet: give a baseline profile (and a candidate profile from the AMD "
                 "target) for the verdict")
-    target = value_of(proj, "target_ms")
-    base = value_of(proj, "baseline_ms")
-    projected = value_of(proj, "projected_ms")
-    pct = value_of(proj, "percentile", 99.0)
-    label = f"P{pct:g}"
-    source = value_of(proj, "source", "measured")
-    source = getattr(source, "value", source)
+    target, base, projected = proj.target_ms, proj.baseline_ms, proj.projected_ms
+    label = f"P{proj.percentile:g}"
+    source = proj.source.value
     if comparison is not None:
         what, value = "projected on the candidate", projected if projected is not None else base
     else:
@@ -401,8 +403,9 @@ def _build_evidence(signals: list[Signal], build_check: dict[str, Any] | None) -
         by_id["library_dependence"].details["build_missing_headers"] = headers
 
 
-def decide(scan: ScanResult | None, comparison: Any = None, projection: Any = None, config: Config | None = None,
-           *, baseline: Any = None, cost: Any = None, build_check: dict[str, Any] | None = None) -> Decision:
+def decide(scan: ScanResult | None, comparison: ComparisonResult | None = None,
+           projection: ProjectionResult | None = None, config: Config | None = None,
+           *, baseline: Profile | None = None, cost: CostEstimate | None = None, build_check: dict[str, Any] | None = None) -> Decision:
     """The five signals and the triage. ``baseline`` (a Profile) weights kernel evidence by time.
     ``build_check`` (a ``hipgauge.build-check/1`` dict) adds evidence: its port errors to the hot-kernel
     makeup, its missing library headers to library dependence as an environment gap (never as a defect)."""

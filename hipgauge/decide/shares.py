@@ -9,10 +9,14 @@ comparison, or the kernel lists of a projection's groups (a group's share split 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from hipgauge.kernel_names import base_name
-from hipgauge.model import value_of
+
+if TYPE_CHECKING:
+    from hipgauge.model import Profile
+    from hipgauge.profiles.parity import ComparisonResult
+    from hipgauge.profiles.projection import ProjectionResult
 
 
 @dataclass
@@ -31,9 +35,10 @@ class KernelShares:
         return self.shares.get(base_name(name))
 
 
-def kernel_shares(baseline: Any = None, comparison: Any = None, projection: Any = None) -> KernelShares:
+def kernel_shares(baseline: Profile | None = None, comparison: ComparisonResult | None = None,
+                  projection: ProjectionResult | None = None) -> KernelShares:
     result = KernelShares()
-    if baseline is not None and value_of(baseline, "kernels") is not None:
+    if baseline is not None and baseline.kernels is not None:
         try:
             df = baseline.kernels
             if len(df):
@@ -49,12 +54,10 @@ def kernel_shares(baseline: Any = None, comparison: Any = None, projection: Any 
         except Exception:  # noqa: BLE001 - fall through to the other sources
             result = KernelShares()
     if comparison is not None:
-        for row in value_of(comparison, "rows", None) or []:
-            names = list(value_of(row, "baseline_names", None) or [])
-            share = float(value_of(row, "share", 0.0) or 0.0)
-            ratio = row.ratio if hasattr(row, "ratio") and not isinstance(row, dict) else value_of(row, "ratio")
-            if not names:
-                names = [str(value_of(row, "label", ""))]
+        for row in comparison.rows:
+            names = list(row.baseline_names) or [row.label]
+            share = float(row.share)
+            ratio = row.ratio
             for n in names:
                 if result.origin in ("", "comparison rows"):
                     _add(result, n, share / len(names))
@@ -63,9 +66,9 @@ def kernel_shares(baseline: Any = None, comparison: Any = None, projection: Any 
         if result.shares and not result.origin:
             result.origin = "comparison rows"
     if not result.shares and projection is not None:
-        for group in value_of(projection, "groups", None) or []:
-            kernels = list(value_of(group, "kernels", None) or [])
-            share = float(value_of(group, "share", 0.0) or 0.0)
+        for group in projection.groups:
+            kernels = list(group.kernels)
+            share = float(group.share)
             for n in kernels:
                 _add(result, n, share / len(kernels))
         if result.shares:

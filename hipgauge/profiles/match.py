@@ -349,7 +349,7 @@ class _Matcher:
                     continue
                 sig = (MatchLevel.OPERATOR, depth, name,
                        tuple(sorted({self.b.keys[i] for i in ub})), tuple(sorted({self.c.keys[i] for i in uc})))
-                uidx = self._unit(sig, MatchLevel.OPERATOR, _op_label(name), name)
+                uidx = self._unit(sig, MatchLevel.OPERATOR, name, name)
                 self.units[uidx].calls += len(xs)
                 self._assign(uidx, ub, uc)
 
@@ -377,7 +377,7 @@ class _Matcher:
                         acc[st[len(st) - 1 - depth]].append(i)
             for name in [n for n in ub_by if n in uc_by]:
                 uidx = self._unit((MatchLevel.OPERATOR, "all", depth, name), MatchLevel.OPERATOR,
-                                  _op_label(name) + " (all calls)", name)
+                                  name + " (all calls)", name)
                 self._assign(uidx, ub_by[name], uc_by[name])
         self.by_operator_group()
 
@@ -432,10 +432,6 @@ def _by_occurrence(calls: list[dict[str, Any]]) -> dict[Any, list[dict[str, Any]
         seen[it] += 1
         out[n].append(call)
     return out
-
-
-def _op_label(name: str) -> str:
-    return name
 
 
 def match_kernels(base: pl.DataFrame, cand: pl.DataFrame, user_map: UserMap | None = None) -> MatchResult:

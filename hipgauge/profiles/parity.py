@@ -7,7 +7,8 @@ estimated as the baseline's measured latency plus the per-iteration kernel-time 
 
 Times are per iteration when both profiles mark iterations (totals divided by each side's iteration
 count, and the result says so); otherwise totals over each profile. The table's totals add up:
-Σ rows + Σ unmatched = the analysed kernel time on each side.
+Σ rows + Σ unmatched = the analysed kernel time on each side (to the ns per row: per-iteration means are
+rounded to whole ns, the unit of every time in the result).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ class UnmatchedEntry:
 
     label: str
     names: list[str]
-    ns: float  # per iteration when the comparison is per iteration
+    ns: int  # per iteration when the comparison is per iteration (rounded to whole ns)
     count: int
     share: float  # of this side's analysed kernel time
     operator: str | None = None
@@ -56,8 +57,8 @@ class OperatorRow(TimedOnBothSides):
     """All kernel time launched by one operator name on each side (independent of kernel matching)."""
 
     operator: str
-    baseline_ns: float
-    candidate_ns: float
+    baseline_ns: int
+    candidate_ns: int
     baseline_count: int
     candidate_count: int
     share: float  # of baseline kernel time
@@ -94,6 +95,12 @@ class SideSummary:
 
 @dataclass
 class ComparisonResult:
+    """What ``compare_profiles`` returns; ``to_dict()`` is its one document (``hipgauge compare --json`` and the
+    assessment's ``parity`` section). Times are whole ns (per iteration when ``per_iteration``, the means
+    rounded to the ns; shares and coverage use the exact sums); renderers scale them.
+    Row order, the same everywhere: ``rows`` and ``operators`` by |delta_ns| descending, then baseline_ns
+    descending, then label; unmatched entries by ns descending, then label."""
+
     baseline: SideSummary
     candidate: SideSummary
     rows: list[ParityRow]
@@ -112,8 +119,8 @@ class ComparisonResult:
     user_map: str | None = None
 
     @property
-    def total_delta_ns(self) -> float:
-        return float(self.totals["candidate_ns"] - self.totals["baseline_ns"])
+    def total_delta_ns(self) -> int:
+        return self.totals["candidate_ns"] - self.totals["baseline_ns"]
 
     def contribution(self, delta_ns: float) -> float | None:
         """A delta as a fraction of the end-to-end kernel-time delta (signed; None when that is 0)."""
@@ -141,7 +148,7 @@ class ComparisonResult:
             d = o.to_dict()
             d["contribution"] = self.contribution(o.delta_ns)
             ops.append(d)
-        proj = self.projection.stated(self.verdict(), self.model)
+        proj = self.projection.to_dict() | {"verdict": self.verdict(), "model": self.model}
         return {
             "schema": SCHEMA,
             "baseline": self.baseline.to_dict(),
@@ -189,7 +196,7 @@ def _unmatched(idx: list[int], names: list[str], ops: list[str | None], durs: li
     out = []
     for (name, op), rows in agg.items():
         ns = sum(durs[i] or 0 for i in rows)
-        out.append(UnmatchedEntry(name, [name], ns / div, len(rows), (ns / total) if total else 0.0, op))
+        out.append(UnmatchedEntry(name, [name], round(ns / div), len(rows), (ns / total) if total else 0.0, op))
     out.sort(key=lambda u: (-u.ns, u.label))
     return out
 
@@ -238,12 +245,12 @@ def _operator_rows(bdf: pl.DataFrame, cdf: pl.DataFrame, bdiv: int, cdiv: int, b
         bt, bn, bname = ab.get(op, (0, 0, ""))
         ct, cn, cname = ac.get(op, (0, 0, ""))
         group = classify(bname or cname, None if op == NO_OPERATOR else op)
-        rows.append(OperatorRow(op, bt / bdiv, ct / cdiv, bn, cn, (bt / bdiv / base_total) if base_total else 0.0, group))
+        rows.append(OperatorRow(op, round(bt / bdiv), round(ct / cdiv), bn, cn, (bt / bdiv / base_total) if base_total else 0.0, group))
     for bop, cop in sorted(pairs.items()):
         bt, bn, bname = ab[bop]
         ct, cn, cname = ac[cop]
         group = classify(bname, bop)
-        rows.append(OperatorRow(bop, bt / bdiv, ct / cdiv, bn, cn,
+        rows.append(OperatorRow(bop, round(bt / bdiv), round(ct / cdiv), bn, cn,
                                 (bt / bdiv / base_total) if base_total else 0.0, group, candidate_operator=cop))
     rows.sort(key=lambda r: (-abs(r.delta_ns), -r.baseline_ns, r.operator))
     return rows
@@ -338,7 +345,7 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
             level=u.level, label=u.label,
             baseline_names=_names_by_time([bnames[i] for i in u.baseline], [bdur[i] for i in u.baseline]),
             candidate_names=_names_by_time([cnames[i] for i in u.candidate], [cdur[i] for i in u.candidate]),
-            baseline_ns=bns, candidate_ns=cns,
+            baseline_ns=round(bns), candidate_ns=round(cns),
             baseline_count=len(u.baseline), candidate_count=len(u.candidate),
             share=(bns / btotal) if btotal else 0.0, operator=u.operator, per_iteration=per_iteration,
         ))
@@ -363,11 +370,11 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
         "candidate_by_level": by_level_c,
     }
     totals = {
-        "baseline_ns": btotal, "candidate_ns": ctotal,
+        "baseline_ns": round(btotal), "candidate_ns": round(ctotal),
         "baseline_kernels": bdf.height, "candidate_kernels": cdf.height,
         "baseline_matched_ns": matched_b, "candidate_matched_ns": matched_c,
         "baseline_unmatched_ns": sum(u.ns for u in ub), "candidate_unmatched_ns": sum(u.ns for u in uc),
-        "delta_ns": ctotal - btotal,
+        "delta_ns": round(ctotal) - round(btotal),
         "ratio": (ctotal / btotal) if btotal else None,
         "per_iteration": per_iteration,
         "baseline_iterations": bview.iterations, "candidate_iterations": cview.iterations,

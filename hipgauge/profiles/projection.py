@@ -77,7 +77,7 @@ class ProjectionResult:
         return d
 
     def to_dict(self) -> dict[str, Any]:
-        proj = self.projection.stated(self.verdict(), self.model)
+        proj = self.projection.to_dict() | {"verdict": self.verdict(), "model": self.model}
         return {
             "schema": SCHEMA,
             "profile": self.profile,

@@ -9,49 +9,44 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections import Counter, defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hipgauge.model import ScanResult, value_of
+from hipgauge.model import FileStats, ScanResult
+
+if TYPE_CHECKING:
+    from hipgauge.decide.cost import CostEstimate
+    from hipgauge.decide.rubric import Decision
+    from hipgauge.profiles.parity import ComparisonResult
+    from hipgauge.profiles.projection import ProjectionResult
+    from hipgauge.store.trend import KernelTrend
+    from hipgauge.translate.tree import TranslateResult
 
 SCHEMA = "hipgauge.assessment/1"
 MAX_FINDINGS = 2000  # findings kept in the document (the SARIF file has them all)
 
 
-def _to_dict(obj: Any) -> Any:
-    if obj is None:
-        return None
-    if isinstance(obj, dict):
-        return obj
-    if hasattr(obj, "to_dict"):
-        try:
-            return obj.to_dict()
-        except Exception:  # noqa: BLE001 - a stage's own serializer failing must not lose the report
-            return None
-    return None
-
-
-def _share(stats: list[Any]) -> float | None:
-    cuda = sum(int(value_of(s, "cuda_lines", 0) or 0) for s in stats)
-    clean = sum(int(value_of(s, "clean_lines", 0) or 0) for s in stats)
+def _share(stats: list[FileStats]) -> float | None:
     if not stats:
         return None
+    cuda = sum(s.cuda_lines for s in stats)
+    clean = sum(s.clean_lines for s in stats)
     return 1.0 if cuda == 0 else clean / cuda
 
 
 def _scan_section(scan: ScanResult, shares: dict[str, float]) -> dict[str, Any]:
-    findings = sorted(scan.findings, key=lambda f: (f.severity.rank if hasattr(f.severity, "rank") else 9, f.file, f.line))
+    findings = sorted(scan.findings, key=lambda f: (f.severity.rank, f.file, f.line))
     per_kernel = Counter(f.kernel for f in scan.findings if f.kernel)
     by_cat: dict[str, Counter] = defaultdict(Counter)
     by_file: dict[str, Counter] = defaultdict(Counter)
     for f in scan.findings:
-        sev = value_of(f.severity, "value", f.severity)
+        sev = f.severity.value
         by_cat[f.category][sev] += 1
         by_file[f.file][sev] += 1
     by_code: Counter = Counter()
     code_severity: dict[str, str] = {}
     for f in scan.findings:
         by_code[f.code] += 1
-        code_severity.setdefault(f.code, value_of(f.severity, "value", f.severity))
+        code_severity.setdefault(f.code, f.severity.value)
     libs: dict[str, Counter] = defaultdict(Counter)
     for c in scan.api_calls:
         libs[c.library][c.status] += 1
@@ -82,119 +77,35 @@ def _scan_section(scan: ScanResult, shares: dict[str, float]) -> dict[str, Any]:
     }
 
 
-def _projection_dict(proj: Any) -> dict[str, Any] | None:
-    if proj is None:
-        return None
-    meets = proj.meets_target if hasattr(proj, "meets_target") and not isinstance(proj, dict) else value_of(proj, "meets_target")
-    return {
-        "percentile": value_of(proj, "percentile"), "baseline_ms": value_of(proj, "baseline_ms"),
-        "projected_ms": value_of(proj, "projected_ms"), "target_ms": value_of(proj, "target_ms"),
-        "meets_target": meets, "source": value_of(value_of(proj, "source"), "value", value_of(proj, "source")),
-        "iterations": value_of(proj, "iterations", 0), "enough_iterations": value_of(proj, "enough_iterations", False),
-        "note": value_of(proj, "note", ""),
-    }
-
-
-def _int_or_none(x: Any) -> int | None:
-    if x is None or isinstance(x, bool):
-        return None
-    try:
-        return int(x)
-    except (TypeError, ValueError):
-        return None
-
-
-def _ratio(row: Any) -> float | None:
-    return row.get("ratio") if isinstance(row, dict) else getattr(row, "ratio", None)
-
-
-def _parity_section(comparison: Any, threshold: float) -> dict[str, Any] | None:
-    if comparison is None:
-        return None
-    rows = []
-    for r in value_of(comparison, "rows", None) or []:
-        level = value_of(r, "level") or value_of(r, "match")
-        per_it = bool(value_of(r, "per_iteration", False))
-        rows.append({
-            "label": str(value_of(r, "label", "")), "match": value_of(level, "value", level),
-            "baseline_names": list(value_of(r, "baseline_names", []) or []),
-            "candidate_names": list(value_of(r, "candidate_names", []) or []),
-            "baseline_ms": float(value_of(r, "baseline_ns", 0) or 0) / 1e6,
-            "candidate_ms": float(value_of(r, "candidate_ns", 0) or 0) / 1e6,
-            "ratio": _ratio(r), "share": float(value_of(r, "share", 0) or 0), "operator": value_of(r, "operator"),
-            "per_iteration": per_it,
-            "baseline_count": _int_or_none(value_of(r, "baseline_count")),
-            "candidate_count": _int_or_none(value_of(r, "candidate_count")),
-        })
-    rows.sort(key=lambda x: (-(x["ratio"] if x["ratio"] is not None else 0), -x["share"]))
-
-    def unmatched(items: Any) -> list[dict[str, Any]]:
-        out = []
-        for it in items or []:
-            if isinstance(it, str):
-                out.append({"label": it, "share": None, "time_ms": None})
-                continue
-            names = value_of(it, "names") or value_of(it, "baseline_names") or value_of(it, "candidate_names") or []
-            label = value_of(it, "label") or value_of(it, "name") or value_of(it, "key") or (names[0] if names else "?")
-            ns = next((v for v in (value_of(it, k) for k in ("ns", "baseline_ns", "candidate_ns", "duration_ns", "total_ns"))
-                       if v is not None), None)
-            out.append({"label": str(label), "share": value_of(it, "share"),
-                        "time_ms": float(ns) / 1e6 if ns is not None else None,
-                        "count": _int_or_none(value_of(it, "count")), "operator": value_of(it, "operator"),
-                        "names": [str(n) for n in names][:20]})
-        return out
-
+def _parity_section(comparison: ComparisonResult, threshold: float) -> dict[str, Any]:
+    """The comparison's own document (``ComparisonResult.to_dict``: times in ns, rows in its one order)
+    with what the report adds: the slow-ratio threshold and the counts against it."""
+    doc = comparison.to_dict()
+    rows = doc["rows"]
     slow = [r for r in rows if r["ratio"] is not None and r["ratio"] > threshold]
-    coverage = value_of(comparison, "coverage")
-    operators = []
-    for o in value_of(comparison, "operators", None) or []:
-        b, c = float(value_of(o, "baseline_ns", 0) or 0), float(value_of(o, "candidate_ns", 0) or 0)
-        operators.append({"operator": str(value_of(o, "operator", "")),
-                          "label": str(value_of(o, "label", None) or value_of(o, "operator", "")),
-                          "group": value_of(o, "group") or "",
-                          "baseline_ms": b / 1e6, "candidate_ms": c / 1e6, "ratio": (c / b) if b > 0 else None,
-                          "share": float(value_of(o, "share", 0) or 0),
-                          "baseline_count": _int_or_none(value_of(o, "baseline_count")),
-                          "candidate_count": _int_or_none(value_of(o, "candidate_count"))})
-    operators.sort(key=lambda o: -o["share"])
-    per_iteration = bool(value_of(comparison, "per_iteration", False))
-    sides = {}
-    for side in ("baseline", "candidate"):
-        sd = _to_dict(value_of(comparison, side))
-        if isinstance(sd, dict):
-            sides[side] = {k: sd.get(k) for k in ("path", "source_format", "vendor", "device", "kernels", "iterations")}
-    return {
-        "rows": rows, "threshold": threshold, "per_iteration": per_iteration,
-        "time_basis": ("ms per iteration (profile totals ÷ iterations)" if per_iteration
-                       else "ms in total over each profile (iterations unknown)"),
-        "sides": sides, "operators": operators,
-        "unmatched_baseline": unmatched(value_of(comparison, "unmatched_baseline")),
-        "unmatched_candidate": unmatched(value_of(comparison, "unmatched_candidate")),
-        "coverage": coverage if isinstance(coverage, (dict, float, int)) or coverage is None else _to_dict(coverage),
-        "slower_than_threshold": len(slow),
-        "within_threshold_share": sum(r["share"] for r in rows if r["ratio"] is not None and r["ratio"] <= threshold),
-        "projection": _projection_dict(value_of(comparison, "projection")),
-    }
+    doc.update(
+        threshold=threshold,
+        time_basis=("per iteration (profile totals ÷ iterations)" if comparison.per_iteration
+                    else "in total over each profile (iterations unknown)"),
+        slower_than_threshold=len(slow),
+        within_threshold_share=sum(r["share"] for r in rows if r["ratio"] is not None and r["ratio"] <= threshold),
+    )
+    return doc
 
 
-def _slack_section(projection: Any, whatif: list[float]) -> dict[str, Any] | None:
-    if projection is None:
-        return None
-    proj = _projection_dict(value_of(projection, "projection"))
-    base = proj["baseline_ms"] if proj else None
-    target = proj["target_ms"] if proj else None
+def _slack_section(projection: ProjectionResult, whatif: list[float]) -> dict[str, Any]:
+    """The projection's own document's ``projection`` and ``groups``, each group with its what-if rows."""
+    doc = projection.to_dict()
+    proj = doc["projection"]
+    base, target = proj["baseline_ms"], proj["target_ms"]
     groups = []
-    for g in value_of(projection, "groups", None) or []:
-        t = float(value_of(g, "time_ms", 0) or 0)
-        assumed = value_of(g, "assumed_ratio")
+    for g in doc["groups"]:
         rows = []
-        for r in sorted(set(whatif) | ({assumed} if assumed else set())):
-            projected = None if base is None else base + t * (r - 1)
+        for r in sorted(set(whatif) | ({g["assumed_ratio"]} if g["assumed_ratio"] else set())):
+            projected = None if base is None else base + g["time_ms"] * (r - 1)
             rows.append({"ratio": r, "projected_ms": projected,
                          "meets_target": None if projected is None or target is None else projected <= target})
-        groups.append({"name": str(value_of(g, "name", "")), "share": float(value_of(g, "share", 0) or 0), "time_ms": t,
-                       "max_ratio": value_of(g, "max_ratio"), "assumed_ratio": assumed,
-                       "kernels": [str(k) for k in (value_of(g, "kernels", []) or [])], "whatif": rows})
+        groups.append(g | {"whatif": rows})
     groups.sort(key=lambda g: -g["time_ms"])
     return {"projection": proj, "groups": groups,
             "model": "projected = L + t_group × (r − 1); the group may be at most 1 + (T − L) / t_group times slower "
@@ -206,7 +117,7 @@ def _workload_section(item: dict[str, Any], whatif: list[float]) -> dict[str, An
     return {"name": w.name, "profile": str(w.profile), "latency_csv": str(w.latency_csv) if w.latency_csv else None,
             "target_ms": w.target_ms, "target_from": w.target_from, "percentile": w.percentile,
             "notes": list(w.notes), "warnings": list(item.get("warnings") or []),
-            "slack": _slack_section(item.get("projection"), whatif)}
+            "slack": _slack_section(item["projection"], whatif) if item.get("projection") is not None else None}
 
 
 def _merge_points(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -232,12 +143,12 @@ def _merge_points(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return merged
 
 
-def history_section(trends: list[Any], store: str, assessments: int, project: str | None,
+def history_section(trends: list[KernelTrend], store: str, assessments: int, project: str | None,
                     current_id: int | None = None, limit: int = 12) -> dict[str, Any]:
     """Per-kernel ratio trends from the history store (``HistoryStore.trend``), hottest first, for the report."""
     kernels = []
     for t in trends:
-        d = t.to_dict() if hasattr(t, "to_dict") else dict(t)
+        d = t.to_dict()
         points = _merge_points(d.get("points", []))
         first, last = (points[0].get("ratio"), points[-1].get("ratio")) if points else (None, None)
         kernels.append({"label": d["label"], "project": d.get("project"), "latest_ratio": last,
@@ -264,7 +175,8 @@ def _headline(doc: dict[str, Any]) -> dict[str, Any]:
         h_parity.update({k: proj.get(k) for k in ("projected_ms", "target_ms", "baseline_ms", "meets_target", "percentile")})
         h_parity["source"] = proj.get("source") or "measured"
     if parity:
-        worst = next((r for r in parity["rows"] if r["ratio"] is not None), None)
+        worst = max((r for r in parity["rows"] if r["ratio"] is not None),
+                    key=lambda r: (r["ratio"], r["share"]), default=None)
         h_parity["kind"] = "compare"
         h_parity["slower_than_threshold"] = parity["slower_than_threshold"]
         h_parity["worst"] = worst and {"label": worst["label"], "ratio": worst["ratio"], "share": worst["share"]}
@@ -343,34 +255,31 @@ def _provenance(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def build_assessment(*, scan: ScanResult | None = None, translate: Any = None, build_check: Any = None,
-                     comparison: Any = None, projection: Any = None, decision: Any = None, cost: Any = None,
+def build_assessment(*, scan: ScanResult | None = None, translate: TranslateResult | None = None,
+                     build_check: dict[str, Any] | None = None, comparison: ComparisonResult | None = None,
+                     projection: ProjectionResult | None = None, decision: Decision | None = None,
+                     cost: CostEstimate | None = None,
                      inputs: dict[str, Any] | None = None, stages: list[dict[str, Any]] | None = None,
                      warnings: list[str] | None = None, slow_ratio_threshold: float = 1.10,
                      whatif_ratios: list[float] | None = None, version: str | None = None,
                      generated_at: str | None = None, workloads: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The assessment document. ``translate`` and ``build_check`` may be result objects or dicts; the build
-    check's error ``classification`` is the pipeline's (``decide.build_errors``), shown as given.
-    ``workloads``: ``{"workload": Workload, "projection": …}`` of further profiles shown on their own."""
+    """The assessment document from the stages' typed results. ``build_check`` is the pipeline's
+    ``hipgauge.build-check/1`` document with its error ``classification`` (``decide.build_errors``), shown as
+    given. ``workloads``: ``{"workload": Workload, "projection": ProjectionResult | None, "warnings": […]}`` of
+    further profiles shown on their own."""
     if version is None:
         from hipgauge import __version__ as version
-    decision_d = _to_dict(decision)
+    decision_d = decision.to_dict() if decision is not None else None
     shares: dict[str, float] = {}
     if decision_d:
         for sig in decision_d.get("signals", []):
             for row in (sig.get("details") or {}).get("per_kernel", []) or []:
                 if row.get("share") is not None:
                     shares[row["kernel"]] = row["share"]
-    tr = _to_dict(translate)
     tr_section = None
     if translate is not None:
-        stats = value_of(translate, "file_stats") or value_of(translate, "stats") or (tr or {}).get("file_stats") or []
-        tr_section = {"translation_share": _share(stats) if stats and not isinstance(stats[0], dict) else
-                      (value_of(translate, "translation_share") or (tr or {}).get("translation_share")),
-                      "document": tr}
-        if tr_section["translation_share"] is None and stats and isinstance(stats[0], dict):
-            tr_section["translation_share"] = _share(stats)
-    bc = build_check if isinstance(build_check, dict) else _to_dict(build_check)
+        tr_section = {"translation_share": _share(translate.stats), "document": translate.to_dict()}
+    whatif = whatif_ratios or [1.05, 1.1, 1.25, 1.4, 2.0]
     doc: dict[str, Any] = {
         "schema": SCHEMA,
         "tool": {"name": "hipgauge", "version": version},
@@ -379,12 +288,12 @@ def build_assessment(*, scan: ScanResult | None = None, translate: Any = None, b
         "stages": list(stages or []),
         "scan": _scan_section(scan, shares) if scan is not None else None,
         "translate": tr_section,
-        "build_check": bc,
-        "parity": _parity_section(comparison, slow_ratio_threshold),
-        "slack": _slack_section(projection, whatif_ratios or [1.05, 1.1, 1.25, 1.4, 2.0]),
+        "build_check": build_check,
+        "parity": _parity_section(comparison, slow_ratio_threshold) if comparison is not None else None,
+        "slack": _slack_section(projection, whatif) if projection is not None else None,
         "decision": decision_d,
-        "cost": _to_dict(cost),
-        "workloads": [_workload_section(w, whatif_ratios or [1.05, 1.1, 1.25, 1.4, 2.0]) for w in workloads or []],
+        "cost": cost.to_dict() if cost is not None else None,
+        "workloads": [_workload_section(w, whatif) for w in workloads or []],
         "history": None,
         "warnings": list(warnings or []),
     }

@@ -12,6 +12,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from hipgauge.kernel_names import short_name
+from hipgauge.report import figures
 
 BAR_H = 18
 GAP = 6
@@ -83,11 +84,11 @@ def parity_chart(rows: list[dict[str, Any]], threshold: float, limit: int = 40) 
         ratio = float(r["ratio"])
         color = BAD_C if ratio > threshold else OK_C
         full = " / ".join(r.get("baseline_names") or []) or r["label"]
-        tip = f"{full}\nratio {ratio:.3f}× · {100 * r['share']:.1f}% of baseline time · match: {r.get('match')}"
+        tip = f"{full}\nratio {figures.ratio(ratio, 3)} · {figures.pct(r['share'])} of baseline time · match: {r.get('match')}"
         parts.append(f'<g><title>{escape(tip)}</title>')
         parts.append(_text(LABEL_W - 6, y + BAR_H - 4, labels[i], "end", "lbl"))
         parts.append(f'<rect x="{LABEL_W}" y="{y}" width="{_num(sx(ratio) - LABEL_W)}" height="{BAR_H}" fill="{color}" opacity="0.8"/>')
-        parts.append(_text(sx(ratio) + 4, y + BAR_H - 4, f"{ratio:.2f}×", "start", "val"))
+        parts.append(_text(sx(ratio) + 4, y + BAR_H - 4, figures.ratio(ratio), "start", "val"))
         parts.append("</g>")
     bottom = height - 24
     for value, label, dash in ((1.0, "1.0× (parity)", ""), (threshold, f"{threshold:g}× threshold", ' stroke-dasharray="5,4"')):
@@ -115,8 +116,8 @@ def slack_chart(groups: list[dict[str, Any]], limit: int = 30) -> Markup:
     for i, g in enumerate(groups):
         y = 10 + i * (BAR_H + GAP)
         mr = g.get("max_ratio")
-        tip = (f"{g['name']}\n{100 * g['share']:.1f}% of kernel time, {g['time_ms']:.3f} ms per iteration\n"
-               + (f"may be at most {mr:.3f}× slower" if mr is not None else "target already missed at the baseline")
+        tip = (f"{g['name']}\n{figures.pct(g['share'])} of kernel time, {figures.latency(g['time_ms'])} per iteration\n"
+               + (f"may be at most {figures.ratio(mr, 3)} slower" if mr is not None else "target already missed at the baseline")
                + ("\nkernels: " + ", ".join(g.get("kernels", [])[:8]) if g.get("kernels") else ""))
         parts.append(f"<g><title>{escape(tip)}</title>")
         parts.append(_text(LABEL_W - 6, y + BAR_H - 4, short_name(g["name"]), "end", "lbl"))
@@ -124,7 +125,7 @@ def slack_chart(groups: list[dict[str, Any]], limit: int = 30) -> Markup:
             parts.append(_text(LABEL_W + 4, y + BAR_H - 4, "target missed at baseline", "start", "bad"))
         else:
             parts.append(f'<rect x="{LABEL_W}" y="{y}" width="{_num(sx(mr) - LABEL_W)}" height="{BAR_H}" fill="#1565c0" opacity="0.75"/>')
-            parts.append(_text(sx(mr) + 4, y + BAR_H - 4, f"≤ {mr:.2f}×" + (" (off scale)" if mr > max_r else ""), "start", "val"))
+            parts.append(_text(sx(mr) + 4, y + BAR_H - 4, f"≤ {figures.ratio(mr)}" + (" (off scale)" if mr > max_r else ""), "start", "val"))
         a = g.get("assumed_ratio")
         if a:
             color = BAD_C if (mr is None or a > mr) else OK_C
@@ -134,7 +135,7 @@ def slack_chart(groups: list[dict[str, Any]], limit: int = 30) -> Markup:
     x1 = sx(1.0)
     parts.append(f'<line x1="{_num(x1)}" y1="4" x2="{_num(x1)}" y2="{bottom}" stroke="#333"/>')
     parts.append(_text(x1, bottom + 14, "1.0×", "middle", "axis"))
-    parts.append(_text(LABEL_W + plot_w, bottom + 14, f"{max_r:.2f}×", "end", "axis"))
+    parts.append(_text(LABEL_W + plot_w, bottom + 14, figures.ratio(max_r), "end", "axis"))
     parts.append("</svg>")
     return Markup("".join(parts))
 
@@ -192,7 +193,7 @@ def trend_chart(kernel: dict[str, Any], threshold: float | None = None, width: i
     marks = [1.0, *([threshold] if threshold else [])]
     for value in (lo, hi):
         if all(abs(sy(value) - sy(m)) > 12 for m in marks):
-            parts.append(_text(left - 4, sy(value) + 4, f"{value:.2f}×", "end", "axis"))
+            parts.append(_text(left - 4, sy(value) + 4, figures.ratio(value), "end", "axis"))
     path = [(sx(i), sy(float(p["ratio"]))) for i, p in enumerate(points) if p.get("ratio") is not None]
     if len(path) > 1:
         d = " ".join(f"{'M' if i == 0 else 'L'}{_num(x)},{_num(y)}" for i, (x, y) in enumerate(path))
@@ -205,14 +206,14 @@ def trend_chart(kernel: dict[str, Any], threshold: float | None = None, width: i
         ratio = p.get("ratio")
         step = p.get("step")
         tip = (f"assessment {ident} {when}" + (f" commit {str(p.get('commit'))[:10]}" if p.get("commit") else "")
-               + (f"\nratio {ratio:.3f}×" if ratio is not None else "\nno ratio")
-               + (f" ({step:.3f}× the previous)" if step else "")
+               + (f"\nratio {figures.ratio(ratio, 3)}" if ratio is not None else "\nno ratio")
+               + (f" ({figures.ratio(step, 3)} the previous)" if step else "")
                + ("\ntoolchain: " + "; ".join(changes) if changes else ("\nfirst stored point" if i == 0 else "\nno toolchain change recorded")))
         parts.append(f"<g><title>{escape(tip)}</title>")
         if ratio is not None:
             color = BAD_C if threshold and ratio > threshold else "#1565c0"
             parts.append(f'<circle cx="{_num(x)}" cy="{_num(sy(float(ratio)))}" r="4.5" fill="{color}"/>')
-            parts.append(_text(x, sy(float(ratio)) - 8, f"{ratio:.2f}×", "middle", "val"))
+            parts.append(_text(x, sy(float(ratio)) - 8, figures.ratio(ratio), "middle", "val"))
         parts.append(_text(x, top + plot_h + 14, f"{ident} {when}".strip(), "middle", "axis"))
         if i == 0:
             change = "first point"
@@ -222,7 +223,7 @@ def trend_chart(kernel: dict[str, Any], threshold: float | None = None, width: i
                 change += f" +{len(changes) - 1}"
         parts.append(_text(x, top + plot_h + 30, _clip(change, max(12, int(plot_w / n / 6.2))), "middle", "chg"))
         if step and i:
-            parts.append(_text(x, top + plot_h + 45, f"step {step:.2f}×", "middle", "bad" if step > 1.0 else "ok"))
+            parts.append(_text(x, top + plot_h + 45, f"step {figures.ratio(step)}", "middle", "bad" if step > 1.0 else "ok"))
         parts.append("</g>")
     parts.append("</svg>")
     return Markup("".join(parts))

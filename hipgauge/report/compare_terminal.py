@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hipgauge.kernel_names import display_name
+from hipgauge.report import figures
 
 NAME_WIDTH = 60
 
@@ -23,42 +24,14 @@ def shorten(text: str, width: int = NAME_WIDTH) -> str:
     return text[:head] + "…" + text[len(text) - tail:]
 
 
-def fmt_ns(value: float | None) -> str:
-    if value is None:
-        return "—"
-    a = abs(value)
-    if a >= 1e6:
-        return f"{value / 1e6:.3f} ms"
-    if a >= 1e3:
-        return f"{value / 1e3:.1f} µs"
-    return f"{value:.0f} ns"
-
-
-def fmt_delta(value: float) -> str:
-    s = fmt_ns(value)
-    return s if value < 0 else "+" + s
-
-
-def fmt_ratio(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}×"
-
-
-def fmt_pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
-
-
-def fmt_ms(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f} ms"
-
-
 def _projection_lines(proj: dict[str, Any], model: str, base_label: str, cand_label: str | None,
                       notes: bool = True) -> list[str]:
     p = proj["percentile"]
     lines = []
     src = proj["source"]
-    lines.append(f"{base_label}: {fmt_ms(proj['baseline_ms'])}")
+    lines.append(f"{base_label}: {figures.latency(proj['baseline_ms'])}")
     if cand_label is not None:
-        lines.append(f"{cand_label}: {fmt_ms(proj['projected_ms'])}  ({src})")
+        lines.append(f"{cand_label}: {figures.latency(proj['projected_ms'])}  ({src})")
     if proj.get("target_ms") is not None:
         lines.append(f"target: {proj['target_ms']:g} ms at P{p:g} → {proj['verdict']}")
     lines.append(f"how: {model}")
@@ -109,10 +82,10 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
             names = [bn, cn, shorten(op, 32)]
         else:
             names = [f"{bn}\n→ {cn}" + (f"\n  (op {shorten(op, name_w - 6)})" if op and r["match"] == "operator" else "")]
-        cells = [r["match"] if medium else short_level.get(r["match"], r["match"]), *names, fmt_ns(r["baseline_ns"]), fmt_ns(r["candidate_ns"]), fmt_ratio(r["ratio"]),
-                 fmt_delta(r["delta_ns"])]
+        cells = [r["match"] if medium else short_level.get(r["match"], r["match"]), *names, figures.duration(r["baseline_ns"]), figures.duration(r["candidate_ns"]), figures.ratio(r["ratio"]),
+                 figures.duration(r["delta_ns"], signed=True)]
         if medium:
-            cells += [fmt_pct(r["share"]), fmt_pct(r["contribution"])]
+            cells += [figures.pct(r["share"]), figures.pct(r["contribution"])]
         t.add_row(*cells)
     out.print(t)
     if len(rows) > top:
@@ -129,10 +102,10 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
             t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
         op_w = max(16, min(60, width - (95 if medium else 70)))
         for o in ops[:top]:
-            cells = [shorten(o.get("label") or o["operator"], op_w), o["group"], fmt_ns(o["baseline_ns"]), fmt_ns(o["candidate_ns"]),
-                     fmt_ratio(o["ratio"]) if o["candidate_ns"] else "—", fmt_delta(o["delta_ns"])]
+            cells = [shorten(o.get("label") or o["operator"], op_w), o["group"], figures.duration(o["baseline_ns"]), figures.duration(o["candidate_ns"]),
+                     figures.ratio(o["ratio"]) if o["candidate_ns"] else "—", figures.duration(o["delta_ns"], signed=True)]
             if medium:
-                cells += [fmt_pct(o["share"]), f"{o['baseline_count']}/{o['candidate_count']}"]
+                cells += [figures.pct(o["share"]), f"{o['baseline_count']}/{o['candidate_count']}"]
             t.add_row(*cells)
         out.print(t)
         if len(ops) > top:
@@ -144,25 +117,25 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
         if not items:
             out.print(f"unmatched {side} kernels: none", highlight=False)
             continue
-        t = Table(title=f"unmatched {side} kernels ({len(items)}, {fmt_ns(total)})", show_edge=False,
+        t = Table(title=f"unmatched {side} kernels ({len(items)}, {figures.duration(total)})", show_edge=False,
                   pad_edge=False, title_justify="left")
         for col, j, mw in (("kernel", "left", 0), ("operator", "left", 0), ("time", "right", 9), ("share", "right", 5),
                            ("count", "right", 0)):
             t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
         for u in items[:top]:
-            t.add_row(shorten(display_name(u["label"]), max(20, width - 70)), shorten(u.get("operator") or "", 20), fmt_ns(u["ns"]), fmt_pct(u["share"]),
+            t.add_row(shorten(display_name(u["label"]), max(20, width - 70)), shorten(u.get("operator") or "", 20), figures.duration(u["ns"]), figures.pct(u["share"]),
                       str(u["count"]))
         out.print(t)
         if len(items) > top:
             out.print(f"… and {len(items) - top} more unmatched {side} kernels", highlight=False)
 
     cov = doc["coverage"]
-    levels = ", ".join(f"{k} {fmt_pct(v)}" for k, v in cov["baseline_by_level"].items() if v)
-    out.print(f"coverage: {fmt_pct(cov['baseline_time_matched'])} of baseline kernel time matched ({levels}); "
-              f"{fmt_pct(cov['candidate_time_matched'])} of candidate", highlight=False)
+    levels = ", ".join(f"{k} {figures.pct(v)}" for k, v in cov["baseline_by_level"].items() if v)
+    out.print(f"coverage: {figures.pct(cov['baseline_time_matched'])} of baseline kernel time matched ({levels}); "
+              f"{figures.pct(cov['candidate_time_matched'])} of candidate", highlight=False)
     tot = doc["totals"]
-    out.print(f"kernel time ({unit}, measured): baseline {fmt_ns(tot['baseline_ns'])}, candidate "
-              f"{fmt_ns(tot['candidate_ns'])}, Δ {fmt_delta(tot['delta_ns'])} ({fmt_ratio(tot['ratio'])})",
+    out.print(f"kernel time ({unit}, measured): baseline {figures.duration(tot['baseline_ns'])}, candidate "
+              f"{figures.duration(tot['candidate_ns'])}, Δ {figures.duration(tot['delta_ns'], signed=True)} ({figures.ratio(tot['ratio'])})",
               highlight=False)
     proj = doc["projection"]
     out.print(f"[bold]end-to-end latency at P{proj['percentile']:g}[/bold]", markup=True, highlight=False)
@@ -180,8 +153,8 @@ def render_project(out: Console, doc: dict[str, Any]) -> None:
     p = proj["percentile"]
     out.print(f"[bold]project[/bold]  {doc['profile']}  target {proj['target_ms']:g} ms at P{p:g}",
               markup=True, highlight=False)
-    out.print(f"baseline latency: {fmt_ms(lat['value_ms'])} ({lat['statistic']}, {lat['source']}, from {lat['method']}, "
-              f"{lat['iterations']} iterations); kernel time per iteration {fmt_ms(doc['kernel_ms_per_iteration'])} "
+    out.print(f"baseline latency: {figures.latency(lat['value_ms'])} ({lat['statistic']}, {lat['source']}, from {lat['method']}, "
+              f"{lat['iterations']} iterations); kernel time per iteration {figures.latency(doc['kernel_ms_per_iteration'])} "
               f"(measured)", highlight=False)
     for n in doc["notes"]:
         out.print(f"note: {n}", highlight=False)
@@ -197,10 +170,10 @@ def render_project(out: Console, doc: dict[str, Any]) -> None:
     for g in doc["groups"]:
         mr = g["max_ratio"]
         slack = "target already missed" if (mr is None and lat["value_ms"] is not None
-                                             and lat["value_ms"] > proj["target_ms"]) else fmt_ratio(mr)
-        row = [g["name"], fmt_pct(g["share"]), fmt_ms(g["time_ms"]), slack]
+                                             and lat["value_ms"] > proj["target_ms"]) else figures.ratio(mr)
+        row = [g["name"], figures.pct(g["share"]), figures.latency(g["time_ms"]), slack]
         if has_assume:
-            row.append(fmt_ratio(g["assumed_ratio"]) if g["assumed_ratio"] is not None else "")
+            row.append(figures.ratio(g["assumed_ratio"]) if g["assumed_ratio"] is not None else "")
         row.append(shorten(g["kernels"][0] if g["kernels"] else "", 50))
         t.add_row(*row)
     out.print(t)

@@ -1,10 +1,19 @@
-"""How the renderers write a figure as text: shares, numbers, dollars ("—" for a missing one)."""
+"""How every renderer writes a figure as text (terminal, Markdown, HTML, charts): the one place.
+
+Times arrive in integer nanoseconds (the unit of every model and document) or, for end-to-end latencies
+read from a latency CSV, in milliseconds; they become µs/ms/s only here. ``MISSING`` ("—") stands for a
+figure that is not there.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 MISSING = "—"
+
+NS_PER_US = 1_000
+NS_PER_MS = 1_000_000
+NS_PER_S = 1_000_000_000
 
 
 def pct(x: Any, digits: int = 1) -> str:
@@ -28,3 +37,36 @@ def num(x: Any, digits: int = 2, *, group_ints: bool = False) -> str:
     if isinstance(x, int) and group_ints:
         return f"{x:,}"
     return str(x)
+
+
+def ratio(x: float | None, digits: int = 2) -> str:
+    """A candidate ÷ baseline ratio: ``1.25×``."""
+    return MISSING if x is None else f"{float(x):.{digits}f}×"
+
+
+def duration(ns: float | None, *, signed: bool = False) -> str:
+    """A time in ns in the largest unit that keeps it ≥ 1 (ns, µs, ms, s), chosen by its magnitude so a
+    negative time scales like a positive one: −2 ms is ``-2.000 ms``. ``signed``: a ``+`` before a positive
+    (or zero) time, for deltas."""
+    if ns is None:
+        return MISSING
+    a = abs(ns)
+    if a >= NS_PER_S:
+        text = f"{ns / NS_PER_S:.3f} s"
+    elif a >= NS_PER_MS:
+        text = f"{ns / NS_PER_MS:.3f} ms"
+    elif a >= NS_PER_US:
+        text = f"{ns / NS_PER_US:.1f} µs"
+    else:
+        text = f"{ns:.0f} ns"
+    return "+" + text if signed and ns >= 0 else text
+
+
+def ms_of_ns(ns: float | None, digits: int = 3) -> str:
+    """A time in ns as a bare number of milliseconds, for a table whose header says "ms"."""
+    return MISSING if ns is None else f"{ns / NS_PER_MS:,.{digits}f}"
+
+
+def latency(ms: float | None, digits: int = 3) -> str:
+    """An end-to-end latency (milliseconds, as latency CSVs and projections hold them): ``12.345 ms``."""
+    return MISSING if ms is None else f"{float(ms):.{digits}f} ms"

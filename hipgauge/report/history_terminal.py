@@ -7,23 +7,7 @@ from typing import Any, Callable
 from rich.console import Console
 from rich.table import Table
 
-
-def _fmt_ratio(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3f}×"
-
-
-def _fmt_share(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
-
-
-def _fmt_ns(value: float | None) -> str:
-    if value is None:
-        return "—"
-    if value >= 1e6:
-        return f"{value / 1e6:.3f} ms"
-    if value >= 1e3:
-        return f"{value / 1e3:.1f} µs"
-    return f"{value:.0f} ns"
+from hipgauge.report import figures
 
 
 def render_history(out: Console, store_path: str, count: int, trends: list[Any]) -> None:
@@ -32,7 +16,7 @@ def render_history(out: Console, store_path: str, count: int, trends: list[Any])
     for trend in trends:
         last = trend.points[-1]
         drift = "" if trend.change is None else f", {trend.change:.3f}× since first"
-        out.print(f"\n[bold]{trend.label}[/bold]  ({trend.project}; {_fmt_share(last.share)} of baseline time{drift})",
+        out.print(f"\n[bold]{trend.label}[/bold]  ({trend.project}; {figures.pct(last.share)} of baseline time{drift})",
                   markup=True, highlight=False)
         table = Table(show_edge=False, pad_edge=False)
         for col, justify in (("date", "left"), ("commit", "left"), ("ratio", "right"), ("step", "right"),
@@ -42,7 +26,7 @@ def render_history(out: Console, store_path: str, count: int, trends: list[Any])
             step = "" if p.step is None else f"{(p.step - 1) * 100:+.1f}%"
             change = "; ".join(p.changes) if p.changes else ("" if p.step is None else "(no toolchain change)")
             date = p.recorded_at.strftime("%Y-%m-%d %H:%M") if hasattr(p.recorded_at, "strftime") else str(p.recorded_at)
-            table.add_row(date, (p.commit or "")[:10], _fmt_ratio(p.ratio), step, _fmt_ns(p.candidate_ns), change)
+            table.add_row(date, (p.commit or "")[:10], figures.ratio(p.ratio, 3), step, figures.duration(p.candidate_ns), change)
         out.print(table)
 
 
@@ -60,8 +44,8 @@ def render_gate(out: Console, result: Any, warn: Callable[[str], None]) -> None:
                          ("candidate", "right"), ("ratio", "right"), ("", "left")):
         table.add_column(col, justify=justify)  # type: ignore[arg-type]
     for k in shown[:25]:
-        table.add_row(k.label[:70], k.match or "", _fmt_share(k.share), _fmt_ns(k.baseline_ns), _fmt_ns(k.candidate_ns),
-                      _fmt_ratio(k.ratio), "REGRESSED" if k.regressed else "ok")
+        table.add_row(k.label[:70], k.match or "", figures.pct(k.share), figures.duration(k.baseline_ns), figures.duration(k.candidate_ns),
+                      figures.ratio(k.ratio, 3), "REGRESSED" if k.regressed else "ok")
     if shown:
         out.print(table)
     if len(shown) > 25:
@@ -70,7 +54,7 @@ def render_gate(out: Console, result: Any, warn: Callable[[str], None]) -> None:
     if cold:
         out.print(f"{cold} kernel(s) below the hot share not gated")
     if result.target_ms is not None:
-        value = "—" if result.projected_ms is None else f"{result.projected_ms:.3f} ms"
+        value = figures.latency(result.projected_ms)
         out.print(f"P{result.percentile:g} latency: {value} vs target {result.target_ms:g} ms"
                   + (f" — {result.latency_source}" if result.latency_source else ""))
     for note in result.notes:

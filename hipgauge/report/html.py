@@ -12,7 +12,7 @@ from typing import Any
 import jinja2
 
 from hipgauge.report import charts
-from hipgauge.report.figures import num, pct, usd
+from hipgauge.report.figures import MISSING, ms_of_ns, num, pct, usd
 
 
 def _num(x: Any, digits: int = 2) -> str:
@@ -30,7 +30,7 @@ def _value(x: Any) -> str:
         return f"{x:,}" if abs(x) >= 10000 else str(x)
     if isinstance(x, list):
         return ", ".join(_value(v) for v in x) if all(not isinstance(v, list) for v in x) else str(x)
-    return "—" if x is None else str(x)
+    return MISSING if x is None else str(x)
 
 
 def _scalar_columns(rows: list[dict[str, Any]], limit: int = 10) -> list[str]:
@@ -51,7 +51,7 @@ def _env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(pct=pct, num=_num, usd=usd, value=_value, short=charts.short_name)
+    env.filters.update(pct=pct, num=_num, usd=usd, ms=ms_of_ns, value=_value, short=charts.short_name)
     env.globals.update(parity_chart=charts.parity_chart, slack_chart=charts.slack_chart,
                        hours_chart=charts.hours_chart, lean_badge=charts.lean_badge, trend_chart=charts.trend_chart,
                        scalar_columns=_scalar_columns)

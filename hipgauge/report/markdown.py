@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hipgauge.report.figures import num, pct, usd
+from hipgauge.report.figures import ms_of_ns, num, pct, usd
 
 #: always special inline (CommonMark + GFM): escapes, code spans, emphasis, links/images, table cells, math
 _MD_ALWAYS = re.compile(r"([\\`*\[\]|$])")
@@ -151,7 +151,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
     parity_d = doc.get("parity")
     L += ["## Per-kernel parity", ""]
     if parity_d:
-        rows = [[md(r["label"]), md(r["match"]), pct(r["share"]), num(r["baseline_ms"], 3), num(r["candidate_ms"], 3),
+        rows = [[md(r["label"]), md(r["match"]), pct(r["share"]), ms_of_ns(r["baseline_ns"]), ms_of_ns(r["candidate_ns"]),
                  ("**" + num(r["ratio"], 3) + "**") if r["ratio"] and r["ratio"] > parity_d["threshold"] else num(r["ratio"], 3)]
                 for r in parity_d["rows"][:100]]
         L += _table(["kernel / operator", "match", "share", "baseline ms", "candidate ms", "ratio"], rows)
@@ -163,11 +163,11 @@ def render_markdown(doc: dict[str, Any]) -> str:
         ops = parity_d.get("operators") or []
         if ops:
             L += ["### Per operator", "", "All kernel time each framework operator launched, independent of kernel matching "
-                  f"(measured; {md(parity_d.get('time_basis') or 'ms')}).", ""]
+                  f"(measured; ms {md(parity_d['time_basis'])}).", ""]
             L += _table(["operator", "group", "share", "baseline ms", "candidate ms", "kernels (base / cand)", "ratio"],
                         [[md(o.get("label") or o["operator"]), md(o.get("group") or ""), pct(o["share"]),
-                          num(o["baseline_ms"], 3) if o.get("baseline_count") else "not on this side",
-                          num(o["candidate_ms"], 3) if o.get("candidate_count") else "not on this side",
+                          ms_of_ns(o["baseline_ns"]) if o.get("baseline_count") else "not on this side",
+                          ms_of_ns(o["candidate_ns"]) if o.get("candidate_count") else "not on this side",
                           f"{num(o.get('baseline_count'))} / {num(o.get('candidate_count'))}",
                           num(o["ratio"], 3) if o.get("ratio") and o.get("candidate_count") else "—"] for o in ops[:30]])
             L += _more(len(ops), 30, "operators")
@@ -175,7 +175,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         for side, key in (("baseline only", "unmatched_baseline"), ("candidate only", "unmatched_candidate")):
             items = parity_d[key]
             L += [f"{side.capitalize()} ({len(items)}):", ""]
-            L += [f"- {md(u['label'])}" + (f" · {num(u['time_ms'], 3)} ms" if u.get("time_ms") is not None else "")
+            L += [f"- {md(u['label'])}" + (f" · {ms_of_ns(u['ns'])} ms" if u.get("ns") is not None else "")
                   + (f" · {pct(u['share'])} of its side" if u.get("share") is not None else "") for u in items[:25]] or ["- none"]
             L += [""] + _more(len(items), 25, "kernels")
     else:

@@ -13,6 +13,8 @@ from bisect import bisect_right
 from functools import cached_property
 from typing import Any, Iterable, Iterator
 
+from hipgauge.source.parse import function_name
+
 NOT_CODE = frozenset({"comment", "preproc_arg", "string_literal", "string_content", "raw_string_literal", "char_literal",
                       "system_lib_string", "escape_sequence", "concatenated_string"})
 FUNCTION = "function_definition"
@@ -132,16 +134,6 @@ def call_args(call: Any) -> list[Any]:
     if args is None:
         return []
     return [c for c in args.named_children if c.type != "comment"]
-
-
-def function_name(fn: Any) -> str:
-    decl = fn.child_by_field_name("declarator")
-    while decl is not None and decl.type != "function_declarator":
-        decl = decl.child_by_field_name("declarator")
-    if decl is None:
-        return "?"
-    inner = decl.child_by_field_name("declarator")
-    return text(inner) if inner is not None else "?"
 
 
 def qualifiers(fn: Any) -> frozenset[str]:

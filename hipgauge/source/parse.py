@@ -263,15 +263,19 @@ def function_name_node(fn: Node) -> Node | None:
     return _declarator_name(fn.child_by_field_name("declarator"))
 
 
-def function_name(fn: Node, pf: ParsedFile) -> str:
-    """The name of a function as written, without template arguments (``Foo::bar``, ``operator()``)."""
+ANONYMOUS = "<anonymous>"
+
+
+def function_name(fn: Node, pf: ParsedFile | None = None) -> str:
+    """The name of a function as written, without template arguments (``Foo::bar``, ``operator()``);
+    ``ANONYMOUS`` when it has none. Without ``pf`` the node's own text (UTF-8) is read."""
     name = function_name_node(fn)
     if name is None:
-        return "<anonymous>"
+        return ANONYMOUS
     if name.type == "template_function":
         inner = name.child_by_field_name("name")
         name = inner if inner is not None else name
-    text = node_text(name, pf)
+    text = node_text(name, pf) if pf is not None else name.text.decode("utf-8", "replace")
     if any(ch.isspace() for ch in text):  # a misparse around an unknown macro (`_CCCL_HOST doit`): keep the last word
         words = text.split()
         text = words[-1] if words else text

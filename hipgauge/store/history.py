@@ -34,6 +34,7 @@ from hipgauge.store.record import (
     toolchain_from_profiles,
 )
 from hipgauge.store.schema import LATEST, current_version, migrate
+from hipgauge.model import Profile
 from hipgauge.store.trend import KernelTrend, build_trends
 
 STORE_DIR = ".hipgauge"
@@ -204,12 +205,6 @@ class HistoryStore:
             found = _load(con, None, True, only_id=int(row[0]))
             return found[0] if found else None
 
-    def projects(self) -> list[str]:
-        with self._reader() as con:
-            if con is None:
-                return []
-            return [r[0] for r in con.execute("SELECT DISTINCT project FROM assessments ORDER BY project").fetchall()]
-
     def trend(self, kernel_pattern: str | None = None, project: str | None = None) -> list["KernelTrend"]:
         """Per-kernel ratio over the stored assessments (see ``hipgauge.store.trend``)."""
         records = self.assessments(project=project)
@@ -261,11 +256,11 @@ def _load(con: duckdb.DuckDBPyConnection, project: str | None, with_details: boo
     return list(records.values())
 
 
-def record_assessment(doc: dict[str, Any], store_path: Path | str | None = None, *, baseline: Any = None,
-                      candidate: Any = None, meta: dict[str, Any] | None = None, probe_compilers: bool = True) -> int:
+def record_assessment(doc: dict[str, Any], store_path: Path | str | None = None, *, baseline: Profile | None = None,
+                      candidate: Profile | None = None, meta: dict[str, Any] | None = None, probe_compilers: bool = True) -> int:
     """What ``hipgauge assess --store [DB]`` calls: store ``doc`` (a ``hipgauge.assessment/1`` dict); returns its id.
 
-    ``baseline``/``candidate``: the assessment's ``Profile`` objects (or their ``metadata`` dicts), whose
+    ``baseline``/``candidate``: the assessment's ``Profile`` objects, whose
     metadata gives the CUDA/HIP/driver versions, GPU names and archs. Without them, the profiles named in
     ``doc["inputs"]`` are read again for their metadata (best effort). Also added: the scanned tree's git
     commit (read only) and the versions of the nvcc/hipcc on PATH when the document names none.
@@ -304,10 +299,10 @@ def _first_existing_root(root: str | None) -> str | None:
     return None
 
 
-def _profiles_named_in(doc: dict[str, Any]) -> tuple[Any, Any]:
-    """The metadata of the profiles an assessment names in ``inputs`` (None where absent or unreadable)."""
+def _profiles_named_in(doc: dict[str, Any]) -> tuple[Profile | None, Profile | None]:
+    """The profiles an assessment names in ``inputs`` (None where absent or unreadable), for their metadata."""
     inputs = doc.get("inputs") if isinstance(doc.get("inputs"), dict) else {}
-    found: list[Any] = []
+    found: list[Profile | None] = []
     for side in ("baseline", "candidate"):
         path = inputs.get(side)
         profile = None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from hipgauge.model import Record
+from hipgauge.model import Profile, Record
 
 #: toolchain components the store knows how to name, in display order.
 COMPONENT_LABELS: dict[str, str] = {
@@ -157,7 +157,7 @@ def parity_entries(comparison: dict[str, Any] | None) -> list[ParityEntry]:
             continue
         base = _num(row.get("baseline_ns"))
         cand = _num(row.get("candidate_ns"))
-        if base is None and _num(row.get("baseline_ms")) is not None:  # the assessment document's rows are in ms
+        if base is None and _num(row.get("baseline_ms")) is not None:  # assessment documents written before the comparison became one ns document had ms rows
             base = _num(row.get("baseline_ms")) * 1e6  # type: ignore[operator]
         if cand is None and _num(row.get("candidate_ms")) is not None:
             cand = _num(row.get("candidate_ms")) * 1e6  # type: ignore[operator]
@@ -302,19 +302,16 @@ def toolchain_from_document(doc: dict[str, Any]) -> dict[str, str]:
     return tools
 
 
-def toolchain_from_profiles(baseline: Any = None, candidate: Any = None) -> dict[str, str]:
-    """Toolchain versions from two ``Profile`` objects (or their metadata dicts), as the document would carry them."""
+def toolchain_from_profiles(baseline: Profile | None = None, candidate: Profile | None = None) -> dict[str, str]:
+    """Toolchain versions from two ``Profile`` objects, as the document would carry them."""
     sides: dict[str, Any] = {}
     for side, profile in (("baseline", baseline), ("candidate", candidate)):
         if profile is None:
             continue
-        if isinstance(profile, dict):
-            sides[side] = {"metadata": profile}
-        else:
-            meta = dict(getattr(profile, "metadata", {}) or {})
-            if getattr(profile, "device", None):
-                meta.setdefault("device_name", profile.device)
-            sides[side] = {"metadata": meta}
+        meta = dict(profile.metadata)
+        if profile.device:
+            meta.setdefault("device_name", profile.device)
+        sides[side] = {"metadata": meta}
     return toolchain_from_document(sides) if sides else {}
 
 

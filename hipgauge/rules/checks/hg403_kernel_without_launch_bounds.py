@@ -57,7 +57,8 @@ from hipgauge.rules.checks._common import words
 from hipgauge.rules.checks._launches import block_threads, launches_of
 from hipgauge.rules.hit import LOW, MEDIUM, Hit
 from hipgauge.rules.spec import RuleMeta
-from hipgauge.rules.syntax import TYPE_BYTES, declared_type, descendants, function_name, qualifiers
+from hipgauge.rules.syntax import TYPE_BYTES, declared_type, descendants, qualifiers
+from hipgauge.source.parse import function_name
 
 CODE = "HG403"
 RULE = RuleMeta(
