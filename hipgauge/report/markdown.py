@@ -18,8 +18,8 @@ _MD_ALWAYS = re.compile(r"([\\`*\[\]|$])")
 _MD_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 #: ``~~`` is GFM strikethrough
 _MD_TILDES = re.compile(r"~(?=~)|(?<=~)~")
-#: at the start of a line these open a heading, a list item or a quote
-_MD_LINE_START = re.compile(r"^(\d*)([#+\-=>.)])")
+#: at the start of a line these open a heading, a list item or a quote (a marker followed by a blank or the end)
+_MD_LINE_START = re.compile(r"^(?:(\d{1,9})([.)])|([#+\-])|(>))(?=\s|$)|^(>)")
 
 
 def md(value: Any) -> str:
@@ -34,8 +34,9 @@ def md(value: Any) -> str:
     text = _MD_TILDES.sub(r"\\~", text)
     text = re.sub(r"[\r\n]+", " ", text)
     match = _MD_LINE_START.match(text)
-    if match and (match.group(1) == "") == (match.group(2) not in ".)"):  # "# x", "- x"; "1. x", "2) x"
-        text = f"{match.group(1)}\\{text[match.end(1):]}"
+    if match:
+        digits = match.group(1)
+        text = f"{digits}\\{text[len(digits):]}" if digits else "\\" + text  # "1\. x"; "\# x", "\- x", "\> x"
     return text
 
 
