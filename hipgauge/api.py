@@ -47,8 +47,8 @@ def scan(path: PathLike | Sequence[PathLike], *, exclude: Sequence[str] = (), co
     for p in paths:
         if not p.exists() and not p.is_symlink():
             raise InputError("not found", p)
-    cfg = config_mod.load(config, start=None if config else paths[0])
-    options = ScanOptions(exclude=[*cfg.get("exclude"), *exclude], ignore=[*cfg.get("ignore"), *ignore],
+    cfg = config_mod.load(Path(config) if config is not None else None, start=None if config else paths[0])
+    options = ScanOptions(exclude=(*cfg.get("exclude"), *exclude), ignore=(*cfg.get("ignore"), *ignore),
                           max_file_bytes=int(cfg.get("max_file_bytes")), workers=workers)
     return scan_tree(paths, options)
 

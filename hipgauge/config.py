@@ -173,7 +173,7 @@ def _build_adapter(spec: Key) -> Any:
     validators: list[Any] = [AfterValidator(_finite_or_fail)]
     if spec.check is not None:
         validators.append(AfterValidator(_check_or_fail(spec.check)))
-    return TypeAdapter(Annotated[base, *validators])
+    return TypeAdapter(Annotated[(base, *validators)])  # a tuple subscript: Python 3.10 has no star in []
 
 
 def _finite_or_fail(value: Any) -> Any:

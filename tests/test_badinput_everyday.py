@@ -403,6 +403,6 @@ def test_include_dir_names_are_the_projects_own(tmp_path: Path, capsys) -> None:
     _c, out_without, _e = run_cli(["scan", src, "--json"], capsys)
     code, out_with, err = run_cli(["scan", src, "-I", inc, "--json"], capsys)
     assert code == 0, err
-    names = lambda doc: {c.get("cuda_name") or c.get("name") for c in json.loads(doc)["api_calls"]}  # noqa: E731
+    names = lambda doc: {c.get("cuda_name") or c.get("name") for c in json.loads(doc)["api_calls"]}  # noqa: E731 - one use
     assert "CUDNN_CHECK" in names(out_without) and "CUDNN_CHECK" not in names(out_with)
     assert_input_error(run_cli(["build-check", src, "-I", tmp_path / "nope"], capsys), "nope", "--include-dir")

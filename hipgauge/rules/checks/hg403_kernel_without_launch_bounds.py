@@ -128,7 +128,7 @@ def check(fn, ctx):
     if any(b in head for b in _BOUNDS):
         return []
     name = kernel.name if kernel is not None else function_name(fn)
-    sizes = [block_threads(ctx, l.block) for l in launches_of(ctx, name)]
+    sizes = [block_threads(ctx, launch.block) for launch in launches_of(ctx, name)]
     known = [s for s in sizes if s is not None]
     if not known or max(known) > _MAX_SMALL_BLOCK:
         return []
