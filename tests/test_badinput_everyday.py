@@ -407,3 +407,16 @@ def test_include_dir_names_are_the_projects_own(tmp_path: Path, capsys) -> None:
     names = lambda doc: {c.get("cuda_name") or c.get("name") for c in json.loads(doc)["api_calls"]}  # noqa: E731 - one use
     assert "CUDNN_CHECK" in names(out_without) and "CUDNN_CHECK" not in names(out_with)
     assert_input_error(run_cli(["build-check", src, "-I", tmp_path / "nope"], capsys), "nope", "--include-dir")
+
+
+def test_shell_completion_completes_commands_and_options() -> None:
+    import subprocess
+    import sys
+
+    def complete(words: str, cword: int) -> str:
+        env = {**os.environ, "_HIPGAUGE_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": str(cword)}
+        return subprocess.run([sys.executable, "-m", "hipgauge"], env=env, capture_output=True, text=True,
+                              timeout=120).stdout
+
+    assert "scan" in complete("hipgauge sc", 1).split()
+    assert "--fail-on" in complete("hipgauge scan --fa", 2).split()
