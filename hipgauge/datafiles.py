@@ -14,7 +14,7 @@ else:  # pragma: no cover
 
 def read_data_text(name: str) -> str:
     """The text of ``hipgauge/data/<name>``."""
-    return resources.files("hipgauge").joinpath("data", name).read_text(encoding="utf-8")
+    return resources.files("hipgauge").joinpath("data").joinpath(name).read_text(encoding="utf-8")
 
 
 def load_data_toml(name: str) -> dict[str, Any]:

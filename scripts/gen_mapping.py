@@ -2,7 +2,7 @@
 """Generate ``hipgauge/data/hipify_mapping.tsv`` from the public HIPIFY tables.
 
 Input: ``shared/knowledge/hipify/mapping.tsv`` (CUDA → HIP) and ``mapping_roc.tsv`` (CUDA → ROC/MIOpen),
-both derived from ROCm/HIPIFY ``docs/tables`` at commit 014177b (see ``shared/knowledge/hipify/SOURCE.md``).
+both derived from ROCm/HIPIFY ``docs/tables`` at commit 014177b (the folder's ``SOURCE.md`` says how).
 
 Output columns: ``cuda_name hip_name library kind status``.
 
@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_KNOWLEDGE = REPO.parent / "shared" / "knowledge" / "hipify"
 DEFAULT_OUT = REPO / "hipgauge" / "data" / "hipify_mapping.tsv"
 GENERATED = "2026-11-29"
+HIPIFY_TABLES = "https://github.com/ROCm/HIPIFY/tree/014177bc2e434ce3e834aa4f3d0e2abb1efa9796/docs/tables"
 
 LIBRARY = {
     "CUDA Runtime API": "runtime",
@@ -126,8 +127,10 @@ def main(argv: list[str] | None = None) -> int:
     tmp = args.out.with_suffix(".tmp")
     with tmp.open("w", encoding="utf-8", newline="") as fh:
         fh.write("# CUDA -> HIP name mapping used by hipgauge scan and translate.\n")
-        fh.write("# Source: public HIPIFY tables, ROCm/HIPIFY @014177b (see shared/knowledge/hipify/SOURCE.md), "
+        fh.write("# Source: public HIPIFY tables, ROCm/HIPIFY @014177b (docs/tables), "
                  f"generated {GENERATED} by scripts/gen_mapping.py.\n")
+        fh.write(f"# as_of: {GENERATED}\n")
+        fh.write(f"# sources: {HIPIFY_TABLES}\n")
         fh.write("# cuDNN names map to MIOpen (HIPIFY's ROC table) where MIOpen has a counterpart, else to hipDNN.\n")
         fh.write("# status: mapped | deprecated (HIP has it; CUDA deprecated/removed it) | unsupported (no HIP counterpart)\n")
         fh.write("# rows per library (with counterpart / without): "

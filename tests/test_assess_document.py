@@ -89,7 +89,10 @@ def test_demo_report_has_the_torchvision_workload_as_a_separate_section(tmp_path
     conv = next(g for g in w["slack"]["groups"] if g["name"] == "convolution")
     p = w["slack"]["projection"]
     assert p["percentile"] == 99.0 and p["iterations"] >= 200
-    assert conv["max_ratio"] == pytest.approx(1 + (30.0 - p["baseline_ms"]) / conv["time_ms"], rel=1e-6)
+    # the capture is a Kineto trace: slack comes from the timeline replay (issue #13), and on this host-bound
+    # workload a slower convolution first fills the time the GPU waits on the host: more than the linear formula
+    assert w["slack"]["slack_method"] == "timeline replay, bisection"
+    assert conv["max_ratio"] > 1 + (30.0 - p["baseline_ms"]) / conv["time_ms"]
     html = (tmp_path / "rep" / "index.html").read_text()
     md = (tmp_path / "rep" / "report.md").read_text()
     assert 'id="workloads"' in html and "Other workloads (separate from the code base above)" in html

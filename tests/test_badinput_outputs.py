@@ -12,7 +12,6 @@ import json
 import os
 import pathlib
 import stat
-import tempfile
 from pathlib import Path
 
 import pytest

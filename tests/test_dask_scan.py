@@ -10,8 +10,8 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from hipgauge.errors import InputError  # noqa: E402
-from hipgauge.source.dask_executor import chunk_size_for, chunked, make_map  # noqa: E402
+from hipgauge.errors import InputError  # noqa: E402 - after the importorskip above
+from hipgauge.source.dask_executor import chunk_size_for, chunked, make_map  # noqa: E402 - after the importorskip above
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent

@@ -29,7 +29,8 @@ def _anchors(path: Path) -> set[str]:
     return {_slug(m.group(1)) for m in re.finditer(r"^#+\s+(.*)$", text, re.M)}
 
 
-@pytest.mark.parametrize("doc", sorted([*DOCS.glob("*.md"), ROOT / "README.md"]), ids=lambda p: p.name)
+@pytest.mark.parametrize("doc", sorted([*DOCS.glob("*.md"), ROOT / "README.md", ROOT / "CONTRIBUTING.md"]),
+                         ids=lambda p: p.name)
 def test_relative_links_resolve(doc: Path) -> None:
     text = re.sub(r"```.*?```", "", doc.read_text(encoding="utf-8"), flags=re.S)
     for target in LINK.findall(text):

@@ -7,7 +7,6 @@ import gzip
 import json
 import math
 import statistics
-from pathlib import Path
 
 import pytest
 

@@ -112,7 +112,7 @@ def test_every_executor_sees_the_tree_defined_names(tmp_path: Path):
     assert {"cudnnCreate", "cudaMalloc"} <= names and not names & USER_MACROS
     hg601 = [f for f in serial["findings"] if f["code"] == "HG601" and f["file"] == "k0.cu"]
     assert [(f["line"], "cudnnCreate" in f["message"]) for f in hg601] == [(2, False), (4, True)]
-    distributed = pytest.importorskip("distributed")  # noqa: F841
+    pytest.importorskip("distributed")
     from hipgauge.source.dask_executor import make_map
 
     assert scan_document(scan_tree([tmp_path], ScanOptions(), map_files=make_map(None, 2, processes=False))) == serial

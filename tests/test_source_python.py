@@ -151,7 +151,7 @@ def test_cli_scans_python_with_inline_cuda():
 
 # --- fuzz: any bytes in, a same-length buffer or PythonSyntaxError out --------------------------------------------
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings, strategies as st  # noqa: E402 - the fuzz section keeps its imports
 
 _PIECES = ["RawKernel(", "load_inline(", "cuda_sources=", "code=", "r'''", "'''", '"""', "f'", "'", '"', "\\", "\\n",
            "{", "}", "{{", "}}", "__global__ void k() {}", "\n", " ", "x = ", "+", ",", ")", "(", "[", "]", "#", "é",

@@ -24,7 +24,7 @@ from hipgauge.app.scan import tree_scan_names
 from hipgauge.app.translate import translate_tree
 from hipgauge.errors import InputError
 from hipgauge.kernel_names import unqualified_name, vendor_neutral
-from hipgauge.model import Finding, Record
+from hipgauge.model import Finding, Record, SkippedFile
 from hipgauge.source.parse import load_file
 from hipgauge.source.walk import walk_tree
 from hipgauge.toolchain.drivers import (
@@ -158,7 +158,7 @@ def _eval_int(text: str) -> int | None:
         return None
     try:
         value = eval(text.replace("/", "//"), {"__builtins__": {}}, {})  # noqa: S307 - digits and operators only
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - any failure to evaluate means: not a constant
         return None
     return int(value) if isinstance(value, int) and value > 0 else None
 
@@ -236,8 +236,8 @@ def _load_units(entries: list[Any], hip_root: Path | None, src_root: Path, singl
             continue
         display = Path(e.path).name if single else e.display
         pf = load_file(e)
-        if not hasattr(pf, "tree"):
-            warnings.append(f"{display}: skipped ({getattr(pf, 'reason', 'unreadable')})")
+        if isinstance(pf, SkippedFile):
+            warnings.append(f"{display}: skipped ({pf.reason or 'unreadable'})")
             continue
         pf.display = display
         a = analyze_file(pf, defined=defined, qualifier_macros=qual_macros, stats=False,
@@ -246,11 +246,12 @@ def _load_units(entries: list[Any], hip_root: Path | None, src_root: Path, singl
         kernels: list[Any] = inv.kernels if inv is not None else []
         launches: list[Any] = inv.launch_sites if inv is not None else []
         if a.inventory_error is not None:  # the inventory is an aid to the report, never a reason to stop
-            exc = a.inventory_error
-            warnings.append(f"{display}: kernels and launch sites not read ({exc.__class__.__name__}: {exc})")
+            failure = a.inventory_error
+            warnings.append(f"{display}: kernels and launch sites not read ({failure.__class__.__name__}: {failure})")
         if a.rules_error is not None:  # rules are an aid to the report, never a reason to stop
-            exc = a.rules_error
-            warnings.append(f"{display}: rules not applied, errors carry no rule code ({exc.__class__.__name__}: {exc})")
+            failure = a.rules_error
+            warnings.append(f"{display}: rules not applied, errors carry no rule code "
+                            f"({failure.__class__.__name__}: {failure})")
         hip_path = hip_root.joinpath(*display.split("/")) if hip_root is not None else Path(e.path)
         units.append(_Unit(display, Path(e.path), hip_path, pf.text, pf.lines, findings, kernels, launches))
     return units, warnings

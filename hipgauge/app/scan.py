@@ -33,7 +33,7 @@ from hipgauge.rules.registry import anchor_index
 from hipgauge.rules.share import file_stats
 from hipgauge.source import pyinline
 from hipgauge.source.defined import QualifierMacro, tree_names
-from hipgauge.source.parse import load_file, parse_bytes
+from hipgauge.source.parse import load_file, parse_bytes, read_entry
 from hipgauge.source.walk import SourceEntry, walk_tree
 
 MapFiles = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
@@ -95,7 +95,7 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
         return FileResult(entry.display, skipped=SkippedFile(entry.display, "too deeply nested to analyse"))
     except MemoryError:
         return FileResult(entry.display, skipped=SkippedFile(entry.display, "out of memory while analysing"))
-    except Exception as exc:  # noqa: BLE001 - one bad file never stops a scan
+    except Exception as exc:  # one bad file never stops a scan (re-raised under HIPGAUGE_DEBUG)
         if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
             raise
         return FileResult(entry.display, skipped=SkippedFile(
@@ -105,12 +105,9 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
 def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
     """A .py file: its inline CUDA fragments analysed as a CUDA file on the .py's own lines, and its nvcc build
     settings (``load_inline(extra_cuda_cflags=…)``, ``CUDAExtension``) checked by the build rules."""
-    try:
-        with open(entry.path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        reason = "symlink loop" if exc.errno == 40 else f"unreadable: {exc.strerror or exc.__class__.__name__}"
-        return FileResult(entry.display, skipped=SkippedFile(entry.display, reason))
+    data = read_entry(entry)
+    if isinstance(data, SkippedFile):
+        return FileResult(entry.display, skipped=data)
     if not pyinline.has_markers(data):
         return FileResult(entry.display, passed_over=True)
     if b"\x00" in data[:8192]:
@@ -134,7 +131,7 @@ def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
             bf = parse_bytes(src.build_text, entry.display, "setup.py", path=str(entry.path))
             try:
                 more = check_file(bf, None, set(options.ignore), options.defined)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:  # build rules are an aid; re-raised under HIPGAUGE_DEBUG
                 if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
                     raise
                 more = []
@@ -163,19 +160,20 @@ def _analyze(pf: Any, options: ScanOptions, result: FileResult) -> None:
     assert inv is not None
     result.kernels, result.device_functions = inv.kernels, inv.device_functions
     result.launch_sites, result.api_calls = inv.launch_sites, inv.api_calls
-    debug = os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0")
     if a.rules_error is not None:
-        if debug:
-            raise a.rules_error
-        exc = a.rules_error
-        result.warnings.append(f"{result.file}: rules not applied ({exc.__class__.__name__}: {exc})"[:300])
+        _step_failed(result, "rules not applied", a.rules_error)
     result.findings = a.findings
     if a.stats_error is not None:
-        if debug:
-            raise a.stats_error
-        exc = a.stats_error
-        result.warnings.append(f"{result.file}: statistics not computed ({exc.__class__.__name__}: {exc})"[:300])
+        _step_failed(result, "statistics not computed", a.stats_error)
     result.stats = a.stats
+
+
+def _step_failed(result: FileResult, what: str, exc: BaseException) -> None:
+    """A step of one file's analysis failed: a warning naming the file and the error (raised under
+    ``HIPGAUGE_DEBUG``); the rest of the file's results stand."""
+    if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
+        raise exc
+    result.warnings.append(f"{result.file}: {what} ({exc.__class__.__name__}: {exc})"[:300])
 
 
 def scan_chunk(args: tuple[list[SourceEntry], ScanOptions]) -> list[FileResult]:

@@ -14,13 +14,13 @@ from hipgauge.cli.app import app, debug_enabled, err
 from hipgauge.errors import HipgaugeError
 
 # Importing a module registers its commands on ``app``.
-from hipgauge.cli import scan as _scan  # noqa: F401,E402
-from hipgauge.cli import rules as _rules  # noqa: F401,E402
-from hipgauge.cli import translate as _translate  # noqa: F401,E402
-from hipgauge.cli import compare as _compare  # noqa: F401,E402
-from hipgauge.cli import assess as _assess  # noqa: F401,E402
-from hipgauge.cli import history as _history  # noqa: F401,E402
-from hipgauge.cli import version as _version  # noqa: F401,E402
+from hipgauge.cli import scan as _scan  # noqa: F401 - imported for its commands
+from hipgauge.cli import rules as _rules  # noqa: F401 - imported for its commands
+from hipgauge.cli import translate as _translate  # noqa: F401 - imported for its commands
+from hipgauge.cli import compare as _compare  # noqa: F401 - imported for its commands
+from hipgauge.cli import assess as _assess  # noqa: F401 - imported for its commands
+from hipgauge.cli import history as _history  # noqa: F401 - imported for its commands
+from hipgauge.cli import version as _version  # noqa: F401 - imported for its commands
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except SystemExit:
         raise
-    except Exception as exc:  # noqa: BLE001 - last line of defence: never a traceback
+    except Exception as exc:  # last line of defence: never a traceback (re-raised under HIPGAUGE_DEBUG)
         if debug_enabled():
             raise
         err.print(f"error: internal error: {exc.__class__.__name__}: {exc} (set HIPGAUGE_DEBUG=1 for the traceback)",

@@ -52,6 +52,7 @@ def compare(
     latency_csv: Optional[Path] = typer.Option(None, "--latency-csv", help="baseline per-iteration latencies (iteration,latency_ms)"),
     cand_latency_csv: Optional[Path] = typer.Option(None, "--candidate-latency-csv", help="candidate per-iteration latencies"),
     top: int = typer.Option(15, "--top", help="rows shown per table (the rest are counted)"),
+    launch_overhead_us: float = typer.Option(0.0, "--launch-overhead-us", help="assumed extra host cost per launch on the candidate's runtime, µs (timeline replay; may be negative)"),
     json_out: bool = typer.Option(False, "--json", help="machine-readable output (hipgauge.compare/1)"),
 ) -> None:
     """Per-kernel and per-operator parity of CAND against BASE, unmatched work on both sides, and the
@@ -65,9 +66,27 @@ def compare(
     user_map = load_user_map(map_file) if map_file is not None else None
     base = _load(baseline, fmt, latency_csv)
     cand = _load(candidate, cand_fmt, cand_latency_csv)
-    result = compare_profiles(base, cand, user_map=user_map, percentile=percentile, target_ms=target_ms)
+    base_tl = cand_tl = None
+    tl_notes: list[str] = []
+    if base.latency_ms:  # a projection is made from the baseline's latencies: replay its timeline
+        base_tl, why = _timeline(base)
+        if why:
+            tl_notes.append(why)
+        if base_tl is not None:
+            cand_tl, why = _timeline(cand)
+            if why:
+                tl_notes.append(why)
+    result = compare_profiles(base, cand, user_map=user_map, percentile=percentile, target_ms=target_ms,
+                              base_timeline=base_tl, cand_timeline=cand_tl, launch_overhead_us=launch_overhead_us,
+                              timeline_notes=tl_notes)
     doc = result.to_dict()
     _show(doc, json_out, lambda: render_compare(out, doc, top))
+
+
+def _timeline(profile: Any) -> tuple[Any, str | None]:
+    from hipgauge.profiles.timeline_load import load_timeline
+
+    return load_timeline(profile)
 
 
 # --------------------------------------------------------------------------------------------
@@ -83,6 +102,7 @@ def project(
     fmt: Optional[str] = typer.Option(None, "--format", help="profile format (default: detected from content)"),
     latency_csv: Optional[Path] = typer.Option(None, "--latency-csv", help="per-iteration latencies (iteration,latency_ms)"),
     assume: Optional[list[str]] = typer.Option(None, "--assume", help="what-if ratio: 'PATTERN=RATIO' over group names or kernel names (fnmatch), repeatable"),
+    launch_overhead_us: float = typer.Option(0.0, "--launch-overhead-us", help="assumed extra host cost per launch on the target runtime, µs (timeline replay; may be negative)"),
     json_out: bool = typer.Option(False, "--json", help="machine-readable output (hipgauge.project/1)"),
 ) -> None:
     """Slack per kernel group: how much slower each may get, all else equal, before the projected
@@ -92,7 +112,9 @@ def project(
     check_percentile_target(percentile, target_ms)
     ratios = parse_assume(assume)
     base = _load(baseline, fmt, latency_csv)
-    result = project_baseline(base, target_ms, percentile=percentile, assume=ratios)
+    timeline, why = _timeline(base)
+    result = project_baseline(base, target_ms, percentile=percentile, assume=ratios, timeline=timeline,
+                              launch_overhead_us=launch_overhead_us, timeline_notes=[why] if why else None)
     doc = result.to_dict()
     _show(doc, json_out, lambda: render_project(out, doc))
 

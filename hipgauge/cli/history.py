@@ -107,13 +107,14 @@ def gate(
     else:
         if len(profiles) != 2:
             raise InputError(f"gate takes BASE and CAND profiles (or CAND with --against-last), got {len(profiles)}")
+        from hipgauge.profiles.match import load_user_map
         from hipgauge.profiles.parity import compare_profiles
 
         user_map = None
         if map_file is not None:
             if not map_file.is_file():
                 raise InputError("mapping file not found", map_file)
-            user_map = map_file
+            user_map = load_user_map(map_file)
         base = load_profile(profiles[0])
         cand = load_profile(profiles[1])
         comparison = compare_profiles(base, cand, user_map=user_map, percentile=percentile, target_ms=target_ms)

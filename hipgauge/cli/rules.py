@@ -20,6 +20,7 @@ def rules_command(
     json_out: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
     """List the port-risk rules: code, severity, category, title, effort per finding."""
+    from hipgauge.knowledge.provenance import provenance_of
     from hipgauge.rules.spec import CATEGORIES
 
     rules = _rules()
@@ -32,7 +33,9 @@ def rules_command(
                    "rules": [{"code": r.code, "severity": r.severity.value, "category": r.category,
                               "title": r.title, "message": r.message,
                               "effort_hours": {"low": r.effort_low, "high": r.effort_high, "midpoint": r.effort_hours}}
-                             for r in rules]})
+                             for r in rules],
+                   # when and from what the catalogue's shared facts were read (each rule's own sources: explain)
+                   "knowledge": [provenance_of("rules.toml").to_dict()]})
         return
     from rich.table import Table
 
@@ -50,13 +53,15 @@ def explain_command(
     json_out: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
     """Explain one rule: what it flags, why it matters on AMD, an example, the fix, effort and sources."""
+    from hipgauge.knowledge.provenance import provenance_of
     from hipgauge.rules.registry import by_code
 
     rule = by_code().get(code.strip().upper())
     if rule is None:
         raise InputError(f"unknown rule code {code!r} (see `hipgauge rules`)")
+    catalogue = provenance_of("rules.toml")
     if json_out:
-        emit_json({"schema": "hipgauge.rule/1", **rule.to_dict()})
+        emit_json({"schema": "hipgauge.rule/1", **rule.to_dict(), "knowledge": [catalogue.to_dict()]})
         return
     d = rule.doc
     what, why, example, use = (_unwrap(x) for x in (d.what, d.why, d.example, d.use_instead))
@@ -67,6 +72,7 @@ def explain_command(
         "", "What it does", what, "", "Why is this bad?", why, "", "Example", example,
         "", "Use instead", use, "", "Fix", rule.fix, "", "Sources",
         *[f"  - {s}" for s in rule.sources],
+        "", f"Catalogue facts as of {catalogue.as_of or 'an undeclared date'} ({catalogue.name}).",
     ]
     out.print("\n".join(sections), markup=False, highlight=False, soft_wrap=True)
 

@@ -171,8 +171,8 @@ def scan(
     cfg = config_mod.load(config, start=None if config else trees[0])
     includes = include_folders(include_dir, None)
     options = ScanOptions(
-        exclude=[*cfg.get("exclude"), *(exclude or [])],
-        ignore=list(cfg.get("ignore")),
+        exclude=(*cfg.get("exclude"), *(exclude or [])),
+        ignore=tuple(cfg.get("ignore")),
         max_file_bytes=int(cfg.get("max_file_bytes")),
         workers=workers,
     )

@@ -23,6 +23,7 @@ from hipgauge.config import SCHEMA as CONFIG_SCHEMA
 from hipgauge.config import Config, defaults
 from hipgauge.datafiles import load_data_toml
 from hipgauge.decide.build_errors import classify_build_check
+from hipgauge.errors import InputError
 from hipgauge.kernel_names import base_name
 from hipgauge.knowledge.mapping import NON_LIBRARY
 from hipgauge.model import Record, ScanResult
@@ -290,8 +291,6 @@ def _build_items(build_check: dict[str, Any] | None, items: list[CostItem], note
 
 def parse_set(config: Config, assignments: list[str]) -> None:
     """Apply ``--set section.key=value`` flags (value parsed as TOML, else taken as a string)."""
-    from hipgauge.errors import InputError
-
     for item in assignments:
         key, sep, raw = item.partition("=")
         key = key.strip()

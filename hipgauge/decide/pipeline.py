@@ -8,23 +8,34 @@ the assessment goes on without it.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from hipgauge.app.scan import ScanOptions, scan_tree
+from hipgauge.app.translate import TranslateResult, translate_tree
 from hipgauge.config import Config
+from hipgauge.decide.build_errors import classify_build_check
+from hipgauge.decide.cost import CostEstimate, estimate_cost
+from hipgauge.decide.rubric import Decision, decide
 from hipgauge.errors import InputError
+from hipgauge.profiles.load import load_profile
+from hipgauge.profiles.match import load_user_map
+from hipgauge.profiles.parity import ComparisonResult, compare_profiles
+from hipgauge.profiles.projection import ProjectionResult, parse_assume, project_baseline
+from hipgauge.translate.rewrite import TranslateOptions
 
 if TYPE_CHECKING:
-    from hipgauge.decide.cost import CostEstimate
-    from hipgauge.decide.rubric import Decision
     from hipgauge.model import Profile, ScanResult
-    from hipgauge.profiles.parity import ComparisonResult
-    from hipgauge.profiles.projection import ProjectionResult
-    from hipgauge.translate.tree import TranslateResult
 
 
 @dataclass
@@ -106,8 +117,6 @@ class _NotRun(Exception):
 
 
 def _scan(opts: AssessOptions, config: Config) -> Any:
-    from hipgauge.app.scan import ScanOptions, scan_tree
-
     options = ScanOptions(exclude=tuple(config.get("exclude")), ignore=tuple(config.get("ignore")),
                           max_file_bytes=int(config.get("max_file_bytes")), workers=opts.workers)
     return scan_tree(list(opts.paths), options)
@@ -116,8 +125,6 @@ def _scan(opts: AssessOptions, config: Config) -> Any:
 def _translate(opts: AssessOptions, config: Config) -> Any:
     if not opts.translate:
         raise _NotRun("disabled")
-    from hipgauge.translate.rewrite import TranslateOptions
-    from hipgauge.app.translate import translate_tree
 
     if len(opts.paths) != 1 or not opts.paths[0].is_dir():
         raise _NotRun("translate statistics need one source folder; share taken from the scan")
@@ -137,10 +144,6 @@ class _BuildJob:
     """build-check running in a child process group, started early and collected at the end."""
 
     def __init__(self, opts: AssessOptions, config: Config) -> None:
-        import json
-        import subprocess
-        import sys
-
         self.t0 = time.perf_counter()
         self.proc = None
         self.reason = ""
@@ -182,9 +185,6 @@ class _BuildJob:
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
 
     def kill(self) -> None:
-        import os
-        import signal
-
         if self.proc is not None and self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -195,11 +195,6 @@ class _BuildJob:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
     def collect(self) -> Any:
-        import json
-        import os
-        import signal
-        import subprocess
-
         if self.cached is not None:
             return {**self.cached, "cache": "reused from the previous report (same sources, arches and toolchains)"}
         if self.proc is None:
@@ -231,9 +226,6 @@ class _BuildJob:
 
 
 def _cache_key(path: Path, args: dict[str, Any], hipcc: str | None, nvcc: str | None) -> str:
-    import hashlib
-    import json
-
     h = hashlib.sha256(json.dumps({k: v for k, v in args.items() if k != "timeout_s"}, sort_keys=True).encode())
     h.update(f"{hipcc}|{nvcc}".encode())
     root = Path(path)
@@ -248,8 +240,6 @@ def _cache_key(path: Path, args: dict[str, Any], hipcc: str | None, nvcc: str | 
 
 
 def _cached(folder: Path, key: str) -> dict[str, Any] | None:
-    import json
-
     try:
         doc = json.loads((Path(folder) / "assessment.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -308,9 +298,6 @@ def run_assessment(opts: AssessOptions, config: Config, on_stage: Callable[[str]
 
 def _run_stages(run: AssessmentRun, opts: AssessOptions, config: Config, want: set[str], job: Any,
                 target: float | None, percentile: float, on_stage: Callable[[str], None] | None) -> None:
-    from hipgauge.decide.cost import estimate_cost
-    from hipgauge.decide.rubric import decide
-
     if "scan" in want:
         run.scan = _stage(run, "scan", lambda: _scan(opts, config), on_stage)
     if "translate" in want:
@@ -325,8 +312,6 @@ def _run_stages(run: AssessmentRun, opts: AssessOptions, config: Config, want: s
             last = run.stages[-1]
             run.build_check = {"status": last["status"], "reason": last["reason"]}
         elif isinstance(run.build_check, dict):
-            from hipgauge.decide.build_errors import classify_build_check
-
             run.build_check["classification"] = classify_build_check(run.build_check)
             summary = run.build_check.get("summary") or {}
             if summary.get("units_checked", 0) < summary.get("units_total", 0):
@@ -342,13 +327,13 @@ def _run_stages(run: AssessmentRun, opts: AssessOptions, config: Config, want: s
 
 def _workload(run: AssessmentRun, w: Workload, on_stage: Callable[[str], None] | None) -> None:
     def project() -> Any:
-        from hipgauge.profiles.load import load_profile
-        from hipgauge.profiles.projection import project_baseline
-
         if not Path(w.profile).exists():
             raise _NotRun(f"{w.profile} not found")
+        from hipgauge.profiles.timeline_load import load_timeline
+
         profile = load_profile(Path(w.profile), latency_csv=w.latency_csv)
-        return profile, project_baseline(profile, w.target_ms, percentile=w.percentile)
+        return profile, project_baseline(profile, w.target_ms, percentile=w.percentile,
+                                         timeline=load_timeline(profile)[0])
 
     result = _stage(run, f"workload: {w.name}", project, on_stage)
     if result is not None:
@@ -366,8 +351,6 @@ def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: f
         return
 
     def load(path: Path, csv: Path | None) -> Profile:
-        from hipgauge.profiles.load import load_profile
-
         return load_profile(path, latency_csv=csv)
 
     baseline_path, candidate_path = opts.baseline, opts.candidate
@@ -379,28 +362,35 @@ def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: f
         return
     for w in base.warnings:
         run.warnings.append(f"baseline: {w}")
+    timelines: dict[str, Any] = {}
+
+    def timeline(side: str, profile: Profile) -> Any:
+        """The profile's host/device timeline for the replay projection (read once; None without one)."""
+        if side not in timelines:
+            from hipgauge.profiles.timeline_load import load_timeline
+
+            timelines[side] = load_timeline(profile)[0]
+        return timelines[side]
+
     if cand is not None:
         def compare() -> ComparisonResult:
-            from hipgauge.profiles.parity import compare_profiles
-
             user_map = None
             map_file = opts.map_file
             if map_file is None and config.get("compare.map"):
                 base_dir = Path(config.path).parent if config.path else Path.cwd()
                 map_file = base_dir / config.get("compare.map")
             if map_file is not None:
-                from hipgauge.profiles.match import load_user_map
-
                 user_map = load_user_map(map_file)
+            btl = timeline("baseline", base) if base.latency_ms else None
+            ctl = timeline("candidate", cand) if btl is not None else None
             return compare_profiles(base, cand, user_map=user_map, percentile=percentile,
-                                    target_ms=target)
+                                    target_ms=target, base_timeline=btl, cand_timeline=ctl)
 
         run.comparison = _stage(run, "compare", compare, on_stage)
 
     def project() -> ProjectionResult:
-        from hipgauge.profiles.projection import parse_assume, project_baseline
-
         assume = parse_assume(opts.assume) if opts.assume else None
-        return project_baseline(base, target, percentile=percentile, assume=assume)
+        return project_baseline(base, target, percentile=percentile, assume=assume,
+                                timeline=timeline("baseline", base))
 
     run.projection = _stage(run, "project", project, on_stage)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from hipgauge.config import Config, defaults
 from hipgauge.datafiles import load_data_toml
+from hipgauge.decide.build_errors import classify_build_check
 from hipgauge.decide.shares import KernelShares, kernel_shares
 from hipgauge.kernel_names import base_name
 from hipgauge.knowledge.mapping import NON_LIBRARY
@@ -154,9 +155,9 @@ def _hot_kernels(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any],
         return Signal(id="hot_kernel_makeup", title=meta["title"], lean=NEUTRAL, source="unknown",
                       summary="no __global__ kernels found in the source", evidence=[], details=details,
                       port_column=meta["port"], stay_column=meta["stay"])
-    matched = {k: shares.share_of(k) for k in kernels} if shares else {}
-    matched = {k: s for k, s in matched.items() if s is not None}
-    rows = []
+    shared = {k: shares.share_of(k) for k in kernels} if shares else {}
+    matched = {k: s for k, s in shared.items() if s is not None}
+    rows: list[dict[str, Any]] = []
     for k in kernels:
         rows.append({"kernel": k, "share": matched.get(k), "codes": dict(vendor.get(k, {})),
                      "ratio": shares.ratios.get(base_name(k)) if shares else None})
@@ -380,8 +381,6 @@ def _measurement(comparison: ComparisonResult | None, projection: ProjectionResu
 
 def _build_evidence(signals: list[Signal], build_check: dict[str, Any] | None) -> None:
     """Build-check evidence; the leans are unchanged (environment gaps say nothing about the port)."""
-    from hipgauge.decide.build_errors import classify_build_check
-
     cls = build_check.get("classification") if isinstance(build_check, dict) else None
     cls = cls or classify_build_check(build_check)
     if not cls:

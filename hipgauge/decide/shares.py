@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import polars as pl
+
 from hipgauge.kernel_names import base_name
 
 if TYPE_CHECKING:
@@ -42,8 +44,6 @@ def kernel_shares(baseline: Profile | None = None, comparison: ComparisonResult 
         try:
             df = baseline.kernels
             if len(df):
-                import polars as pl
-
                 col = "name" if "name" in df.columns else "raw_name"
                 grouped = df.group_by(col, maintain_order=True).agg(pl.col("duration_ns").sum().alias("t"))
                 total = float(grouped["t"].sum() or 0)

@@ -13,8 +13,9 @@ from hipgauge.datafiles import load_data_toml
 
 @lru_cache(maxsize=1)
 def load_arch_limits() -> dict[str, dict[str, Any]]:
-    """All arch tables of ``hipgauge/data/arch_limits.toml`` keyed by arch name."""
-    return load_data_toml("arch_limits.toml")
+    """All arch tables of ``hipgauge/data/arch_limits.toml`` keyed by arch name (the file's top-level ``as_of`` and
+    ``sources`` are its provenance, read by ``hipgauge.knowledge.provenance``, not archs)."""
+    return {name: table for name, table in load_data_toml("arch_limits.toml").items() if isinstance(table, dict)}
 
 
 def arch_limits(arch: str) -> dict[str, Any] | None:

@@ -113,7 +113,7 @@ class Mapping:
 
 
 def _rows(filename: str) -> list[list[str]]:
-    text = resources.files("hipgauge").joinpath("data", filename).read_text(encoding="utf-8")
+    text = resources.files("hipgauge").joinpath("data").joinpath(filename).read_text(encoding="utf-8")
     rows = []
     header_seen = False
     for line in text.splitlines():

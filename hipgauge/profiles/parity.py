@@ -117,6 +117,7 @@ class ComparisonResult:
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     user_map: str | None = None
+    replay: Any = None  # whatif.CompareProjection: the replay (or labelled additive) projection and model check
 
     @property
     def total_delta_ns(self) -> int:
@@ -149,6 +150,9 @@ class ComparisonResult:
             d["contribution"] = self.contribution(o.delta_ns)
             ops.append(d)
         proj = self.projection.to_dict() | {"verdict": self.verdict(), "model": self.model}
+        if self.replay is not None:
+            proj["method"] = self.replay.method
+            proj["model_check"] = self.replay.model_check
         return {
             "schema": SCHEMA,
             "baseline": self.baseline.to_dict(),
@@ -164,6 +168,7 @@ class ComparisonResult:
             "latency": {"baseline": self.baseline_latency.to_dict(), "candidate": self.candidate_latency.to_dict()},
             "totals": self.totals,
             "user_map": self.user_map,
+            "replay": self.replay.to_dict() if self.replay is not None else None,
             "notes": self.notes,
             "warnings": self.warnings,
         }
@@ -302,7 +307,8 @@ def _projection(base: Profile, cand: Profile, p: float, target_ms: float | None,
 
 
 def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = None, percentile: float = 99.0,
-                     target_ms: float | None = None) -> ComparisonResult:
+                     target_ms: float | None = None, base_timeline: Any = None, cand_timeline: Any = None,
+                     launch_overhead_us: float = 0.0, timeline_notes: list[str] | None = None) -> ComparisonResult:
     """Per-kernel and per-operator parity of ``cand`` against ``base``, and the projection at ``percentile``."""
     bview, cview = pct.iteration_view(base), pct.iteration_view(cand)
     per_iteration = bview.known and cview.known
@@ -382,10 +388,47 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
     delta_ms = (ctotal - btotal) / 1e6
     proj, bl, cl, model, pnotes = _projection(base, cand, percentile, target_ms, delta_ms, per_iteration)
     warnings = list(base.warnings) + list(cand.warnings)
+    replay = _replay_projection(base, cand, percentile, bdf, result, bdur, cdur, bdiv, cdiv, delta_ms, base_timeline,
+                                cand_timeline, launch_overhead_us, timeline_notes)
+    if replay is not None:
+        if not cand.latency_ms:
+            proj.projected_ms = replay.projected_ms
+            model = replay.model
+        pnotes += replay.notes
+        warnings += replay.warnings
     return ComparisonResult(
         baseline=_summary(base, bview), candidate=_summary(cand, cview), rows=rows,
         operators=_operator_rows(bdf, cdf, bdiv, cdiv, btotal),
         unmatched_baseline=ub, unmatched_candidate=uc, coverage=coverage, projection=proj,
         baseline_latency=bl, candidate_latency=cl, per_iteration=per_iteration, totals=totals, model=model,
-        notes=notes + pnotes, warnings=warnings, user_map=user_map.path if user_map else None,
+        notes=notes + pnotes, warnings=warnings, user_map=user_map.path if user_map else None, replay=replay,
     )
+
+
+def _replay_projection(base: Profile, cand: Profile, p: float, bdf: pl.DataFrame, result: MatchResult,
+                       bdur: list[int], cdur: list[int], bdiv: int, cdiv: int, delta_ms: float, base_tl: Any,
+                       cand_tl: Any, launch_overhead_us: float, timeline_notes: list[str] | None) -> Any:
+    """The timeline replay (or the labelled additive model) from the baseline's latency CSV (``profiles.whatif``)."""
+    if not base.latency_ms:
+        return None
+    import numpy as np
+
+    from hipgauge.profiles.whatif import compare_projection
+
+    bl = pct.iteration_latency(base, p, pct.METHOD_CSV)
+    additive = None if bl.value_ms is None else bl.value_ms + delta_ms
+    additive_model = (f"estimated: baseline {bl.statistic} latency (latency CSV) + the mean per-iteration kernel-time "
+                      f"delta ({delta_ms:+.3f} ms)")
+    # per baseline kernel row: candidate ÷ baseline time of its matched unit (unmatched baseline work removed,
+    # unmatched candidate work spread over the matched kernels)
+    ratio = np.zeros(bdf.height)
+    matched_c = sum(sum(cdur[i] for i in u.candidate) for u in result.units) / cdiv
+    unmatched_c = sum(cdur[i] for i in result.unmatched_candidate()) / cdiv
+    spread = (matched_c + unmatched_c) / matched_c if matched_c else 1.0
+    for u in result.units:
+        bns = sum(bdur[i] for i in u.baseline) / bdiv
+        cns = sum(cdur[i] for i in u.candidate) / cdiv
+        for i in u.baseline:
+            ratio[i] = (cns / bns * spread) if bns else 1.0
+    return compare_projection(base.latency_ms, cand.latency_ms, p, additive, additive_model, bl.statistic, base_tl,
+                              cand_tl, bdf, ratio, launch_overhead_us, timeline_notes)

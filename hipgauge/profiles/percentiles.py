@@ -15,6 +15,7 @@ statistic), and the note says so and gives the median as well.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,8 +113,6 @@ def kernels_with_iterations(profile: Profile) -> pl.DataFrame:
     starts = [w[1] for w in windows]
     ends = [w[2] for w in windows]
     idx = [w[0] for w in windows]
-    import bisect
-
     out: list[int | None] = []
     for s in df["start_ns"].to_list():
         if s is None:

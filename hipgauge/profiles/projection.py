@@ -60,6 +60,10 @@ class ProjectionResult:
     model: str = ""
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    replay: dict[str, Any] | None = None  # whatif.ReplayProjection.to_dict() when a timeline was replayed
+    slack_method: str = "linear: 1 + (T − L) / t_group"
+    #: (group, ratio) -> projected ms by the timeline replay; None without a timeline (then L + t_g (r − 1))
+    group_at: Any = field(default=None, repr=False)
 
     def verdict(self) -> str:
         p = self.projection
@@ -67,7 +71,7 @@ class ProjectionResult:
             return "no latency: the profile holds no kernels and no latencies"
         if p.target_ms is None:
             return "no target given"
-        what = "projected" if self.assume else "baseline"
+        what = "projected" if (self.assume or p.projected_ms != self.latency.value_ms) else "baseline"
         return f"{what} {p.projected_ms:.3f} ms {p.target_margin()}"
 
     def _group_dict(self, g: GroupSlack) -> dict[str, Any]:
@@ -88,6 +92,8 @@ class ProjectionResult:
             "projection": proj,
             "assume": self.assume,
             "unmatched_patterns": self.unmatched_patterns,
+            "slack_method": self.slack_method,
+            "replay": self.replay,
             "notes": self.notes,
             "warnings": self.warnings,
         }
@@ -109,8 +115,10 @@ def _ratio_for(name: str, key: str, group: str, assume: dict[str, float], used: 
 
 
 def project_baseline(base: Profile, target_ms: float | None, percentile: float = 99.0,
-                     assume: dict[str, float] | None = None) -> ProjectionResult:
-    """Per-group share and slack of ``base`` against ``target_ms``, and the what-if projection."""
+                     assume: dict[str, float] | None = None, timeline: Any = None, launch_overhead_us: float = 0.0,
+                     timeline_notes: list[str] | None = None) -> ProjectionResult:
+    """Per-group share and slack of ``base`` against ``target_ms``, and the what-if projection; with the
+    profile's ``timeline`` both come from a timeline replay (``profiles.whatif``), else from the additive model."""
     assume = dict(assume or {})
     latency = pct.iteration_latency(base, percentile)
     view = pct.iteration_view(base)
@@ -147,6 +155,12 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
     group_weighted: dict[str, float] = {}
     group_kernels: dict[str, list[tuple[float, str]]] = {}
     extra_ms = 0.0
+    row_ratio = None
+    if timeline is not None and df.height:
+        keys = df.with_columns(pl.col("name").fill_null(pl.col("raw_name")).fill_null(""), pl.col("key").fill_null(""))
+        probe: set[str] = set()
+        row_ratio = [(_ratio_for(n, k, g, assume, probe) or 1.0) if assume else 1.0
+                     for n, k, g in keys.select("name", "key", GROUP_COLUMN).iter_rows()]
     for name, key, group, t in per_kernel.iter_rows():
         t_ms = float(t or 0) / div / 1e6
         group_t[group] = group_t.get(group, 0.0) + t_ms
@@ -189,8 +203,35 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
         projected = L
         source = latency.source
         model = f"the baseline's own {latency.statistic} latency ({latency.method})"
+    replay = None
+    if row_ratio is not None:
+        from hipgauge.profiles.whatif import project_with_replay
+
+        replay = project_with_replay(timeline, df, GROUP_COLUMN, percentile, base.latency_ms, T, row_ratio,
+                                     latency.statistic, launch_overhead_us)
+    if replay is not None:
+        for slack in groups:
+            if slack.name in replay.max_ratio:
+                slack.max_ratio = replay.max_ratio[slack.name][0]
+        what_if = bool(assume) or bool(launch_overhead_us)
+        if what_if:
+            projected, source = replay.projected_ms, Provenance.ESTIMATED
+        model = replay.model if what_if else model + "; slack per group by timeline replay (bisection)"
+        notes = [n for n in notes if not n.startswith("kernel time is not latency")] + replay.notes
+        lb = replay.replay.launch_bound_note()
+        if lb:
+            notes.append(lb)
+    elif timeline_notes:
+        notes += timeline_notes
     proj = Projection(percentile=percentile, baseline_ms=L, projected_ms=projected, target_ms=T, source=source,
                       iterations=latency.iterations, enough_iterations=latency.enough_iterations, note=latency.note)
-    return ProjectionResult(profile=base.path, groups=groups, projection=proj, latency=latency,
-                            kernel_ms_per_iteration=kernel_ms, iterations=view.iterations, assume=assume,
-                            unmatched_patterns=unmatched, model=model, notes=notes, warnings=warnings)
+    if not latency.enough_iterations and latency.value_ms is not None:
+        warnings.append(f"{latency.iterations} iterations: {pct.percentile_label(percentile)} needs "
+                        f"≥{pct.required_iterations(percentile)}; the figure is the {latency.statistic}")
+    result = ProjectionResult(profile=base.path, groups=groups, projection=proj, latency=latency,
+                              kernel_ms_per_iteration=kernel_ms, iterations=view.iterations, assume=assume,
+                              unmatched_patterns=unmatched, model=model, notes=notes, warnings=warnings)
+    result.replay = replay.replay.to_dict() if replay is not None else None
+    result.group_at = replay.group_at if replay is not None else None
+    result.slack_method = "timeline replay, bisection" if replay is not None else "linear: 1 + (T − L) / t_group"
+    return result

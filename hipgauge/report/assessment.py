@@ -11,6 +11,8 @@ import datetime as _dt
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
+from hipgauge import __version__
+from hipgauge.knowledge.provenance import data_provenance
 from hipgauge.model import FileStats, ScanResult
 
 if TYPE_CHECKING:
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from hipgauge.profiles.parity import ComparisonResult
     from hipgauge.profiles.projection import ProjectionResult
     from hipgauge.store.trend import KernelTrend
-    from hipgauge.translate.tree import TranslateResult
+    from hipgauge.app.translate import TranslateResult
 
 SCHEMA = "hipgauge.assessment/1"
 MAX_FINDINGS = 2000  # findings kept in the document (the SARIF file has them all)
@@ -99,17 +101,26 @@ def _slack_section(projection: ProjectionResult, whatif: list[float]) -> dict[st
     proj = doc["projection"]
     base, target = proj["baseline_ms"], proj["target_ms"]
     groups = []
+    replayed = projection.group_at
     for g in doc["groups"]:
         rows = []
         for r in sorted(set(whatif) | ({g["assumed_ratio"]} if g["assumed_ratio"] else set())):
-            projected = None if base is None else base + g["time_ms"] * (r - 1)
+            if replayed is not None:
+                projected = replayed(g["name"], r)
+            else:
+                projected = None if base is None else base + g["time_ms"] * (r - 1)
             rows.append({"ratio": r, "projected_ms": projected,
                          "meets_target": None if projected is None or target is None else projected <= target})
         groups.append(g | {"whatif": rows})
     groups.sort(key=lambda g: -g["time_ms"])
-    return {"projection": proj, "groups": groups,
-            "model": "projected = L + t_group × (r − 1); the group may be at most 1 + (T − L) / t_group times slower "
-                     "(L: baseline latency at the percentile, T: target, t_group: the group's per-iteration time)"}
+    if replayed is not None:
+        model = ("projected by timeline replay: the group's kernels at r × their measured time in the baseline's "
+                 "timeline, replayed and combined with the latency CSV as `projection.model` says; the largest r "
+                 "within the target found by bisection")
+    else:
+        model = ("projected = L + t_group × (r − 1); the group may be at most 1 + (T − L) / t_group times slower "
+                 "(L: baseline latency at the percentile, T: target, t_group: the group's per-iteration time)")
+    return {"projection": proj, "groups": groups, "slack_method": doc["slack_method"], "model": model}
 
 
 def _workload_section(item: dict[str, Any], whatif: list[float]) -> dict[str, Any]:
@@ -268,7 +279,7 @@ def build_assessment(*, scan: ScanResult | None = None, translate: TranslateResu
     given. ``workloads``: ``{"workload": Workload, "projection": ProjectionResult | None, "warnings": […]}`` of
     further profiles shown on their own."""
     if version is None:
-        from hipgauge import __version__ as version
+        version = __version__
     decision_d = decision.to_dict() if decision is not None else None
     shares: dict[str, float] = {}
     if decision_d:
@@ -299,4 +310,6 @@ def build_assessment(*, scan: ScanResult | None = None, translate: TranslateResu
     }
     doc["headline"] = _headline(doc)
     doc["provenance"] = _provenance(doc)
+    # the bundled data tables the figures and findings rest on: when their facts were read, and from where
+    doc["knowledge"] = [d.to_dict() for d in data_provenance()]
     return doc

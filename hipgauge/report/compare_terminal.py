@@ -145,6 +145,35 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
         note = doc["latency"][side]["note"]
         if note:
             out.print(f"  {side} latency: {note}", highlight=False)
+    render_replay(out, doc.get("replay"))
+
+
+def render_replay(out: Console, rep: dict[str, Any] | None) -> None:
+    """Per-iteration replay figures, the launch-bound note and the model check."""
+    if not rep:
+        return
+    r = rep.get("replay")
+    if r:
+        out.print(f"  replay ({r['strategy']}; estimated): per iteration, replayed time and GPU idle waiting on the "
+                  f"host", highlight=False)
+        for it in r["iterations"][:12]:
+            if "candidate_replayed_ms" in it:
+                out.print(f"    iteration {it['iteration']}: baseline {figures.latency(it.get('baseline_replayed_ms'))} "
+                          f"(idle {figures.latency(it.get('baseline_gpu_idle_on_host_ms'))}) → candidate "
+                          f"{figures.latency(it['candidate_replayed_ms'])} (idle "
+                          f"{figures.latency(it['candidate_gpu_idle_on_host_ms'])}, "
+                          f"{figures.pct(it['candidate_gpu_idle_share'])})", highlight=False)
+            else:
+                out.print(f"    iteration {it['iteration']}: {figures.latency(it['replayed_ms'])} (GPU idle on host "
+                          f"{figures.latency(it['gpu_idle_on_host_ms'])}, {figures.pct(it['gpu_idle_share'])})",
+                          highlight=False)
+        if len(r["iterations"]) > 12:
+            out.print(f"    … and {len(r['iterations']) - 12} more iterations (--json for all)", highlight=False)
+        if r.get("launch_bound"):
+            out.print(f"  {r['launch_bound']}", highlight=False)
+    mc = rep.get("model_check")
+    if mc:
+        out.print(f"  {mc['line']} ({mc['model']})", highlight=False)
 
 
 def render_project(out: Console, doc: dict[str, Any]) -> None:
@@ -158,7 +187,8 @@ def render_project(out: Console, doc: dict[str, Any]) -> None:
               f"(measured)", highlight=False)
     for n in doc["notes"]:
         out.print(f"note: {n}", highlight=False)
-    t = Table(title="slack per kernel group (max ratio = 1 + (T − L) / t_group, estimated, all else equal)",
+    how = doc.get("slack_method") or "linear: 1 + (T − L) / t_group"
+    t = Table(title=f"slack per kernel group (max slowdown: {how}; estimated, all else equal)",
               show_edge=False, pad_edge=False, title_justify="left")
     cols = [("group", "left"), ("share", "right"), ("time/iter", "right"), ("max slowdown", "right")]
     has_assume = bool(doc["assume"])
@@ -177,7 +207,9 @@ def render_project(out: Console, doc: dict[str, Any]) -> None:
         row.append(shorten(g["kernels"][0] if g["kernels"] else "", 50))
         t.add_row(*row)
     out.print(t)
-    label = "projected (what-if)" if has_assume else "baseline (no --assume)"
+    what_if = has_assume or bool((doc.get("replay") or {}).get("launch_overhead_us"))
+    label = "projected (what-if)" if what_if else "baseline (no --assume)"
     out.print(f"[bold]end-to-end latency at P{p:g}[/bold]", markup=True, highlight=False)
-    for line in _projection_lines(proj, proj["model"], "baseline", label if has_assume else None):
+    for line in _projection_lines(proj, proj["model"], "baseline", label if what_if else None):
         out.print("  " + line, highlight=False)
+    render_replay(out, {"replay": doc.get("replay")} if doc.get("replay") else None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from hipgauge.report import figures
@@ -19,9 +19,11 @@ def render_history(out: Console, store_path: str, count: int, trends: list[Any])
         out.print(f"\n[bold]{trend.label}[/bold]  ({trend.project}; {figures.pct(last.share)} of baseline time{drift})",
                   markup=True, highlight=False)
         table = Table(show_edge=False, pad_edge=False)
-        for col, justify in (("date", "left"), ("commit", "left"), ("ratio", "right"), ("step", "right"),
-                             ("candidate", "right"), ("toolchain change", "left")):
-            table.add_column(col, justify=justify)  # type: ignore[arg-type]
+        columns: tuple[tuple[str, JustifyMethod], ...] = (
+            ("date", "left"), ("commit", "left"), ("ratio", "right"), ("step", "right"), ("candidate", "right"),
+            ("toolchain change", "left"))
+        for col, justify in columns:
+            table.add_column(col, justify=justify)
         for p in trend.points:
             step = "" if p.step is None else f"{(p.step - 1) * 100:+.1f}%"
             change = "; ".join(p.changes) if p.changes else ("" if p.step is None else "(no toolchain change)")
@@ -40,9 +42,11 @@ def render_gate(out: Console, result: Any, warn: Callable[[str], None]) -> None:
         out.print(f"against: {result.against}")
     shown = [k for k in result.kernels if k.hot or k.regressed]
     table = Table(show_edge=False, pad_edge=False)
-    for col, justify in (("kernel", "left"), ("match", "left"), ("share", "right"), ("baseline", "right"),
-                         ("candidate", "right"), ("ratio", "right"), ("", "left")):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("kernel", "left"), ("match", "left"), ("share", "right"), ("baseline", "right"), ("candidate", "right"),
+        ("ratio", "right"), ("", "left"))
+    for col, justify in columns:
+        table.add_column(col, justify=justify)
     for k in shown[:25]:
         table.add_row(k.label[:70], k.match or "", figures.pct(k.share), figures.duration(k.baseline_ns), figures.duration(k.candidate_ns),
                       figures.ratio(k.ratio, 3), "REGRESSED" if k.regressed else "ok")

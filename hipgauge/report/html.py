@@ -80,7 +80,7 @@ def _build_view(bc: Any) -> dict[str, Any] | None:
     for k in bc.get("kernels") or []:
         if not isinstance(k, dict):
             continue
-        cells = {}
+        cells: dict[str, dict[str, Any] | None] = {}
         for arch in arch_names:
             res = (k.get("resources") or {}).get(arch)
             occ = (k.get("occupancy") or {}).get(arch)

@@ -280,4 +280,22 @@ def render_markdown(doc: dict[str, Any]) -> str:
                                      [[md(s["name"]), md(s["status"]), md(s.get("reason") or "")] for s in doc["stages"]])
     L += ["## Provenance", ""] + _table(["figure", "value", "source", "from"],
                                          [[md(p["figure"]), md(p["value"]), md(p["source"]), md(p["from"])] for p in doc["provenance"]])
+    L += _knowledge(doc.get("knowledge") or [])
     return "\n".join(L) + "\n"
+
+
+def _knowledge(tables: list[dict[str, Any]]) -> list[str]:
+    """The bundled data tables (mappings, rules, arch limits, cost model…) with the date and sources of their facts."""
+    if not tables:
+        return []
+    return ["## Knowledge used", "", "The data tables bundled with this hipgauge, with the date their facts were read "
+            "and their public sources.", ""] + _table(
+        ["table", "as of", "sources"],
+        [[md(t["name"]), md(t.get("as_of") or "not stated"), "<br>".join(_source(s) for s in t.get("sources") or []) or "—"]
+         for t in tables])
+
+
+def _source(text: str) -> str:
+    """``https://… (note)`` → an autolink, then the note as text."""
+    url, _, note = text.partition(" ")
+    return f"<{url}>" + (f" {md(note)}" if note else "")

@@ -64,7 +64,7 @@ def hottest_files(result: ScanResult, limit: int = 10) -> list[dict[str, Any]]:
         findings.setdefault(f.file, Counter())[_value(f.severity)] += 1
     unmapped = Counter(c.file for c in result.api_calls if c.status not in HAS_COUNTERPART)
     kernels = Counter(k.file for k in result.kernels)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for file in set(findings) | set(unmapped):
         sev = findings.get(file, Counter())
         score = sum(SEVERITY_WEIGHT.get(s, 1) * n for s, n in sev.items()) + unmapped.get(file, 0)

@@ -259,7 +259,7 @@ def _finish(raw: Iterable[tuple[RuleSpec, Finding]], lines: list[str], ignore: s
         if key not in by_key or f.column < by_key[key][1].column:
             by_key[key] = (rule, f)
     dropped: set[tuple[str, int]] = set()
-    for (code, line), (rule, _f) in by_key.items():
+    for (_code, line), (rule, _f) in by_key.items():
         for other in getattr(rule.module, "SUPERSEDES", ()):
             dropped.add((other, line))
     kept: list[Finding] = []

@@ -1,16 +1,15 @@
 """Run rules on a snippet: used by the rule tests and by ``hipgauge explain --check``-style demos.
 
-``snippet_file(code, kind)`` builds a ParsedFile-like object. It uses the project's
-``hipgauge.source.parse`` when present and falls back to a direct tree-sitter-cuda parse.
+``snippet_file(code, kind)`` builds a ParsedFile-like object, parsed by ``hipgauge.source.parse``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from hipgauge.rules.spec import BUILD_KINDS
+from hipgauge.source.parse import parse_source
 
 FENCE_KIND = {"cuda": "cuda", "cpp": "cpp", "c++": "cpp", "cmake": "cmake", "make": "make",
               "makefile": "make", "python": "setup.py", "setup.py": "setup.py"}
@@ -30,19 +29,7 @@ class SnippetFile:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-@lru_cache(maxsize=1)
-def _parser() -> Any:
-    import tree_sitter
-    import tree_sitter_cuda
-
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
-
-
 def parse_bytes(data: bytes) -> Any:
-    try:
-        from hipgauge.source.parse import parse_source  # the project's parser, when it exists
-    except ImportError:
-        return _parser().parse(data)
     return parse_source(data)
 
 

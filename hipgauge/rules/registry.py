@@ -36,7 +36,9 @@ from types import ModuleType
 from typing import Any
 
 from hipgauge.model import Confidence, Severity
+from hipgauge.source.tokens import FileTokens
 from hipgauge.rules import checks
+from hipgauge.rules.checks._common import Words
 from hipgauge.rules.spec import BUILD_KINDS, CODE_PATTERN, SOURCE_KINDS, RuleDoc, RuleMeta, RuleSpec, rationale_of
 
 _MODULE_NAME = re.compile(r"hg\d{3}_\w+")
@@ -155,8 +157,6 @@ class AnchorIndex:
     """
 
     def __init__(self, rules: tuple[RuleSpec, ...]):
-        from hipgauge.rules.checks._common import Words
-
         self.rules = [r for r in rules if hasattr(r.module, "check")]
         self._word_rules: list[tuple[RuleSpec, re.Pattern[bytes]]] = []
         self._text_rules: list[tuple[RuleSpec, re.Pattern[bytes]]] = []
@@ -226,7 +226,7 @@ class AnchorIndex:
             matched = self._any_word.findall(b"\n".join(new))
             if len(self._no_rules) < 500_000:
                 self._no_rules.update(new.difference(matched))
-            new = matched
+            new = new.intersection(matched)
         for ident in new:
             rs = self.word_rules(ident)
             if rs:
@@ -240,8 +240,6 @@ class AnchorIndex:
         """``(start, end, rules)`` of every anchor in ``data``, in file order. ``present``: ``REQUIRES`` strings to
         count as met though not written in the file (``__global__`` where the inventory found a kernel declared
         through a qualifier macro)."""
-        from hipgauge.source.tokens import FileTokens
-
         if tokens is None:
             tokens = FileTokens(data)
         out: list[tuple[int, int, tuple[RuleSpec, ...]]] = []

@@ -13,9 +13,10 @@ from the source (provenance: measured); ``translate`` later refines it with the 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any
 
 from hipgauge.model import FileStats, Finding, Severity
+from hipgauge.source.tokens import FileTokens, file_tokens
 
 _CONSTRUCT = re.compile(
     r"(?=[_<tbgwacC])(?:__global__|__device__|__shared__|__constant__|__managed__|__launch_bounds__|<<<"
@@ -56,8 +57,6 @@ def _construct_lines(text: str, data: bytes | None = None, tokens: Any = None) -
     if not data.isascii():
         return _construct_lines_unicode(text)
     if tokens is None:
-        from hipgauge.source.tokens import FileTokens
-
         tokens = FileTokens(data)
     if len(_OTHER_WORDS) > 500_000:
         _OTHER_WORDS.clear()
@@ -130,8 +129,6 @@ def file_stats(pf: Any, api_calls: list[Any] | None, findings: list[Finding]) ->
         data = getattr(pf, "data", None)
         tokens = None
         if data is not None:
-            from hipgauge.source.tokens import file_tokens
-
             tokens = file_tokens(pf)
         relevant |= _construct_lines(text, data, tokens)
     stats.refs_by_kind = dict(sorted(by_kind.items()))

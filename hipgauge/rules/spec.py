@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from hipgauge.datafiles import load_data_toml
 from hipgauge.model import Confidence, Severity
 
 CATEGORIES = ("warp", "tensor-core", "asm", "occupancy", "memory", "library", "build", "api")
@@ -166,6 +167,4 @@ def rationale_of(doc: RuleDoc) -> str:
 def load_catalogue() -> dict[str, dict[str, Any]]:
     """``code -> row`` of the generated ledger ``hipgauge/data/rules.toml``: every code ever issued (a retired
     rule keeps its row). The modules are the source; ``scripts/gen_docs.py`` writes this file from them."""
-    from hipgauge.datafiles import load_data_toml
-
     return {row["code"]: row for row in load_data_toml("rules.toml").get("rule", [])}

@@ -13,6 +13,7 @@ from bisect import bisect_right
 from functools import cached_property
 from typing import Any, Iterable, Iterator
 
+from hipgauge.rules.macrobody import MacroBodies
 from hipgauge.source.parse import function_name
 
 NOT_CODE = frozenset({"comment", "preproc_arg", "string_literal", "string_content", "raw_string_literal", "char_literal",
@@ -172,6 +173,7 @@ class Context:
         inventory's kernel and device-function spans do (a function declared through a qualifier macro,
         ``#define KERN __global__`` in some header of the tree): its name and kind then come from there."""
         fn = self.function_of(node)
+        hit: tuple[str | None, bool, bool] | None
         if fn is None:
             hit = (None, False, False)
         else:
@@ -282,8 +284,6 @@ class Context:
     @cached_property
     def macro_bodies(self) -> Any:
         """This file's ``#define`` bodies, for the rules' lexical macro checks (``hipgauge.rules.macrobody``)."""
-        from hipgauge.rules.macrobody import MacroBodies
-
         return MacroBodies(self.data, self.inventory)
 
     # ---- names and types -------------------------------------------------------------------

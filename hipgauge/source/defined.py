@@ -37,11 +37,11 @@ def defined_in(data: bytes) -> set[str]:
     start like a CUDA library name."""
     names: set[str] = set()
     if b"define" in data:
-        for m in _DEFINE.finditer(data):
-            start = m.start()
+        for dm in _DEFINE.finditer(data):
+            start = dm.start()
             line_start = data.rfind(b"\n", 0, start) + 1
             if line_start == start or not data[line_start:start].strip(b" \t"):
-                names.add(m.group(1).decode("ascii"))
+                names.add(dm.group(1).decode("ascii"))
     search = _FUNCTION.search
     m = search(data)
     while m is not None:

@@ -24,7 +24,7 @@ from hipgauge.source import defined as tree_defs
 from hipgauge.source import macros as mac
 from hipgauge.source.defined import QualifierMacro
 from hipgauge.source.parse import (BUILD_KINDS, FUNCTION_QUALIFIERS, ParsedFile, enclosing_function, end_line_of,
-                                   function_name, line_of, node_text, qualifiers, scope_names)
+                                   function_name, line_of, node_text, scope_names)
 from hipgauge.source.tokens import file_tokens
 from hipgauge.knowledge.mapping import Mapping, MappingEntry, load_mapping
 
@@ -106,7 +106,7 @@ class _ScanIndex:
         if len(new) > 8 and self.prefix_re is not None:  # one C-level pass rejects what no prefix rule starts
             matched = self.prefix_re.findall(b"\n".join(new))
             self.unprefixed.update(new.difference(matched))
-            new = matched
+            new = new.intersection(matched)
         for tok in new:
             entry = self.mapping.lookup(tok.decode("ascii"))
             if entry is None:
@@ -249,7 +249,7 @@ class _Builder:
             node = self.root.descendant_for_byte_range(start, end)
             if node is None or node.type in SKIP_NODE_TYPES or node.type == "preproc_arg":
                 continue
-            fn = node
+            fn: Node | None = node
             for _ in range(4):
                 if fn is None or fn.type in ("function_definition", "declaration", "field_declaration",
                                              "translation_unit", "compound_statement", "expression_statement"):
@@ -382,9 +382,9 @@ class _Builder:
         total = 0
         for d in decl.children_by_field_name("declarator"):
             count = 1
-            cur = d
-            if cur.type == "init_declarator":
-                cur = cur.child_by_field_name("declarator") or cur
+            cur: Node | None = d
+            if d.type == "init_declarator":
+                cur = d.child_by_field_name("declarator") or d
             while cur is not None and cur.type == "array_declarator":
                 size = cur.child_by_field_name("size")
                 if size is None:
@@ -543,7 +543,7 @@ class _Builder:
         return var
 
     def chevrons(self) -> None:
-        pf, data = self.pf, self.data
+        data = self.data
         pos = data.find(b"<<<")
         while pos >= 0:
             self.chevron(pos)
@@ -562,7 +562,7 @@ class _Builder:
         node = self.root.descendant_for_byte_range(pos, pos + 3)
         if node is None or node.type in SKIP_NODE_TYPES or (node.parent is not None and node.parent.type in SKIP_NODE_TYPES):
             return
-        ks = node
+        ks: Node | None = node
         for _ in range(3):
             if ks is None or ks.type == "kernel_call_syntax":
                 break
@@ -571,8 +571,8 @@ class _Builder:
             call = ks.parent
             fnode = call.child_by_field_name("function")
             kernel = mac.strip_template_args(node_text(fnode, pf)) if fnode is not None else None
-            config = [node_text(c, pf) for c in ks.named_children if c.type != "comment"]
-            config += [None] * (4 - len(config))  # type: ignore[list-item]
+            config: list[str | None] = [node_text(c, pf) for c in ks.named_children if c.type != "comment"]
+            config += [None] * (4 - len(config))
             self.inv.launch_sites.append(LaunchSite(
                 file=pf.display, line=pf.line_at(pos), kernel=kernel or None, via="chevron", grid=config[0],
                 block=config[1], shared_mem=config[2], stream=config[3], in_macro=False, caller=self.caller_of(call)))
@@ -584,7 +584,7 @@ class _Builder:
                 self.add_lexical_launch(lex, pos, in_macro=False, caller=self.caller_of(node))
 
     def add_lexical_launch(self, lex: mac.LexicalLaunch, pos: int, in_macro: bool, caller: str | None) -> None:
-        cfg = lex.config + [None] * (4 - len(lex.config))  # type: ignore[list-item]
+        cfg = lex.config + [None] * (4 - len(lex.config))
         self.inv.launch_sites.append(LaunchSite(
             file=self.pf.display, line=self.pf.line_at(pos), kernel=lex.kernel, via="chevron", grid=cfg[0],
             block=cfg[1], shared_mem=cfg[2], stream=cfg[3], in_macro=in_macro, caller=caller))

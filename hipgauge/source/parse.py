@@ -161,14 +161,21 @@ def split_lines(text: str) -> list[str]:
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
-def load_file(entry: SourceEntry) -> ParsedFile | SkippedFile:
-    """Read and parse one file; a file that cannot be read or is binary comes back as ``SkippedFile``."""
+def read_entry(entry: SourceEntry) -> bytes | SkippedFile:
+    """The bytes of one walked file, or a ``SkippedFile`` saying in one line why it could not be read."""
     try:
         with open(entry.path, "rb") as fh:
-            data = fh.read()
+            return fh.read()
     except OSError as exc:
         reason = "symlink loop" if exc.errno == 40 else f"unreadable: {exc.strerror or exc.__class__.__name__}"
         return SkippedFile(entry.display, reason)
+
+
+def load_file(entry: SourceEntry) -> ParsedFile | SkippedFile:
+    """Read and parse one file; a file that cannot be read or is binary comes back as ``SkippedFile``."""
+    data = read_entry(entry)
+    if isinstance(data, SkippedFile):
+        return data
     if looks_binary(data):
         return SkippedFile(entry.display, "binary")
     return parse_bytes(data, entry.display, entry.kind, path=str(entry.path))
@@ -196,6 +203,7 @@ def tree_depth(tree: Tree, limit: int) -> int:
     depth = deepest = 0
     while True:
         node = cursor.node
+        assert node is not None  # a cursor always stands on a node
         if depth + 4 * (node.end_byte - node.start_byte) + 64 > limit and cursor.goto_first_child():
             depth += 1
             if depth > deepest:
@@ -275,7 +283,7 @@ def function_name(fn: Node, pf: ParsedFile | None = None) -> str:
     if name.type == "template_function":
         inner = name.child_by_field_name("name")
         name = inner if inner is not None else name
-    text = node_text(name, pf) if pf is not None else name.text.decode("utf-8", "replace")
+    text = node_text(name, pf) if pf is not None else (name.text or b"").decode("utf-8", "replace")
     if any(ch.isspace() for ch in text):  # a misparse around an unknown macro (`_CCCL_HOST doit`): keep the last word
         words = text.split()
         text = words[-1] if words else text

@@ -101,7 +101,7 @@ def extract(data: bytes) -> PythonSource:
     src = text.encode("utf-8")
     finder = _Finder(tree)
     starts = [0]
-    for i, b in enumerate(src.split(b"\n")[:-1]):
+    for b in src.split(b"\n")[:-1]:
         starts.append(starts[-1] + len(b) + 1)
     spans: dict[tuple[int, int], str] = {}  # (start, end) byte span of a literal expression → its style
     for node, style in finder.literals:

@@ -150,14 +150,16 @@ class HistoryStore:
         with self._writer() as con:
             con.execute("BEGIN TRANSACTION")
             try:
-                new_id = con.execute(
+                row = con.execute(
                     """INSERT INTO assessments (project, commit, recorded_at, root, translation_share, findings_total,
                            baseline_ms, projected_ms, target_ms, percentile, hipgauge_version, document_schema, triage)
                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id""",
                     [rec.project, rec.commit, rec.recorded_at, rec.root, rec.translation_share, rec.findings_total,
                      rec.baseline_ms, rec.projected_ms, rec.target_ms, rec.percentile, rec.hipgauge_version,
                      rec.document_schema, rec.triage],
-                ).fetchone()[0]
+                ).fetchone()
+                assert row is not None  # INSERT … RETURNING yields the new row
+                new_id = row[0]
                 if rec.toolchain:
                     con.executemany("INSERT INTO toolchain VALUES (?, ?, ?)",
                                     [[new_id, k, v] for k, v in sorted(rec.toolchain.items())])
@@ -213,7 +215,8 @@ class HistoryStore:
 
 def _load(con: duckdb.DuckDBPyConnection, project: str | None, with_details: bool,
           only_id: int | None = None) -> list[AssessmentRecord]:
-    clauses, args = [], []
+    clauses: list[str] = []
+    args: list[Any] = []
     if project:
         clauses.append("project = ?")
         args.append(project)
@@ -301,7 +304,9 @@ def _first_existing_root(root: str | None) -> str | None:
 
 def _profiles_named_in(doc: dict[str, Any]) -> tuple[Profile | None, Profile | None]:
     """The profiles an assessment names in ``inputs`` (None where absent or unreadable), for their metadata."""
-    inputs = doc.get("inputs") if isinstance(doc.get("inputs"), dict) else {}
+    inputs = doc.get("inputs")
+    if not isinstance(inputs, dict):
+        inputs = {}
     found: list[Profile | None] = []
     for side in ("baseline", "candidate"):
         path = inputs.get(side)

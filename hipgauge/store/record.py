@@ -157,10 +157,12 @@ def parity_entries(comparison: dict[str, Any] | None) -> list[ParityEntry]:
             continue
         base = _num(row.get("baseline_ns"))
         cand = _num(row.get("candidate_ns"))
-        if base is None and _num(row.get("baseline_ms")) is not None:  # assessment documents written before the comparison became one ns document had ms rows
-            base = _num(row.get("baseline_ms")) * 1e6  # type: ignore[operator]
-        if cand is None and _num(row.get("candidate_ms")) is not None:
-            cand = _num(row.get("candidate_ms")) * 1e6  # type: ignore[operator]
+        # assessment documents written before the comparison became one ns document had ms rows
+        base_ms, cand_ms = _num(row.get("baseline_ms")), _num(row.get("candidate_ms"))
+        if base is None and base_ms is not None:
+            base = base_ms * 1e6
+        if cand is None and cand_ms is not None:
+            cand = cand_ms * 1e6
         ratio = _num(row.get("ratio"))
         if ratio is None and base and cand is not None:
             ratio = cand / base
@@ -244,11 +246,11 @@ def _build_checks(doc: dict[str, Any]) -> list[BuildCheckEntry]:
     by_arch = (section.get("classification") or {}).get("by_arch") if isinstance(section.get("classification"), dict) else None
     if isinstance(by_arch, dict):
         for arch, counts in by_arch.items():
-            entry = per_arch.get(str(arch))
-            if entry is None or not isinstance(counts, dict):
+            found = per_arch.get(str(arch))
+            if found is None or not isinstance(counts, dict):
                 continue
-            entry.port_errors = _int(counts.get("port")) or 0
-            entry.environment_errors = (_int(counts.get("environment")) or 0) + (_int(counts.get("consequence")) or 0)
+            found.port_errors = _int(counts.get("port")) or 0
+            found.environment_errors = (_int(counts.get("environment")) or 0) + (_int(counts.get("consequence")) or 0)
     return [per_arch[a] for a in sorted(per_arch)]
 
 

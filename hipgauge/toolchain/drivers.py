@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Sequence
 
 from hipgauge.model import Record
 
@@ -96,8 +97,8 @@ def _hip_env() -> dict[str, str]:
     return env
 
 
-def hipcc_command(compiler: Compiler, source: Path, arch: str, obj: Path, include_dirs: list[str] = (),
-                  defines: list[str] = ()) -> list[str]:
+def hipcc_command(compiler: Compiler, source: Path, arch: str, obj: Path, include_dirs: Sequence[str] = (),
+                  defines: Sequence[str] = ()) -> list[str]:
     """``hipcc -std=c++17 -x hip -c -O3 --offload-arch=ARCH -Rpass-analysis=kernel-resource-usage SRC -o OBJ``."""
     cmd = [compiler.path, "-std=c++17", "-x", "hip", "-c", "-O3", f"--offload-arch={arch}",
            "-Rpass-analysis=kernel-resource-usage", "-fno-color-diagnostics", "-ferror-limit=0"]
@@ -105,8 +106,8 @@ def hipcc_command(compiler: Compiler, source: Path, arch: str, obj: Path, includ
     return cmd + [str(source), "-o", str(obj)]
 
 
-def nvcc_command(compiler: Compiler, source: Path, arch: str, obj: Path, include_dirs: list[str] = (),
-                 defines: list[str] = ()) -> list[str]:
+def nvcc_command(compiler: Compiler, source: Path, arch: str, obj: Path, include_dirs: Sequence[str] = (),
+                 defines: Sequence[str] = ()) -> list[str]:
     """``nvcc -std=c++17 -x cu -c -O3 -Xptxas -v -arch=sm_XX SRC -o OBJ``."""
     cmd = [compiler.path, "-std=c++17", "-x", "cu", "-c", "-O3", "-Xptxas", "-v", f"-arch={arch}"]
     cmd += [f"-I{d}" for d in include_dirs] + [f"-D{d}" for d in defines]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tree_sitter import Node
+
 from hipgauge.source.parse import function_name, parse_bytes
 
 _CONTAINERS = {"translation_unit", "declaration_list", "linkage_specification", "preproc_if", "preproc_ifdef",
@@ -30,24 +32,24 @@ def _blank(buf: bytearray, start: int, end: int) -> None:
             buf[i] = 32
 
 
-def _function_at(root: object, row: int) -> object | None:
+def _function_at(root: Node, row: int) -> Node | None:
     best = None
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.start_point[0] > row or node.end_point[0] < row:  # type: ignore[attr-defined]
+        if node.start_point[0] > row or node.end_point[0] < row:
             continue
-        if node.type == "function_definition":  # type: ignore[attr-defined]
+        if node.type == "function_definition":
             best = node
-        stack.extend(node.children)  # type: ignore[attr-defined]
+        stack.extend(node.children)
     return best
 
 
-def _declaration_at(root: object, row: int) -> object | None:
+def _declaration_at(root: Node, row: int) -> Node | None:
     node = root
     while True:
         nxt = None
-        for ch in node.children:  # type: ignore[attr-defined]
+        for ch in node.children:
             if ch.start_point[0] <= row <= ch.end_point[0]:
                 nxt = ch
                 break
@@ -64,6 +66,8 @@ def _declaration_at(root: object, row: int) -> object | None:
 def blank_error_regions(data: bytes, error_lines: set[int]) -> tuple[bytes, list[Blanked]]:
     """Copy of ``data`` with the function bodies / declarations / includes holding ``error_lines`` blanked."""
     pf = parse_bytes(data, "<isolate>", "cuda")
+    if pf.tree is None:  # a CUDA file always parses; kept for the type checker
+        return data, []
     root = pf.tree.root_node
     buf = bytearray(data)
     done: list[tuple[int, int]] = []
@@ -84,29 +88,29 @@ def blank_error_regions(data: bytes, error_lines: set[int]) -> tuple[bytes, list
             continue
         fn = _function_at(root, row)
         if fn is not None:
-            body = fn.child_by_field_name("body")  # type: ignore[attr-defined]
-            name = function_name(fn, pf)  # type: ignore[arg-type]
+            body = fn.child_by_field_name("body")
+            name = function_name(fn, pf)
             if body is not None and body.start_point[0] <= row and body.type == "compound_statement":
                 start, end = body.start_byte + 1, body.end_byte - 1
                 kind = "body"
             else:
-                start, end = fn.start_byte, fn.end_byte  # type: ignore[attr-defined]
+                start, end = fn.start_byte, fn.end_byte
                 kind = "declaration"
             if any(s <= start < e or start <= s < end for s, e in done):
                 continue
             _blank(buf, start, end)
             done.append((start, end))
-            out.append(Blanked(name, kind, fn.start_point[0] + 1,  # type: ignore[attr-defined]
+            out.append(Blanked(name, kind, fn.start_point[0] + 1,
                                body.start_point[0] + 1 if body is not None else None))
             continue
         decl = _declaration_at(root, row)
-        if decl is None or decl.type in ("comment",):  # type: ignore[attr-defined]
+        if decl is None or decl.type in ("comment",):
             continue
-        start, end = decl.start_byte, decl.end_byte  # type: ignore[attr-defined]
+        start, end = decl.start_byte, decl.end_byte
         if any(s <= start < e or start <= s < end for s, e in done):
             continue
         _blank(buf, start, end)
         done.append((start, end))
         words = data[start:end].decode("utf-8", "replace").split()
-        out.append(Blanked(" ".join(words[:4]), "declaration", decl.start_point[0] + 1))  # type: ignore[attr-defined]
+        out.append(Blanked(" ".join(words[:4]), "declaration", decl.start_point[0] + 1))
     return bytes(buf), out

@@ -186,7 +186,7 @@ def translate_makefile(lines: list[str], rec: _Recorder, options: TranslateOptio
             new = _NVCC.sub("hipcc", new)
         first = [True]
 
-        def arch_sub(m: re.Match[str]) -> str:
+        def arch_sub(m: re.Match[str], n: int = n, first: list[bool] = first) -> str:
             rec.ok(n, m.group(0), offload if first[0] else "")
             if first[0]:
                 first[0] = False
@@ -197,13 +197,13 @@ def translate_makefile(lines: list[str], rec: _Recorder, options: TranslateOptio
         if not first[0]:
             new = re.sub(r"(\S) {2,}(?=\S)", r"\1 ", new) if new.strip() else new
 
-        def x_sub(m: re.Match[str]) -> str:
+        def x_sub(m: re.Match[str], n: int = n) -> str:
             rec.ok(n, m.group(0), m.group(1).replace(",", " "))
             return m.group(1).replace(",", " ")
 
         new = _XCOMPILER.sub(x_sub, new)
 
-        def f_sub(m: re.Match[str]) -> str:
+        def f_sub(m: re.Match[str], n: int = n) -> str:
             rec.ok(n, m.group(1), bm.make_flags[m.group(1)])
             return bm.make_flags[m.group(1)]
 

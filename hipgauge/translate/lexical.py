@@ -228,7 +228,7 @@ class _Lexer(FileRewriter):
         if j < body_end:
             self._skip(j, end)
             self.macro_bodies.append((j, body_end))
-            if name == b"define" and dm.group(2) is None:
+            if name == b"define" and dm is not None and dm.group(2) is None:
                 self.define_values[dm.group(1).decode()] = data[j:body_end].decode("utf-8", "replace")
         else:
             self._skip(head_end if name != b"define" else body_from, end)
@@ -426,7 +426,6 @@ class _Lexer(FileRewriter):
                 self.full_mask_names.add(name)
         data = self.data
         cands = self.cands
-        lookup = self.lookup
         warp_names = cands.warp
         toks = sorted(cands.ids | cands.quals | warp_names)
         chains: dict[int, tuple[list[tuple[int, int]], list[str], list[bool], int]] = {}
@@ -510,7 +509,6 @@ class _Lexer(FileRewriter):
         """A candidate after ``x<…>::`` whose chain no candidate heads: the tree resolves it on its own (an
         ``identifier``/``type_identifier``; a scope segment is not resolved), since no segment of the chain
         can start a mapped qualified name. Unsure when the chain cannot be walked back to its head."""
-        data = self.data
         j, t = self.prev_token(s)  # ``::``
         while t == b"::":
             j, t = self.prev_token(j)
@@ -663,7 +661,6 @@ class _Lexer(FileRewriter):
             seg_end = j + len(w)
             nat, nt = self.next_token(seg_end)
             is_template = False
-            after = seg_end
             if nt == b"<" and self.pp_of(j) < 0:
                 try:
                     close = self.match_angle(nat)
@@ -677,7 +674,6 @@ class _Lexer(FileRewriter):
                     truncated = True
                     break
                 is_template = True
-                after = close
                 nat, nt = self.next_token(close)
             segs.append((j, seg_end))
             plain.append(not is_template)
@@ -709,16 +705,7 @@ class _Lexer(FileRewriter):
             for a, _ in segs[:k]:
                 self.consumed.add(a)
             line, col = self.point(head)
-            hip = entry.hip_name
-            ok = bool(hip) and entry.has_counterpart
-            if ok and hip != qname:
-                rest = "::".join(names[1:k])
-                if rest and hip.endswith("::" + rest) and plain[0]:
-                    ok = self.replace(segs[0][0], segs[0][1], hip[: -len(rest) - 2])
-                elif all(plain[:k]):
-                    ok = self.replace(segs[0][0], segs[k - 1][1], hip)
-                else:
-                    ok = False
+            ok = self.replace_chain(qname, entry, names, plain, segs, k)
             self.record(qname, entry, line + 1, col, ok)
             return
 
@@ -731,7 +718,7 @@ class _Lexer(FileRewriter):
             return
         line, col = self.point(s)
         ok = bool(entry.hip_name) and entry.has_counterpart
-        if ok and entry.hip_name != name:
+        if ok and entry.hip_name and entry.hip_name != name:
             ok = self.replace(s, e, entry.hip_name)
         self.record(name, entry, line + 1, col, ok)
 
@@ -742,7 +729,7 @@ class _Lexer(FileRewriter):
             return
         line, col = self.point(start)
         ok = bool(entry.hip_name) and entry.has_counterpart
-        if ok and entry.hip_name != header:
+        if ok and entry.hip_name and entry.hip_name != header:
             ok = self.replace(start + 1, end - 1, entry.hip_name)
         self.record(header, entry, line + 1, col + 1, ok, kind="header")
 

@@ -124,6 +124,24 @@ class FileRewriter:
     def replace(self, start: int, end: int, new: str) -> bool:
         return self.edits.replace(start, end, new, self.data)
 
+    def replace_chain(self, qname: str, entry: MappingEntry, names: list[str], plain: list[bool],
+                      spans: list[tuple[int, int]], k: int) -> bool:
+        """Rewrite the qualified name ``qname`` (the first ``k`` segments of a chain, byte ``spans`` each) to the
+        entry's HIP name: only the head where the HIP name keeps the rest (``cub::WarpReduce`` →
+        ``hipcub::WarpReduce``), the whole chain where every segment is plain text; False where neither works
+        (a template segment in a chain the HIP name renames) or the name has no counterpart."""
+        hip = entry.hip_name
+        if not hip or not entry.has_counterpart:
+            return False
+        if hip == qname:
+            return True
+        rest = "::".join(names[1:k])
+        if rest and hip.endswith("::" + rest) and plain[0]:
+            return self.replace(spans[0][0], spans[0][1], hip[: -len(rest) - 2])
+        if all(plain[:k]):
+            return self.replace(spans[0][0], spans[k - 1][1], hip)
+        return False
+
     # -- passes --------------------------------------------------------------------------------------------
     def run(self, cands: Candidates | None = None) -> None:
         """Visit the tree. With the pre-check's candidates, only their occurrences are resolved to nodes
@@ -183,8 +201,8 @@ class FileRewriter:
         for node in found.get("launch", []):
             self._launch(node)
         self._record_asm(found.get("asm", []))
-        for key in sorted(quals):
-            self._qualified(quals[key])
+        for span in sorted(quals):
+            self._qualified(quals[span])
         for key in sorted(ids):
             if key not in self.consumed:
                 self._identifier(ids[key])
@@ -266,7 +284,7 @@ class FileRewriter:
             return
         line = path.start_point[0] + 1
         ok = bool(entry.hip_name) and entry.has_counterpart
-        if ok and entry.hip_name != header:
+        if ok and entry.hip_name and entry.hip_name != header:
             ok = self.replace(start, end, entry.hip_name)
         self.record(header, entry, line, path.start_point[1] + 1, ok, kind="header")
 
@@ -404,16 +422,7 @@ class FileRewriter:
                 line, col = node.start_point[0] + 1, node.start_point[1]
             else:
                 line, col = self.pf.line_at(start), self.pf.column_at(start)
-            hip = entry.hip_name
-            ok = bool(hip) and entry.has_counterpart
-            if ok and hip != qname:
-                rest = "::".join(names[1:k])
-                if rest and hip.endswith("::" + rest) and plain[0]:
-                    ok = self.replace(segs[0].start_byte, segs[0].end_byte, hip[: -len(rest) - 2])
-                elif all(plain[:k]):
-                    ok = self.replace(segs[0].start_byte, segs[k - 1].end_byte, hip)
-                else:
-                    ok = False
+            ok = self.replace_chain(qname, entry, names, plain, [(s.start_byte, s.end_byte) for s in segs], k)
             self.record(qname, entry, line, col, ok)
             return
 
@@ -430,7 +439,7 @@ class FileRewriter:
             return  # the name being defined: a user macro that happens to look like a CUDA name
         line, col = node.start_point[0] + 1, node.start_point[1]
         ok = bool(entry.hip_name) and entry.has_counterpart
-        if ok and entry.hip_name != name:
+        if ok and entry.hip_name and entry.hip_name != name:
             ok = self.replace(node.start_byte, node.end_byte, entry.hip_name)
         self.record(name, entry, line, col, ok)
 
@@ -460,7 +469,7 @@ class FileRewriter:
             if entry is None or (entry.status == "unknown" and name in self.local_names):
                 continue
             ok = bool(entry.hip_name) and entry.has_counterpart
-            if ok and entry.hip_name != name:
+            if ok and entry.hip_name and entry.hip_name != name:
                 if "::" in name:
                     first = name.split("::")[0]
                     rest = name[len(first) + 2:]

@@ -87,7 +87,7 @@ class LimitedReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def read(self, size: int = -1) -> bytes:  # type: ignore[override]
+    def read(self, size: int = -1) -> bytes:
         try:
             data = self._fh.read(size)
         except EOFError:

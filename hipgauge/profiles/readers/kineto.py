@@ -10,7 +10,8 @@ What each column means here:
   ``aten::scaled_dot_product_attention``, or a user's ``record_function("decoder")``. Backends
   differ in the inner ops they dispatch to, so this top-level op is what matches across vendors.
 - ``iteration``: N of the ``ProfilerStep#N`` whose CPU span holds the launch (falling back to the
-  ``gpu_user_annotation`` span holding the kernel). ``Profile.iterations`` are GPU-side windows:
+  ``gpu_user_annotation`` span holding the kernel); without any ``ProfilerStep#N``, the outermost user
+  range numbering an iteration (``record_function("iteration_3")``, see ``ranges.ITER_RE``). ``Profile.iterations`` are GPU-side windows:
   the ``gpu_user_annotation`` ProfilerStep#N spans when present, else first start to last end of
   the kernels, memcpys and memsets attributed to that step.
 - Only kernels go into ``kernels``. Memory copies and sets are summed into ``metadata``
@@ -36,6 +37,7 @@ import gc
 import json
 from array import array
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,8 @@ from hipgauge.model import Profile
 from .chrome_json import ChromeTrace
 from .finish import finish_profile
 from .frame import dims
+from .kineto_timeline import TimelineColumns, build_timeline
+from .ranges import iteration_of
 from .registry import Format, Head
 
 FORMAT = "kineto"
@@ -154,6 +158,18 @@ class _Events:
     warnings: list[str] = field(default_factory=list)
 
 
+def _user_iterations(annot: pl.DataFrame, names: list[str]) -> list[tuple[int, int, int]]:
+    """Without ProfilerStep#N: the outermost user ranges numbering an iteration (``record_function("iteration_3")``)."""
+    found = sorted(((ts, -end, n) for ts, end, nid in annot.iter_rows() if (n := iteration_of(names[nid])) is not None))
+    out: list[tuple[int, int, int]] = []
+    last_end = None
+    for ts, neg_end, n in found:
+        if last_end is None or ts >= last_end:
+            out.append((n, ts, -neg_end))
+            last_end = -neg_end
+    return sorted(out)
+
+
 def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int | None = None) -> Profile:
     # The cyclic GC would rescan the millions of short-lived event dicts orjson builds (3-4x slower);
     # nothing here creates reference cycles, so it is paused while reading.
@@ -177,6 +193,12 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
             raise InputError(f"no usable GPU kernel event: {ev.warnings[0]}", path)
         raise InputError("no GPU kernel events in this trace (was the profiler run with the CUDA activity?)", path)
     vendor, device, dev_names, metadata = _describe(ev.header, ev.runtime_names)
+    try:
+        timeline: TimelineColumns | None = _timeline_columns(ev)
+    except (KeyError, IndexError, TypeError, ValueError):  # the timeline is an extra: never fail the profile for it
+        ev.runtime.pop("r_dur", None)
+        ev.runtime.pop("r_name", None)
+        timeline = None
     ops, runtime, g = _frames(ev, path)
     link = _link_launches(g, ops, runtime, ev)
     link = _attribute(link, ops, ev.names)
@@ -186,10 +208,36 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
     del link
     iterations = [(n, s, e) for n, (s, e) in gsteps] if gsteps else _launch_windows(g)
     k = _kernel_table(g, ev, dev_names, device, metadata)
-    if not iterations and k.height:
-        warnings.append("no ProfilerStep#N annotations: iterations unknown (the whole trace counts as one window)")
     return finish_profile(path, FORMAT, vendor, k, device=device, metadata=metadata, warnings=warnings,
-                          iterations=iterations, sort_by_start=False)
+                          iterations=iterations, sort_by_start=False,
+                          attachments={"timeline": partial(build_timeline, timeline, path)} if timeline else None)
+
+
+def _timeline_columns(ev: _Events) -> TimelineColumns:
+    """The columns the replay timeline needs, taken from this pass (built into a ``Timeline`` only when a
+    projection asks for it: ``Profile.attachments['timeline']`` is that builder)."""
+    import numpy as np
+
+    r_dur, r_name = ev.runtime.pop("r_dur"), ev.runtime.pop("r_name")
+    kinds = np.frombuffer(ev.ops["kind"], dtype=np.int8) if len(ev.ops["kind"]) else np.zeros(0, np.int8)
+    ts = np.frombuffer(ev.ops["ts"], dtype=np.float64) if len(ev.ops["ts"]) else np.zeros(0)
+    steps: list[tuple[int, float, float]] = []
+    user: list[tuple[int, float, float, int]] = []
+    for i in np.nonzero(kinds == _KIND_STEP)[0].tolist():
+        name = ev.names[ev.ops["name_id"][i]]
+        if name.startswith(_STEP_PREFIX):
+            n = _step_number(name)
+            if n is not None:
+                steps.append((n, float(ev.ops["ts"][i]), float(ev.ops["dur"][i])))
+        elif (n := iteration_of(name)) is not None:
+            user.append((n, float(ev.ops["ts"][i]), float(ev.ops["dur"][i]), int(ev.ops["thread"][i])))
+    gpu, flows = ev.gpu, ev.flows
+    return TimelineColumns(
+        c_thread=ev.runtime["r_thread"], c_ts=ev.runtime["r_ts"], c_dur=r_dur, c_name=r_name,
+        c_corr=ev.runtime["corr"], g_stream=gpu["stream"], g_ts=gpu["start_ns"], g_dur=gpu["duration_ns"],
+        g_name=gpu["name_id"], g_kind=gpu["gkind"], g_corr=gpu["corr"], g_tid=gpu["g_thread"],
+        f_tid=flows["g_thread"], f_ts=flows["start_ns"], f_id=flows["fid"], h_ts=ts[kinds == _KIND_OP].copy(),
+        steps=steps, user=user, names=ev.names)
 
 
 # ---------------------------------------------------------------- phase 1: the event stream → columns
@@ -202,6 +250,7 @@ def _parse_events(trace: ChromeTrace) -> _Events:
 
     o_thread, o_ts, o_dur, o_ext, o_name, o_kind = array("i"), array("d"), array("d"), array("q"), array("i"), array("b")
     r_thread, r_ts, r_corr, r_ext = array("i"), array("d"), array("q"), array("q")
+    r_dur, r_name = array("d"), array("i")  # for the replay timeline (kineto_timeline.TimelineColumns)
     g_kind, g_name, g_thread, g_dev, g_stream = array("b"), array("i"), array("i"), array("q"), array("q")
     g_ts, g_dur, g_ext, g_corr = array("d"), array("d"), array("q"), array("q")
     g_grid, g_block, g_regs, g_smem = array("q"), array("q"), array("q"), array("q")
@@ -225,7 +274,7 @@ def _parse_events(trace: ChromeTrace) -> _Events:
                     name = e.get("name", "")
                     args = e.get("args") or {}
                     kind = _KIND_OP if cat in _OP_CATS else _KIND_ANNOT
-                    if kind == _KIND_ANNOT and name.startswith(_STEP_PREFIX):
+                    if kind == _KIND_ANNOT and (name.startswith(_STEP_PREFIX) or iteration_of(name) is not None):
                         kind = _KIND_STEP
                     o_ts.append(_number(e, "ts"))
                     o_dur.append(_number(e, "dur", 0))
@@ -242,6 +291,8 @@ def _parse_events(trace: ChromeTrace) -> _Events:
                     r_thread.append(thread_ix.setdefault((e.get("pid"), e.get("tid")), len(thread_ix)))
                     r_corr.append(corr)
                     r_ext.append(args.get("External id", -1))
+                    r_dur.append(e.get("dur", 0))
+                    r_name.append(name_ix.setdefault(e.get("name", ""), len(name_ix)))
                     if len(runtime_names) < 64:
                         runtime_names.add(e.get("name", ""))
                 elif cat in _FLOW_CATS:
@@ -286,7 +337,8 @@ def _parse_events(trace: ChromeTrace) -> _Events:
                     first_bad = seen
                     first_why = _why_bad(e, exc)
                 # an event that failed half-way left some columns one longer: drop that partial row
-                for group in ((o_thread, o_ts, o_dur, o_ext, o_name, o_kind), (r_thread, r_ts, r_corr, r_ext),
+                for group in ((o_thread, o_ts, o_dur, o_ext, o_name, o_kind),
+                              (r_thread, r_ts, r_corr, r_ext, r_dur, r_name),
                               (f_thread, f_ts, f_id), (g_kind, g_name, g_thread, g_dev, g_stream, g_ts, g_dur, g_ext,
                                                        g_corr, g_grid, g_block, g_regs, g_smem)):
                     n = min(len(c) for c in group)
@@ -297,7 +349,7 @@ def _parse_events(trace: ChromeTrace) -> _Events:
 
     ev = _Events(
         ops={"thread": o_thread, "ts": o_ts, "dur": o_dur, "ext": o_ext, "name_id": o_name, "kind": o_kind},
-        runtime={"r_thread": r_thread, "r_ts": r_ts, "corr": r_corr, "r_ext": r_ext},
+        runtime={"r_thread": r_thread, "r_ts": r_ts, "corr": r_corr, "r_ext": r_ext, "r_dur": r_dur, "r_name": r_name},
         gpu={"gkind": g_kind, "name_id": g_name, "g_thread": g_thread, "dev": g_dev, "stream": g_stream, "start_ns": g_ts,
              "duration_ns": g_dur, "ext": g_ext, "corr": g_corr, "grid_id": g_grid, "block_id": g_block,
              "registers": g_regs, "shared_mem_bytes": g_smem},
@@ -526,6 +578,8 @@ def _attribute(link: pl.DataFrame, ops: pl.DataFrame, names: list[str]) -> pl.Da
     cpu_steps = sorted(
         (n, ts, end) for ts, end, nid in step_rows.iter_rows() if (n := _step_number(names[nid])) is not None
     )
+    if not cpu_steps:
+        cpu_steps = _user_iterations(step_rows, names)
     if cpu_steps and launched.height:
         steps_df = pl.DataFrame(
             {"l_ts": [s[1] for s in cpu_steps], "step_end": [s[2] for s in cpu_steps], "iteration": [s[0] for s in cpu_steps]},

@@ -185,7 +185,7 @@ def _int(f: list[str], i: int | None) -> int | None:
 def _join(f: list[str], idx: list[int | None]) -> str | None:
     if any(i is None for i in idx):
         return None
-    vals = [f[i].strip() for i in idx]  # type: ignore[index]
+    vals = [f[i].strip() for i in idx if i is not None]
     if not all(vals):
         return None
     try:

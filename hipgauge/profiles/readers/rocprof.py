@@ -50,8 +50,8 @@ def _i(v: float | None) -> int | None:
 def _blocks(grid: list[float | None], wg: list[float | None]) -> tuple[str | None, str | None]:
     if any(v is None for v in grid) or any(v is None for v in wg):
         return None, None
-    g = [int(v) for v in grid]  # type: ignore[arg-type]
-    w = [int(v) for v in wg]  # type: ignore[arg-type]
+    g = [int(v) for v in grid if v is not None]
+    w = [int(v) for v in wg if v is not None]
     blocks = [math.ceil(a / b) if b > 0 else a for a, b in zip(g, w)]
     return ",".join(map(str, blocks)), ",".join(map(str, w))
 

@@ -1,0 +1,347 @@
+"""End-to-end projections from a timeline replay (``profiles.replay``), for ``compare`` and ``project``.
+
+How the replay and the measured latency distribution combine (``replay.combine``):
+
+1. the baseline's host time is calibrated (α) so its replayed median iteration equals the median of
+   its latency CSV (without a CSV: α = 1, host time as profiled, against the profiled iteration spans);
+2. the candidate is replayed with the same α: its own timeline when it has one (``compare`` with a
+   Kineto / Nsight Systems candidate), else the baseline's timeline with each kernel's duration
+   replaced by its matched candidate duration (``compare``) or by baseline × ratio (``project --assume``);
+3. the projected percentile is ``rule_words(rule)``, the rule chosen by validation on H200 pairs
+   (docs/matching.md).
+
+Profiles without a timeline keep the additive model, and say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from hipgauge.profiles import percentiles as pct
+from hipgauge.profiles import replay as rp
+
+STRATEGY_OWN = "candidate's own timeline"
+STRATEGY_MATCHED = "baseline timeline, each kernel at its matched candidate duration"
+STRATEGY_ASSUMED = "baseline timeline, kernels at baseline × assumed ratio"
+ADDITIVE_CAVEAT = ("additive model (no timeline in the profile): gaps between kernels are assumed unchanged, so on a "
+                   "launch-bound workload a kernel speed-up reaches latency only partly and this over-states it")
+
+
+@dataclass
+class ReplayProjection:
+    """The candidate at a percentile from a replay, with what went into it."""
+
+    percentile: float
+    baseline_ms: float | None  # measured baseline at the percentile (the latency CSV), or the profiled spans
+    projected_ms: float | None
+    rule: str
+    strategy: str
+    calibration: rp.Calibration | None
+    baseline_replay_ms: float
+    candidate_replay_ms: float
+    launch_overhead_us: float = 0.0
+    baseline_host_share: float = 0.0
+    candidate_host_share: float = 0.0
+    baseline_median_ms: float | None = None  # measured (latency CSV)
+    baseline_iterations: list[rp.IterationResult] = field(default_factory=list)
+    candidate_iterations: list[rp.IterationResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def model(self, base_stat: str) -> str:
+        s = (f"estimated by timeline replay ({self.strategy}): {rp.rule_words(self.rule, self.baseline_host_share)}; "
+             f"replayed medians "
+             f"{self.baseline_replay_ms:.3f} → {self.candidate_replay_ms:.3f} ms, host share of the critical path "
+             f"{self.baseline_host_share:.2f} → {self.candidate_host_share:.2f}; baseline {base_stat}")
+        if self.calibration is not None:
+            s += "; " + self.calibration.describe()
+        else:
+            s += "; host time as profiled (no latency CSV to calibrate against)"
+        if self.launch_overhead_us:
+            s += f"; launch cost {self.launch_overhead_us:+g} µs per launch (assumed)"
+        return s
+
+    def launch_bound_note(self) -> str | None:
+        it = self.candidate_iterations or self.baseline_iterations
+        if not it:
+            return None
+        share = float(np.median([r.idle_ns / r.replayed_ns for r in it if r.replayed_ns])) if it else 0.0
+        if share >= 0.2:
+            return (f"launch-bound: the GPU idles {100 * share:.0f}% of the replayed iteration waiting on the host, "
+                    f"so kernel speed-ups reach latency only partly")
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        base_by_it = {r.iteration: r for r in self.baseline_iterations}
+        iters = []
+        for r in self.candidate_iterations or self.baseline_iterations:
+            d: dict[str, Any] = {"iteration": r.iteration}
+            b = base_by_it.get(r.iteration) if self.candidate_iterations else r
+            if b is not None:
+                d["baseline_replayed_ms"] = b.replayed_ns / 1e6
+                d["baseline_gpu_idle_on_host_ms"] = b.idle_ns / 1e6
+            if self.candidate_iterations:
+                d.update({"candidate_" + k: v for k, v in r.to_dict().items() if k != "iteration"})
+            else:
+                d.update({k: v for k, v in r.to_dict().items() if k != "iteration"})
+            iters.append(d)
+        return {
+            "model": "timeline-replay",
+            "strategy": self.strategy,
+            "rule": self.rule,
+            "rule_words": rp.rule_words(self.rule, self.baseline_host_share),
+            "percentile": self.percentile,
+            "baseline_ms": self.baseline_ms,
+            "projected_ms": self.projected_ms,
+            "baseline_replay_median_ms": self.baseline_replay_ms,
+            "candidate_replay_median_ms": self.candidate_replay_ms,
+            "baseline_host_share": self.baseline_host_share,
+            "candidate_host_share": self.candidate_host_share,
+            "baseline_measured_median_ms": self.baseline_median_ms,
+            "calibration": self.calibration.to_dict() if self.calibration else None,
+            "launch_overhead_us": self.launch_overhead_us,
+            "launch_overhead_source": "assumed" if self.launch_overhead_us else None,
+            "iterations": iters,
+            "launch_bound": self.launch_bound_note(),
+            "notes": self.notes,
+        }
+
+
+@dataclass
+class Reference:
+    """The baseline's measured value at the percentile and its median, and the host calibration."""
+
+    value: float | None
+    median: float | None
+    calibration: rp.Calibration | None
+    notes: list[str] = field(default_factory=list)
+
+
+def baseline_reference(base_latency_ms: list[float] | None, graph: rp.ReplayGraph, p: float,
+                       launch_ns: float = 0.0) -> Reference:
+    """The baseline at the percentile and its median, and the calibration (None without a latency CSV)."""
+    if base_latency_ms:
+        values = list(base_latency_ms)
+        med = pct.percentile(values, 50.0)
+        return Reference(pct.summarize(values, p)[0], med, rp.calibrate(graph, med, launch_ns))
+    spans = [g.profiled_ns / 1e6 for g in graph.iterations]
+    if not spans:
+        return Reference(None, None, None)
+    return Reference(pct.summarize(spans, p)[0], pct.percentile(spans, 50.0), None,
+                     ["no latency CSV: the baseline is its profiled iteration spans (profiler overhead included)"])
+
+
+def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | None, p: float, *,
+                   cand_graph: rp.ReplayGraph | None = None, durations: np.ndarray | None = None,
+                   strategy: str = STRATEGY_OWN, launch_overhead_us: float = 0.0, rule: str = rp.DEFAULT_RULE,
+                   reference: Reference | None = None, normalize_host: bool = True) -> ReplayProjection:
+    """Replay the baseline (measured durations) and the candidate (its own graph, or the baseline's graph
+    with ``durations``) and combine them with the baseline's measured percentile."""
+    launch_ns = launch_overhead_us * 1000.0
+    ref = reference or baseline_reference(base_latency_ms, base_graph, p)
+    notes = list(ref.notes)
+    alpha = ref.calibration.alpha if ref.calibration else 1.0
+    base = rp.replay_side(base_graph, None, alpha)
+    if cand_graph is not None:
+        cand_alpha = alpha
+        if normalize_host:
+            hb, hc = base_graph.host_ns_per_event(), cand_graph.host_ns_per_event()
+            if hb and hc:
+                cand_alpha = alpha * hb / hc
+                notes.append(f"candidate host time scaled by α × {hb / hc:.3f}: the two traces ran the host at "
+                             f"{hb / 1e3:.2f} and {hc / 1e3:.2f} µs per recorded host event (runtime calls and framework "
+                             f"ops); traces taken at different times see different host speeds, so the candidate's "
+                             f"host work is counted at the baseline's speed")
+            else:
+                notes.append("candidate host time scaled by the baseline's α as profiled (too few recorded host "
+                             "events to compare the two traces' host speeds)")
+        cand = rp.replay_side(cand_graph, None, cand_alpha, launch_ns)
+    else:
+        cand = rp.replay_side(base_graph, durations, alpha, launch_ns)
+    projected = None
+    if ref.value is not None and ref.median is not None:
+        projected = rp.combine(ref.value, ref.median, base, cand, rule)
+    return ReplayProjection(percentile=p, baseline_ms=ref.value, projected_ms=projected, rule=rule, strategy=strategy,
+                            calibration=ref.calibration, baseline_replay_ms=base.median_ms,
+                            candidate_replay_ms=cand.median_ms, launch_overhead_us=launch_overhead_us,
+                            baseline_host_share=base.host_share, candidate_host_share=cand.host_share,
+                            baseline_median_ms=ref.median, baseline_iterations=base.results,
+                            candidate_iterations=cand.results, notes=notes + base_graph.notes
+                            + (cand_graph.notes if cand_graph is not None else []))
+
+
+def model_check(projected_ms: float | None, measured_ms: float | None, how: str) -> dict[str, Any] | None:
+    """``model check: projected 15.2 ms, measured 14.94 ms, +1.7%``, as a dict."""
+    if projected_ms is None or measured_ms is None or measured_ms <= 0:
+        return None
+    err = (projected_ms - measured_ms) / measured_ms
+    return {"projected_ms": projected_ms, "measured_ms": measured_ms, "error": err, "model": how,
+            "line": f"model check: projected {projected_ms:.3f} ms, measured {measured_ms:.3f} ms, {100 * err:+.1f}%"}
+
+
+def slack_ratio(base_graph: rp.ReplayGraph, base_durations: np.ndarray, mask: np.ndarray, ref: Reference,
+                target_ms: float, rule: str = rp.DEFAULT_RULE, max_ratio: float = 1000.0,
+                launch_ns: float = 0.0) -> tuple[float | None, bool]:
+    """The largest ratio r for the ops in ``mask`` (the others at their measured durations; every launch
+    ``launch_ns`` dearer on the target runtime) whose projected latency stays ≤ target, by bisection on the
+    replay; (None, False) when r = 1 already misses, (max_ratio, True) when even that fits."""
+    if ref.value is None or ref.median is None:
+        return None, False
+    alpha = ref.calibration.alpha if ref.calibration else 1.0
+    graph = base_graph.sample()
+    base = rp.replay_side(graph, None, alpha)
+    value, median = ref.value, ref.median
+
+    def projected(r: float) -> float:
+        d = np.where(mask, base_durations * r, base_durations)
+        return rp.combine(value, median, base, rp.replay_side(graph, d, alpha, launch_ns), rule)
+
+    if projected(1.0) > target_ms:
+        return None, False
+    hi = 2.0
+    while projected(hi) <= target_ms:
+        if hi >= max_ratio:
+            return max_ratio, True
+        hi = min(hi * 4, max_ratio)
+    lo = 1.0
+    while hi - lo > 1e-3 * lo:
+        mid = 0.5 * (lo + hi)
+        if projected(mid) <= target_ms:
+            lo = mid
+        else:
+            hi = mid
+    return lo, False
+
+
+# --------------------------------------------------------------------------------------------
+# compare: the candidate projected from the baseline's latency CSV
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class CompareProjection:
+    """What ``compare`` reports about the projection beyond the additive figure."""
+
+    projected_ms: float | None  # the model's figure (replay, or additive when there is no timeline)
+    model: str  # in words
+    method: str  # "timeline-replay" | "additive"
+    replay: ReplayProjection | None = None
+    model_check: dict[str, Any] | None = None
+    additive_ms: float | None = None
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": self.method, "projected_ms": self.projected_ms, "additive_ms": self.additive_ms,
+                "model": self.model, "replay": self.replay.to_dict() if self.replay else None,
+                "model_check": self.model_check}
+
+
+def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: list[float] | None, p: float,
+                       additive_ms: float | None, additive_model: str, base_stat: str,
+                       base_tl: Any | None, cand_tl: Any | None, base_kernels: Any = None,
+                       unit_ratio: np.ndarray | None = None, launch_overhead_us: float = 0.0,
+                       timeline_notes: list[str] | None = None) -> CompareProjection | None:
+    """The projection of the candidate from the baseline's latency CSV: timeline replay when the baseline
+    has a timeline, else the additive model (labelled); with the model check when the candidate's own
+    latencies are known. None when the baseline has no latency CSV (nothing to project from)."""
+    if not base_latency_ms:
+        return None
+    notes = list(timeline_notes or [])
+    warnings: list[str] = []
+    need = pct.required_iterations(p)
+    if len(base_latency_ms) < need:
+        warnings.append(f"the baseline latency CSV has {len(base_latency_ms)} iterations: P{p:g} needs ≥{need}; "
+                        f"the projection uses the maximum")
+    replay = None
+    if base_tl is not None:
+        bgraph = rp.build_graph(base_tl)
+        if not bgraph.iterations:
+            notes.append("the baseline timeline has no replayable iteration: the additive model is used")
+        else:
+            if cand_tl is not None:
+                cgraph = rp.build_graph(cand_tl)
+                if cgraph.iterations:
+                    replay = project_replay(bgraph, base_latency_ms, p, cand_graph=cgraph, strategy=STRATEGY_OWN,
+                                            launch_overhead_us=launch_overhead_us)
+            if replay is None and unit_ratio is not None and base_kernels is not None:
+                durations = rp.durations_from_ratios(base_tl, base_kernels, unit_ratio)
+                replay = project_replay(bgraph, base_latency_ms, p, durations=durations, strategy=STRATEGY_MATCHED,
+                                        launch_overhead_us=launch_overhead_us)
+                notes.append("candidate has no timeline: the baseline's timeline is replayed with each matched kernel "
+                             "at its candidate duration (unmatched baseline kernels removed, unmatched candidate time "
+                             "spread over the matched kernels)")
+    if replay is not None:
+        projected, model, method = replay.projected_ms, replay.model(base_stat), "timeline-replay"
+        lb = replay.launch_bound_note()
+        if lb:
+            notes.append(lb)
+    else:
+        projected, model, method = additive_ms, additive_model + "; " + ADDITIVE_CAVEAT, "additive"
+    check = None
+    if cand_latency_ms:
+        measured = pct.summarize(list(cand_latency_ms), p)[0]
+        check = model_check(projected, measured, method)
+    return CompareProjection(projected_ms=projected, model=model, method=method, replay=replay, model_check=check,
+                             additive_ms=additive_ms, notes=notes, warnings=warnings)
+
+
+# --------------------------------------------------------------------------------------------
+# project: --assume ratios and slack per group on the baseline's own timeline
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ProjectReplay:
+    projected_ms: float | None  # with --assume ratios (the reference without any)
+    reference_ms: float | None
+    max_ratio: dict[str, tuple[float | None, bool]]  # group → (max ratio, capped)
+    replay: ReplayProjection
+    model: str
+    notes: list[str] = field(default_factory=list)
+    group_at: Any = None  # (group, ratio) -> projected ms, by the same replay
+
+
+def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base_latency_ms: list[float] | None,
+                        target_ms: float | None, ratio_of_row: np.ndarray | list[float], base_stat: str,
+                        launch_overhead_us: float = 0.0, rule: str = rp.DEFAULT_RULE) -> ProjectReplay | None:
+    """``project`` from a replay: the what-if with ``ratio_of_row`` (per row of ``kernels``, 1.0 = unchanged) and,
+    per kernel group, the largest slow-down that keeps the projection within the target, by bisection."""
+    graph = rp.build_graph(tl)
+    if not graph.iterations:
+        return None
+    ref = baseline_reference(base_latency_ms, graph, p)
+    table = rp.op_table(tl, kernels)
+    base_dur = (tl.ops["end_ns"] - tl.ops["start_ns"]).to_numpy().astype(np.float64)
+    krow = table["krow"].to_numpy(allow_copy=True)
+    known = ~np.isnan(krow.astype(np.float64)) if krow.dtype.kind == "f" else np.ones(len(krow), bool)
+    rows = np.where(known, np.nan_to_num(krow.astype(np.float64), nan=0), 0).astype(np.int64)
+    groups = kernels[group_column].to_list()
+    op_group = np.array([groups[r] if k else None for r, k in zip(rows, known)], dtype=object)
+    ratios = np.where(known, np.asarray(ratio_of_row, dtype=np.float64)[rows], 1.0)
+    assumed = base_dur * ratios
+    durations = np.where(ratios != 1.0, assumed, np.nan)
+    rep = project_replay(graph, base_latency_ms, p, durations=durations if np.any(ratios != 1.0) else None,
+                         strategy=STRATEGY_ASSUMED, launch_overhead_us=launch_overhead_us, rule=rule, reference=ref)
+    max_ratio: dict[str, tuple[float | None, bool]] = {}
+    if target_ms is not None and ref.value is not None:
+        for g in sorted({x for x in op_group if x is not None}):
+            max_ratio[g] = slack_ratio(graph, base_dur, op_group == g, ref, target_ms, rule,
+                                       launch_ns=launch_overhead_us * 1000.0)
+    model = rep.model(base_stat)
+    sampled = graph.sample()
+    alpha = ref.calibration.alpha if ref.calibration else 1.0
+    base_side = rp.replay_side(sampled, None, alpha)
+
+    def group_at(group: str, ratio: float) -> float | None:
+        """The projection with one group at ``ratio`` (the others measured), from the same replay."""
+        if ref.value is None or ref.median is None:
+            return None
+        d = np.where(op_group == group, base_dur * ratio, base_dur)
+        return rp.combine(ref.value, ref.median, base_side,
+                          rp.replay_side(sampled, d, alpha, launch_overhead_us * 1000.0), rule)
+
+    return ProjectReplay(projected_ms=rep.projected_ms, reference_ms=ref.value, max_ratio=max_ratio, replay=rep,
+                         model=model, notes=list(rep.notes), group_at=group_at)
