@@ -18,7 +18,7 @@ __all__ = ["__version__", *_API]
 
 def __getattr__(name: str) -> Any:
     if name in _API:
-        import importlib
+        import importlib  # noqa: PLC0415 - the lazy facade: nothing is imported until hipgauge.scan/compare is used
 
         return getattr(importlib.import_module("hipgauge.api"), name)
     raise AttributeError(f"module 'hipgauge' has no attribute {name!r}")

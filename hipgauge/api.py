@@ -15,15 +15,18 @@ anywhere. ``import hipgauge`` stays light: this module (and polars, tree-sitterâ
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
+from hipgauge import config as config_mod
+from hipgauge.app.scan import ScanOptions, scan_tree
 from hipgauge.errors import InputError
-
-if TYPE_CHECKING:  # the result types, for the signatures only
-    from hipgauge.model import ScanResult
-    from hipgauge.profiles.parity import ComparisonResult
+from hipgauge.model import ScanResult
+from hipgauge.profiles.load import load_profile
+from hipgauge.profiles.match import load_user_map
+from hipgauge.profiles.parity import ComparisonResult, compare_profiles
 
 PathLike = str | os.PathLike[str]
 
@@ -31,16 +34,13 @@ __all__ = ["scan", "compare"]
 
 
 def scan(path: PathLike | Sequence[PathLike], *, exclude: Sequence[str] = (), config: PathLike | None = None,
-         ignore: Sequence[str] = (), workers: int | None = 1) -> "ScanResult":
+         ignore: Sequence[str] = (), workers: int | None = 1) -> ScanResult:
     """Scan a CUDA tree (a folder, a file, or several of either), as ``hipgauge scan`` does.
 
     ``exclude``: gitignore-style globs added to the config's; ``config``: a hipgauge.toml (default: the
     nearest one at or above the first path); ``ignore``: rule codes never reported; ``workers``: processes
     (default 1, serial: friendly to notebooks; None = all cores). Returns the ``ScanResult`` (kernels, launch
     sites, API calls, findings, per-file statistics, skipped files and warnings)."""
-    from hipgauge import config as config_mod
-    from hipgauge.app.scan import ScanOptions, scan_tree
-
     paths = [Path(path)] if isinstance(path, (str, os.PathLike)) else [Path(p) for p in path]
     if not paths:
         raise InputError("no path to scan")
@@ -55,16 +55,10 @@ def scan(path: PathLike | Sequence[PathLike], *, exclude: Sequence[str] = (), co
 
 def compare(base: PathLike, cand: PathLike, *, percentile: float = 99.0, target_ms: float | None = None,
             map_file: PathLike | None = None, base_latency_csv: PathLike | None = None,
-            cand_latency_csv: PathLike | None = None) -> "ComparisonResult":
+            cand_latency_csv: PathLike | None = None) -> ComparisonResult:
     """Per-kernel parity of the candidate profile ``cand`` (the port) against ``base``, and the projection
     at ``percentile`` against ``target_ms``, as ``hipgauge compare BASE CAND`` does. Profiles of every
     supported format are detected from their content. Returns the ``ComparisonResult``."""
-    import math
-
-    from hipgauge.profiles.load import load_profile
-    from hipgauge.profiles.match import load_user_map
-    from hipgauge.profiles.parity import compare_profiles
-
     if not (math.isfinite(percentile) and 0 < percentile <= 100):
         raise InputError(f"percentile {percentile}: must be in (0, 100]")
     if target_ms is not None and not (math.isfinite(target_ms) and target_ms > 0):

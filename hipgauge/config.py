@@ -22,6 +22,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from pydantic import AfterValidator, AllowInfNan, Strict, StrictBool, StrictInt, StrictStr, TypeAdapter, ValidationError
+
 from hipgauge.errors import InputError
 from hipgauge.tomlfile import read_toml_file
 
@@ -142,8 +144,6 @@ class Config:
 def _validate(spec: Key, value: Any, dotted: str, where: str) -> Any:
     """``value`` checked by pydantic against the key's type (strict: no coercion, no booleans for numbers,
     no inf/nan) and its check; any failure is one InputError naming ``where`` and the key."""
-    from pydantic import ValidationError  # loaded with the first value checked (0.3 s), not at import
-
     if value is None:
         return None
     try:
@@ -165,15 +165,14 @@ def _adapter(spec: Key) -> Any:
 
 def _build_adapter(spec: Key) -> Any:
     """A strict pydantic ``TypeAdapter`` of one key: its type, finite numbers, then its check."""
-    from pydantic import AfterValidator, AllowInfNan, Strict, StrictBool, StrictInt, StrictStr, TypeAdapter
-
     number = Annotated[Union[StrictInt, Annotated[float, Strict(), AllowInfNan(False)]], "number"]
     base: Any = {str: StrictStr, int: StrictInt, list: Annotated[list, Strict()], bool: StrictBool}.get(
         spec.type, number) if not isinstance(spec.type, tuple) else number
     validators: list[Any] = [AfterValidator(_finite_or_fail)]
     if spec.check is not None:
         validators.append(AfterValidator(_check_or_fail(spec.check)))
-    return TypeAdapter(Annotated[(base, *validators)])  # a tuple subscript: Python 3.10 has no star in []
+    annotated: Any = Annotated  # subscripted with a built tuple (no star inside [] before Python 3.11)
+    return TypeAdapter(annotated[tuple([base, *validators])])
 
 
 def _finite_or_fail(value: Any) -> Any:
@@ -192,7 +191,7 @@ def _check_or_fail(check: Callable[[Any], str | None]) -> Callable[[Any], Any]:
     return run
 
 
-def _reason(spec: Key, value: Any, exc: Any) -> str:
+def _reason(spec: Key, value: Any, exc: ValidationError) -> str:
     """The one-line reason of a pydantic error, in hipgauge's words."""
     errors = exc.errors(include_url=False)
     for e in errors:

@@ -573,30 +573,30 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
             if hip_root is not None:
                 display_of[str(hip_root.joinpath(*e.display.split("/")).resolve())] = shown
         tasks: list[tuple[str, Callable[[float], CompileResult]]] = []
+
+        def task(u: _Unit, vendor: str, a: str, compiler: Compiler, incs: list[str]) -> Callable[[float], CompileResult]:
+            """One compile, called with the seconds it may take."""
+            return lambda t: _compile(u, vendor, a, compiler, work / "obj", t, incs, list(defines or []),
+                                      units_by_display, display_of)
+
         for u in units:
             if hipcc is not None:
-                for a in amd:
-                    tasks.append((u.display, lambda t, u=u, a=a: _compile(u, "amd", a, hipcc, work / "obj", t,
-                                                                          amd_incs, list(defines or []),
-                                                                          units_by_display, display_of)))
+                tasks.extend((u.display, task(u, "amd", a, hipcc, amd_incs)) for a in amd)
             if nvcc is not None and not hip_tree:
-                for a in nv:
-                    tasks.append((u.display, lambda t, u=u, a=a: _compile(u, "nvidia", a, nvcc, work / "obj", t,
-                                                                          nv_incs, list(defines or []),
-                                                                          units_by_display, display_of)))
+                tasks.extend((u.display, task(u, "nvidia", a, nvcc, nv_incs)) for a in nv)
 
-        def run_task(task: tuple[str, Callable[[float], CompileResult]]) -> CompileResult | None:
+        def run_task(item: tuple[str, Callable[[float], CompileResult]]) -> CompileResult | None:
             left = timeout_s if deadline is None else min(timeout_s, deadline - time.monotonic())
             if left <= 0:
                 return None  # the budget ran out before this compile started
-            return task[1](left)
+            return item[1](left)
 
         compiles: list[CompileResult] = []
         missed: set[str] = set()
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            for task, res in zip(tasks, pool.map(run_task, tasks)):
+            for item, res in zip(tasks, pool.map(run_task, tasks)):
                 if res is None or (deadline is not None and res.error and time.monotonic() >= deadline):
-                    missed.add(task[0])  # not run, or stopped by the budget: the unit is not checked
+                    missed.add(item[0])  # not run, or stopped by the budget: the unit is not checked
                     if res is None:
                         continue
                 compiles.append(res)

@@ -38,7 +38,7 @@ def keep_modes(src_root: Path, out_root: Path, single: bool = False) -> None:
     mask = _umask()
     default_dir, default_file = 0o777 & ~mask, 0o666 & ~mask
     src_dir = src_root.parent if single else src_root
-    for dirpath, dirnames, filenames in os.walk(out_root, topdown=False, followlinks=False):
+    for dirpath, _dirnames, filenames in os.walk(out_root, topdown=False, followlinks=False):
         rel = os.path.relpath(dirpath, out_root)
         for name in filenames:
             _chmod_like(os.path.join(dirpath, name), os.path.join(src_dir, rel, name), default_file)

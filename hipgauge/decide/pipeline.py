@@ -32,6 +32,7 @@ from hipgauge.profiles.load import load_profile
 from hipgauge.profiles.match import load_user_map
 from hipgauge.profiles.parity import ComparisonResult, compare_profiles
 from hipgauge.profiles.projection import ProjectionResult, parse_assume, project_baseline
+from hipgauge.source.walk import walk_tree
 from hipgauge.translate.rewrite import TranslateOptions
 
 if TYPE_CHECKING:
@@ -170,8 +171,6 @@ class _BuildJob:
             self.cached = _cached(opts.cache_from, self.key)
             if self.cached is not None:
                 return
-        import os
-
         self.tmp = tempfile.mkdtemp(prefix="hipgauge-build-job-")
         self.out = Path(self.tmp) / "result.json"
         self.budget = opts.build_budget_s
@@ -253,8 +252,6 @@ def _cached(folder: Path, key: str) -> dict[str, Any] | None:
 def _require_sources(paths: list[Path], config: Config) -> None:
     """InputError naming the path when no source file hipgauge reads is found under ``paths`` (an empty
     folder, a tree of only build files or documents): nothing to assess, and no triage to print."""
-    from hipgauge.source.walk import walk_tree
-
     entries, _skipped = walk_tree(list(paths), list(config.get("exclude")), int(config.get("max_file_bytes")),
                                   python=True)
     if not any(e.kind in ("cuda", "cpp", "header", "python") for e in entries):
