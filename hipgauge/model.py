@@ -205,6 +205,19 @@ KERNEL_RECORD_SCHEMA: dict[str, str] = {
 }
 
 
+#: The optional counters table beside the kernel table (``Profile.counters``): one row per kernel record and
+#: counter, long format. ``row`` is the 0-based row of ``Profile.kernels`` the counter belongs to (joined by
+#: the profiler's launch / dispatch id, else by name and order). ``counter`` is the name as the profiler writes
+#: it (``sm__warps_active.avg.pct_of_peak_sustained_active``, ``TCC_HIT_sum``); ``value`` is in ``unit``, the
+#: profiler's own unit normalized to a base unit (``%``, ``byte``, ``byte/second``, ``ns``, or empty for a count).
+COUNTER_RECORD_SCHEMA: dict[str, str] = {
+    "row": "Int64",
+    "counter": "String",
+    "value": "Float64",
+    "unit": "String",
+}
+
+
 @dataclass
 class KernelRecord(Record):
     """One kernel execution; the row type of ``KERNEL_RECORD_SCHEMA`` when a single one is needed."""
@@ -251,6 +264,17 @@ class Profile:
     warnings: list[str] = field(default_factory=list)
     attachments: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def counters(self) -> Any:
+        """The hardware-counters table (a polars DataFrame with ``COUNTER_RECORD_SCHEMA``) joined onto ``kernels``,
+        kept as ``attachments["counters"]``; None when the file holds no counters (profiles/readers/counters.py)."""
+        return self.attachments.get("counters")
+
+    @property
+    def counter_source(self) -> dict[str, str]:
+        """Where the counters came from and the part's limits the files state (``attachments["counter_source"]``)."""
+        return self.attachments.get("counter_source") or {}
+
 
 class MatchLevel(str, Enum):
     """How a parity row was matched across vendors, most to least exact."""
@@ -292,6 +316,9 @@ class ParityRow(TimedOnBothSides, Record):
     share: float  # of baseline GPU kernel time, 0..1
     operator: str | None = None
     per_iteration: bool = False
+    #: per-side hardware-counter figures (``{"baseline": {...}, "candidate": {...}, "diagnosis": ...}``) when
+    #: either profile carries counters (profiles/counters.py); None otherwise
+    counters: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()

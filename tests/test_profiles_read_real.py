@@ -110,7 +110,6 @@ def test_api_stats_are_refused(real_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("rel", ["rocprofv3/rocm-systems_docs_data/summary.txt",
-                                 "rocprofv3/rocm-systems_docs_data/counter_collection.csv",
                                  "rocprofv3/rocm-systems_docs_data/hip_trace.csv"])
 def test_non_profiles_are_refused_cleanly(real_dir: Path, rel: str) -> None:
     with pytest.raises(InputError) as exc:

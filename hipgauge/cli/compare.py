@@ -53,10 +53,12 @@ def compare(
     cand_latency_csv: Optional[Path] = typer.Option(None, "--candidate-latency-csv", help="candidate per-iteration latencies"),
     top: int = typer.Option(15, "--top", help="rows shown per table (the rest are counted)"),
     launch_overhead_us: float = typer.Option(0.0, "--launch-overhead-us", help="assumed extra host cost per launch on the candidate's runtime, µs (timeline replay; may be negative)"),
+    build_check_json: Optional[Path] = typer.Option(None, "--build-check", help="a 'hipgauge build-check --json' document: its theoretical occupancy goes beside the achieved one"),
     json_out: bool = typer.Option(False, "--json", help="machine-readable output (hipgauge.compare/1)"),
 ) -> None:
     """Per-kernel and per-operator parity of CAND against BASE, unmatched work on both sides, and the
-    end-to-end projection at a percentile against the latency target. Reports only: exit 0."""
+    end-to-end projection at a percentile against the latency target; with hardware counters in the
+    profiles, achieved occupancy and DRAM throughput beside each kernel's ratio. Reports only: exit 0."""
     from hipgauge.profiles.match import load_user_map
     from hipgauge.profiles.parity import compare_profiles
 
@@ -79,6 +81,10 @@ def compare(
     result = compare_profiles(base, cand, user_map=user_map, percentile=percentile, target_ms=target_ms,
                               base_timeline=base_tl, cand_timeline=cand_tl, launch_overhead_us=launch_overhead_us,
                               timeline_notes=tl_notes)
+    if build_check_json is not None:
+        from hipgauge.profiles.counters import add_theoretical, read_build_check
+
+        add_theoretical(result, read_build_check(build_check_json))
     doc = result.to_dict()
     _show(doc, json_out, lambda: render_compare(out, doc, top))
 

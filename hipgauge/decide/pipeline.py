@@ -313,6 +313,11 @@ def _run_stages(run: AssessmentRun, opts: AssessOptions, config: Config, want: s
             summary = run.build_check.get("summary") or {}
             if summary.get("units_checked", 0) < summary.get("units_total", 0):
                 run.warnings.append(f"build-check: {summary.get('coverage')}; the results shown are partial")
+        if run.comparison is not None and isinstance(run.build_check, dict) and run.build_check.get("kernels"):
+            # build-check's theoretical occupancy beside the achieved figures of the compare rows
+            from hipgauge.profiles.counters import add_theoretical
+
+            add_theoretical(run.comparison, run.build_check)
     bc = run.build_check if isinstance(run.build_check, dict) and run.build_check.get("compiles") else None
     if "cost" in want:
         run.cost = _stage(run, "cost", lambda: estimate_cost(run.scan, run.comparison, config, build_check=bc), on_stage)

@@ -17,6 +17,7 @@ from hipgauge.errors import InputError
 from hipgauge.model import Profile
 
 from .detect import detect_format, find_in_directory
+from .readers.counters import attach_counters
 from .readers.latency import read_latency
 from .readers.registry import PROFILE, formats, profile_format_names
 
@@ -69,7 +70,18 @@ def load_profile(path: str | Path, fmt: str | None = None, latency_csv: str | Pa
         # the last line of defence for a malformed file: one line naming it, never a traceback
         raise InputError(f"cannot read as {fmt}: {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}",
                          path) from None
+    _attach_counters(profile, path, max_bytes)
     if latency_csv is not None:
         profile.latency_ms = read_latency(Path(latency_csv))
         profile.latency_source = str(latency_csv)
     return profile
+
+
+def _attach_counters(profile: Profile, path: Path, max_bytes: int | None) -> None:
+    """The counters phase (readers/counters.py): hardware counters joined onto the kernel records, when the
+    file (or its folder) holds any. Never fails the load: the durations stand on their own."""
+    try:
+        attach_counters(profile, path, max_bytes)
+    except (ValueError, KeyError, TypeError, IndexError, OSError, UnicodeError, ArithmeticError, AttributeError,
+            pl.exceptions.PolarsError) as exc:
+        profile.warnings.append(f"hardware counters not read: {type(exc).__name__}: {str(exc)[:200]}")

@@ -14,7 +14,7 @@ rounded to whole ns, the unit of every time in the result).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
@@ -29,10 +29,12 @@ from hipgauge.model import (
     TimedOnBothSides,
 )
 from hipgauge.profiles import percentiles as pct
+from hipgauge.profiles.counters import attach_to_rows
 from hipgauge.profiles.grouping import classify
 from hipgauge.profiles.match import MatchResult, UserMap, match_kernels
 
 SCHEMA = "hipgauge.compare/1"
+ROW_ID = "__kernel_row"  # a kernel's row in its profile's table, carried while counters are being joined
 NO_OPERATOR = "(no operator)"
 
 
@@ -117,6 +119,7 @@ class ComparisonResult:
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     user_map: str | None = None
+    counters: dict[str, Any] | None = None  # per side: counter source, part limits, what to collect (profiles/counters.py)
     replay: Any = None  # whatif.CompareProjection: the replay (or labelled additive) projection and model check
 
     @property
@@ -169,6 +172,7 @@ class ComparisonResult:
             "totals": self.totals,
             "user_map": self.user_map,
             "replay": self.replay.to_dict() if self.replay is not None else None,
+            "counters": self.counters,
             "notes": self.notes,
             "warnings": self.warnings,
         }
@@ -310,7 +314,12 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
                      target_ms: float | None = None, base_timeline: Any = None, cand_timeline: Any = None,
                      launch_overhead_us: float = 0.0, timeline_notes: list[str] | None = None) -> ComparisonResult:
     """Per-kernel and per-operator parity of ``cand`` against ``base``, and the projection at ``percentile``."""
-    bview, cview = pct.iteration_view(base), pct.iteration_view(cand)
+    with_counters = base.counters is not None or cand.counters is not None
+    if with_counters:  # carry each kernel's row through the iteration view, to find its counters again
+        bview = pct.iteration_view(replace(base, kernels=base.kernels.with_row_index(ROW_ID)))
+        cview = pct.iteration_view(replace(cand, kernels=cand.kernels.with_row_index(ROW_ID)))
+    else:
+        bview, cview = pct.iteration_view(base), pct.iteration_view(cand)
     per_iteration = bview.known and cview.known
     notes: list[str] = []
     if per_iteration:
@@ -355,6 +364,10 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
             baseline_count=len(u.baseline), candidate_count=len(u.candidate),
             share=(bns / btotal) if btotal else 0.0, operator=u.operator, per_iteration=per_iteration,
         ))
+    counters = None
+    if with_counters:
+        counters = attach_to_rows(((r, u.baseline, u.candidate) for r, u in zip(rows, result.units)), base, cand,
+                                  [int(i) for i in bdf[ROW_ID].to_list()], [int(i) for i in cdf[ROW_ID].to_list()])
     rows.sort(key=lambda r: (-abs(r.delta_ns), -r.baseline_ns, r.label))
 
     ub = _unmatched(result.unmatched_baseline(), bnames, bops, bdur, bdiv, btotal_raw / bdiv)
@@ -402,6 +415,7 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
         unmatched_baseline=ub, unmatched_candidate=uc, coverage=coverage, projection=proj,
         baseline_latency=bl, candidate_latency=cl, per_iteration=per_iteration, totals=totals, model=model,
         notes=notes + pnotes, warnings=warnings, user_map=user_map.path if user_map else None, replay=replay,
+        counters=counters,
     )
 
 

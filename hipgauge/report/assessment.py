@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from hipgauge import __version__
 from hipgauge.knowledge.provenance import data_provenance
 from hipgauge.model import FileStats, ScanResult
+from hipgauge.report import counter_parity
 
 if TYPE_CHECKING:
     from hipgauge.decide.cost import CostEstimate
@@ -91,6 +92,9 @@ def _parity_section(comparison: ComparisonResult, threshold: float) -> dict[str,
                     else "in total over each profile (iterations unknown)"),
         slower_than_threshold=len(slow),
         within_threshold_share=sum(r["share"] for r in rows if r["ratio"] is not None and r["ratio"] <= threshold),
+        # hardware-counter parity: the trio (time, occupancy, memory throughput) per hot kernel
+        hot_kernels=[counter_parity.trio(r) for r in counter_parity.hot_rows(rows)],
+        counter_notes=counter_parity.side_notes(doc.get("counters")),
     )
     return doc
 

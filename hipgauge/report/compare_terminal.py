@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hipgauge.kernel_names import display_name
+from hipgauge.report import counter_parity as cp
 from hipgauge.report import figures
 
 NAME_WIDTH = 60
@@ -54,6 +55,7 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
         out.print(f"note: {n}", highlight=False)
 
     rows = doc["rows"]
+    counters = cp.has_counters(rows)
     width = max(out.width, 80)
     wide = width >= 200  # side-by-side name columns only when each can still show a useful part of a kernel name
     medium = width >= 120
@@ -68,6 +70,8 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
     cols += [("baseline", "right", 9), ("candidate", "right", 9), ("ratio", "right", 5), ("Δ", "right", 10)]
     if medium:
         cols += [("share", "right", 5), ("contrib.", "right", 6)]
+    if counters:  # the trio: time ratio beside achieved occupancy and DRAM % of peak, baseline → candidate
+        cols += [("occupancy", "right", 0), ("DRAM % peak", "right", 0)]
     for col, j, mw in cols:
         t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
     for r in rows[:top]:
@@ -86,10 +90,14 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
                  figures.duration(r["delta_ns"], signed=True)]
         if medium:
             cells += [figures.pct(r["share"]), figures.pct(r["contribution"])]
+        if counters:
+            cells += [cp.occupancy_cell(r.get("counters")), cp.dram_cell(r.get("counters"))]
         t.add_row(*cells)
     out.print(t)
     if len(rows) > top:
         out.print(f"… and {len(rows) - top} more matched units (--top N, or --json for all)", highlight=False)
+    if counters or doc.get("counters"):
+        _counter_lines(out, doc, rows, top)
 
     ops = doc["operators"]
     if ops and not (len(ops) == 1 and ops[0]["operator"] == "(no operator)"):
@@ -213,3 +221,15 @@ def render_project(out: Console, doc: dict[str, Any]) -> None:
     for line in _projection_lines(proj, proj["model"], "baseline", label if what_if else None):
         out.print("  " + line, highlight=False)
     render_replay(out, {"replay": doc.get("replay")} if doc.get("replay") else None)
+
+
+def _counter_lines(out: Console, doc: dict[str, Any], rows: list[dict[str, Any]], top: int) -> None:
+    """Where each side's counters came from, and the one-line diagnosis of each hot kernel (report/counter_parity.py)."""
+    for line in cp.side_notes(doc.get("counters")):
+        out.print(f"counters: {line}", highlight=False, markup=False)
+    hot = [h for h in (cp.trio(r) for r in cp.hot_rows(rows, top)) if h["diagnosis"]]
+    if hot:
+        out.print(f"[bold]why (hot kernels; rules: {doc['counters']['rules']})[/bold]", markup=True, highlight=False)
+        for h in hot:
+            out.print(f"  {shorten(display_name(h['label'] or ''), 40)} {figures.ratio(h['ratio'])}: {h['diagnosis']}",
+                      highlight=False, markup=False)

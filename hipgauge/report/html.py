@@ -11,7 +11,7 @@ from typing import Any
 
 import jinja2
 
-from hipgauge.report import charts
+from hipgauge.report import charts, counter_parity
 from hipgauge.report.figures import MISSING, ms_of_ns, num, pct, usd
 
 
@@ -51,7 +51,8 @@ def _env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(pct=pct, num=_num, usd=usd, ms=ms_of_ns, value=_value, short=charts.short_name)
+    env.filters.update(pct=pct, num=_num, usd=usd, ms=ms_of_ns, value=_value, short=charts.short_name,
+                       occupancy_cell=counter_parity.occupancy_cell, dram_cell=counter_parity.dram_cell)
     env.globals.update(parity_chart=charts.parity_chart, slack_chart=charts.slack_chart,
                        hours_chart=charts.hours_chart, lean_badge=charts.lean_badge, trend_chart=charts.trend_chart,
                        scalar_columns=_scalar_columns)

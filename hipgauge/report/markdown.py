@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hipgauge.report import counter_parity
 from hipgauge.report.figures import ms_of_ns, num, pct, usd
 
 #: always special inline (CommonMark + GFM): escapes, code spans, emphasis, links/images, table cells, math
@@ -155,7 +156,13 @@ def render_markdown(doc: dict[str, Any]) -> str:
         rows = [[md(r["label"]), md(r["match"]), pct(r["share"]), ms_of_ns(r["baseline_ns"]), ms_of_ns(r["candidate_ns"]),
                  ("**" + num(r["ratio"], 3) + "**") if r["ratio"] and r["ratio"] > parity_d["threshold"] else num(r["ratio"], 3)]
                 for r in parity_d["rows"][:100]]
-        L += _table(["kernel / operator", "match", "share", "baseline ms", "candidate ms", "ratio"], rows)
+        head = ["kernel / operator", "match", "share", "baseline ms", "candidate ms", "ratio"]
+        if counter_parity.has_counters(parity_d["rows"]):  # the trio: occupancy and DRAM beside the ratio
+            head += ["achieved occupancy", "DRAM % of peak"]
+            for row, r in zip(rows, parity_d["rows"][:100]):
+                row += [md(counter_parity.occupancy_cell(r.get("counters"))), md(counter_parity.dram_cell(r.get("counters")))]
+        L += _table(head, rows)
+        L += _hot_kernels(parity_d)
         pr = parity_d.get("projection")
         if pr:
             verdict = {True: "meets the target", False: "misses the target", None: "no target"}[pr["meets_target"]]
@@ -282,6 +289,24 @@ def render_markdown(doc: dict[str, Any]) -> str:
                                          [[md(p["figure"]), md(p["value"]), md(p["source"]), md(p["from"])] for p in doc["provenance"]])
     L += _knowledge(doc.get("knowledge") or [])
     return "\n".join(L) + "\n"
+
+
+def _hot_kernels(parity_d: dict[str, Any]) -> list[str]:
+    """The trio per hot kernel: time ratio, achieved occupancy and DRAM throughput, baseline → candidate."""
+    hot = parity_d.get("hot_kernels") or []
+    notes = parity_d.get("counter_notes") or []
+    if not hot and not notes:
+        return []
+    L = ["### Hot kernels: time, occupancy, memory throughput", "",
+         ("Baseline → candidate. Occupancy: achieved (hardware counters), with build-check's theoretical figure when "
+          "it ran; DRAM: % of the part's peak bandwidth."), ""]
+    if hot:
+        L += _table(["kernel", "share", "ratio", "achieved occupancy", "DRAM % of peak", "DRAM GB/s", "L2 hit",
+                     "diagnosis"],
+                    [[md(h["label"]), pct(h["share"]), num(h["ratio"], 3), md(h["occupancy"]), md(h["dram_pct"]),
+                      md(h["dram_gbps"]), md(h["l2_hit"]), md(h["diagnosis"] or "")] for h in hot])
+    L += [f"- {md(n)}" for n in notes] + ([""] if notes else [])
+    return L
 
 
 def _knowledge(tables: list[dict[str, Any]]) -> list[str]:
