@@ -30,8 +30,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 SOURCE = REPO.parent / "shared" / "fixtures" / "h200" / "resnet50_bs8_fp16_nhwc_trace.json.gz"
 
-from hipgauge.profiles import replay as rp
-from hipgauge.profiles.timeline import CALLS_SCHEMA, OPS_SCHEMA, Timeline
+from hipgauge.profiles import replay as rp  # noqa: E402 - after sys.path points at this checkout
+from hipgauge.profiles.readers.kineto_timeline import read_kineto_timeline  # noqa: E402 - after sys.path points at this checkout
+from hipgauge.profiles.timeline import CALLS_SCHEMA, OPS_SCHEMA, Timeline  # noqa: E402 - after sys.path points at this checkout
 
 
 def synthetic_seed() -> Timeline:
@@ -73,8 +74,6 @@ def main() -> int:
     ap.add_argument("--source", type=Path, default=SOURCE)
     args = ap.parse_args()
     if args.source.exists():
-        from hipgauge.profiles.readers.kineto_timeline import read_kineto_timeline
-
         seed = read_kineto_timeline(args.source)
         origin = str(args.source.name)
     else:

@@ -71,6 +71,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "exclude": Key(list, [], "glob patterns of paths to leave out of scans", _str_list),
         "ignore": Key(list, [], "rule codes never reported (e.g. ['HG405'])", _str_list),
         "max_file_bytes": Key(int, 8 * 1024 * 1024, "source files larger than this are skipped", _positive),
+        "defines": Key(list, [], "preprocessor switches for the dual-target view: NAME[=V] (both builds), "
+                                 "hip:NAME[=V], cuda:NAME[=V], [hip:|cuda:]!NAME (undefined)", _str_list),
     },
     "objectives": {
         "primary": Key(str, "unknown", "what the port is for", _one_of("portability", "throughput", "balanced", "unknown")),
@@ -101,6 +103,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "build_error_hours_high": Key(NUM, None, "hours per port compile error no finding covers (high)", _non_negative),
         "min_kernel_share": Key(NUM, None, "kernels under this share of baseline time are not costed", _fraction),
         "dual_variant_categories": Key(list, None, "rule categories whose kernels keep two tuned variants", _str_list),
+        "library_family_hours": Key(dict, None, "{RULE = [low, high]}: hours per distinct kernel family of a template "
+                                    "library rule (CUTLASS → Composable Kernel)", lambda v: None if all(isinstance(b, list) and len(b) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in b) for b in v.values()) else "must map rule codes to [low_hours, high_hours]"),
         "horizon_years": Key(int, None, "years over which break-even is searched", _positive),
         "whatif_ratios": Key(list, None, "slowdowns tabulated per kernel group", lambda v: None if all(isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 for x in v) else "must be a list of numbers > 0"),
     },

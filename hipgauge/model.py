@@ -143,6 +143,8 @@ class Finding(Record):
     fix: str = ""
     effort_hours: float = 0.0
     snippet: str = ""  # the source line(s), raw (renderers escape)
+    #: "cuda-only" when only the CUDA build compiles the line and the HIP build has its own path (a zero-hour note)
+    branch: str | None = None
 
 
 @dataclass
@@ -176,6 +178,8 @@ class ScanResult(Record):
     file_stats: list[FileStats] = field(default_factory=list)
     lines_scanned: int = 0
     warnings: list[str] = field(default_factory=list)
+    #: switches, shims, kernels with vendor variants, vendor branch lines (``hipgauge.source.dualtarget.inventory``)
+    dual_target: dict[str, Any] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,6 +16,8 @@ from hipgauge.knowledge.mapping import Mapping, load_mapping
 from hipgauge.model import FileStats, Finding
 from hipgauge.rules.engine import check_file
 from hipgauge.rules.share import file_stats
+from hipgauge.source.dualtarget import (FileView, TreeDual, adjust_api_calls, apply_to_findings, file_view,
+                                       kernel_variants)
 from hipgauge.source.inventory import FileInventory, inventory_file
 
 
@@ -29,16 +31,22 @@ class FileAnalysis:
     inventory_error: Exception | None = None
     rules_error: Exception | None = None
     stats_error: Exception | None = None
+    #: the file as the CUDA and HIP builds see it (``dualtarget.FileView``), when a tree view was given
+    view: FileView | None = None
 
 
 def analyze_file(pf: Any, *, mapping: Mapping | None = None, defined: frozenset[str] = frozenset(),
                  qualifier_macros: tuple[Any, ...] = (), ignore: set[str] | frozenset[str] = frozenset(),
-                 rules: bool = True, stats: bool = True, rules_without_inventory: bool = False) -> FileAnalysis:
+                 rules: bool = True, stats: bool = True, rules_without_inventory: bool = False,
+                 dual: TreeDual | None = None, kind: str | None = None) -> FileAnalysis:
     """Inventory, findings and statistics of one ``ParsedFile``.
 
     ``defined`` / ``qualifier_macros``: the tree-wide names and qualifier macros (``tree_scan_names``).
     ``ignore``: rule codes never reported. When the inventory fails, the rules run only with
     ``rules_without_inventory`` (the build-check's choice) and no statistics are computed.
+    ``dual``: the tree's dual-target view (``dualtarget.tree_dual``): references to names a project shim maps
+    count as translated, findings in code only the HIP build compiles (and on shims) are dropped, findings in
+    CUDA-only branches become zero-hour notes (``dualtarget.apply_to_findings``), before the statistics.
     """
     out = FileAnalysis()
     try:
@@ -47,9 +55,16 @@ def analyze_file(pf: Any, *, mapping: Mapping | None = None, defined: frozenset[
         out.inventory_error = exc
         if not rules_without_inventory:
             return out
+    if dual is not None:
+        out.view = file_view(getattr(pf, "display", ""), pf.data, dual, str(kind or getattr(pf, "kind", None) or "cuda"))
+        if out.inventory is not None:
+            out.inventory.api_calls = adjust_api_calls(out.inventory.api_calls, dual, out.view)
+            kernel_variants(out.view, out.inventory.kernels)
     if rules:
         try:
             out.findings = list(check_file(pf, out.inventory, set(ignore), defined))
+            if out.view is not None:
+                out.findings = apply_to_findings(out.view, out.findings, dual)
         except (RecursionError, MemoryError, Exception) as exc:  # noqa: BLE001 - kept for the caller to word
             out.rules_error = exc
     if stats and out.inventory is not None:

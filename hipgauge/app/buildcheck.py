@@ -52,6 +52,8 @@ from hipgauge.toolchain.occupancy import (
 )
 from hipgauge.toolchain.resources import Diagnostic, KernelResources
 from hipgauge.translate.rewrite import TranslateOptions
+from hipgauge.source.conditions import BOTH, CUDA_ONLY, visibility
+from hipgauge.source.dualtarget import tree_dual
 
 SCHEMA = "hipgauge.build-check/1"
 MAX_PASSES = 6
@@ -214,13 +216,23 @@ class _Unit:
 
 
 def _is_hip_tree(paths: list[Path]) -> bool:
-    for p in paths:
-        try:
-            if _HIP_INCLUDE.search(p.read_bytes()[:200_000]):
-                return True
-        except OSError:
-            continue
-    return False
+    """Every one of ``paths`` is already a HIP unit (``_is_hip_unit``)."""
+    return bool(paths) and all(_is_hip_unit(p) for p in paths)
+
+
+def _is_hip_unit(path: Path, defines: Any = None) -> bool:
+    """A translation unit written for HIP: it includes a ``<hip/…>`` header on a line both builds compile. One
+    under a vendor guard (``#ifdef GGML_USE_HIP``) is a dual-target unit: still CUDA for nvcc, and hipcc
+    compiles its HIP path. Decided per unit, never per tree."""
+    try:
+        data = path.read_bytes()[:2_000_000]
+    except OSError:
+        return False
+    found = list(_HIP_INCLUDE.finditer(data))
+    if not found:
+        return False
+    vis = visibility(data, defines)
+    return any(vis.at(data.count(b"\n", 0, m.start()) + 1) in (BOTH, CUDA_ONLY) for m in found)
 
 
 def _load_units(entries: list[Any], hip_root: Path | None, src_root: Path, single: bool) -> tuple[list[_Unit], list[str]]:
@@ -548,7 +560,18 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
     if nvcc is None and nv:
         result.warnings.append("nvcc not found (install the CUDA toolkit or set HIPGAUGE_NVCC): NVIDIA compile "
                                "checks skipped")
-    hip_tree = _is_hip_tree([Path(e.path) for e in entries if e.kind == "cuda"])
+    try:
+        dual = tree_dual(entries)
+    except ValueError:
+        dual = None
+    defs = dual.defines() if dual is not None else None
+    unit_paths = [Path(e.path) for e in entries if e.kind == "cuda" and str(e.path).endswith(".cu")]
+    hip_units = {str(p.resolve()) for p in unit_paths if _is_hip_unit(p, defs)}
+    hip_tree = bool(unit_paths) and len(hip_units) == len(unit_paths)
+    # the project's HIP switches (GGML_USE_HIP, BNB_HIP…): hipcc compiles a dual-target unit's HIP path with them
+    amd_defines = list(defines or []) + [s.name for s in (dual.switches if dual is not None else ())
+                                          if s.side == "hip" and s.how in ("name", "build", "config")
+                                          and s.name not in (defines or [])]
     with tempfile.TemporaryDirectory(prefix="hipgauge-build-check-") as tmp:
         work = Path(tmp)
         hip_root: Path | None = None
@@ -561,6 +584,9 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
             result.warnings.append("the tree is already HIP: nvcc checks of the original CUDA are skipped")
             nv_run: list[str] = []
             nv = nv_run
+        if hip_units and not hip_tree and nv:
+            result.warnings.append(f"{len(hip_units)} of {len(unit_paths)} translation unit(s) already HIP (an "
+                                   "unguarded <hip/…> include): nvcc checks skipped for them only")
         units, warns = _load_units(entries, hip_root if not single else work / "hip", src_r, single)
         result.warnings.extend(warns)
         (work / "obj").mkdir()
@@ -574,16 +600,16 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
                 display_of[str(hip_root.joinpath(*e.display.split("/")).resolve())] = shown
         tasks: list[tuple[str, Callable[[float], CompileResult]]] = []
 
-        def task(u: _Unit, vendor: str, a: str, compiler: Compiler, incs: list[str]) -> Callable[[float], CompileResult]:
+        def task(u: _Unit, vendor: str, a: str, compiler: Compiler, incs: list[str],
+                 defs: list[str]) -> Callable[[float], CompileResult]:
             """One compile, called with the seconds it may take."""
-            return lambda t: _compile(u, vendor, a, compiler, work / "obj", t, incs, list(defines or []),
-                                      units_by_display, display_of)
+            return lambda t: _compile(u, vendor, a, compiler, work / "obj", t, incs, defs, units_by_display, display_of)
 
         for u in units:
             if hipcc is not None:
-                tasks.extend((u.display, task(u, "amd", a, hipcc, amd_incs)) for a in amd)
-            if nvcc is not None and not hip_tree:
-                tasks.extend((u.display, task(u, "nvidia", a, nvcc, nv_incs)) for a in nv)
+                tasks.extend((u.display, task(u, "amd", a, hipcc, amd_incs, amd_defines)) for a in amd)
+            if nvcc is not None and not hip_tree and str(u.cuda_path.resolve()) not in hip_units:
+                tasks.extend((u.display, task(u, "nvidia", a, nvcc, nv_incs, list(defines or []))) for a in nv)
 
         def run_task(item: tuple[str, Callable[[float], CompileResult]]) -> CompileResult | None:
             left = timeout_s if deadline is None else min(timeout_s, deadline - time.monotonic())

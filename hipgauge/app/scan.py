@@ -33,6 +33,8 @@ from hipgauge.rules.registry import anchor_index
 from hipgauge.rules.share import file_stats
 from hipgauge.source import pyinline
 from hipgauge.source.defined import QualifierMacro, tree_names
+from hipgauge.source.dualtarget import inventory as dual_inventory
+from hipgauge.source.dualtarget import tree_dual
 from hipgauge.source.parse import load_file, parse_bytes, read_entry
 from hipgauge.source.walk import SourceEntry, walk_tree
 
@@ -53,11 +55,17 @@ class ScanOptions:
     #: macros the scanned tree defines that stand for function qualifiers (``#define KERNEL __global__``,
     #: CCCL's ``CUB_DETAIL_KERNEL_ATTRIBUTES``): ``scan_entries`` fills it in the same pre-pass when None
     qualifier_macros: tuple[QualifierMacro, ...] | None = None
+    #: ``-D`` / ``[tool.hipgauge] defines`` for the dual-target view (``hipgauge.source.conditions.parse_define``)
+    defines: tuple[str, ...] = ()
+    #: the tree's vendor switches, shims and generated families (``hipgauge.source.dualtarget.TreeDual``):
+    #: ``scan_entries`` fills it in a pre-pass when None
+    dual: Any = None
 
     def __post_init__(self) -> None:  # accept lists too, keep the object hashable and picklable
         object.__setattr__(self, "exclude", tuple(self.exclude))
         object.__setattr__(self, "ignore", tuple(self.ignore))
         object.__setattr__(self, "defined", frozenset(self.defined))
+        object.__setattr__(self, "defines", tuple(self.defines))
         if self.qualifier_macros is not None:
             object.__setattr__(self, "qualifier_macros", tuple(self.qualifier_macros))
 
@@ -74,6 +82,8 @@ class FileResult:
     stats: FileStats | None = None
     skipped: SkippedFile | None = None
     warnings: list[str] = field(default_factory=list)
+    #: what the two builds see of this file (``dualtarget.FileView.summary``), None when nothing vendor-specific
+    dual: dict[str, Any] | None = None
     #: a .py file with no CUDA in it: neither scanned nor skipped (not listed)
     passed_over: bool = False
 
@@ -89,7 +99,7 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
         result = FileResult(entry.display, lines=pf.line_count)
         if pf.decode_note:
             result.warnings.append(f"{entry.display}: {pf.decode_note}")
-        _analyze(pf, options, result)
+        _analyze(pf, options, result, entry.kind)
         return result
     except RecursionError:
         return FileResult(entry.display, skipped=SkippedFile(entry.display, "too deeply nested to analyse"))
@@ -148,12 +158,14 @@ def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
     return result
 
 
-def _analyze(pf: Any, options: ScanOptions, result: FileResult) -> None:
+def _analyze(pf: Any, options: ScanOptions, result: FileResult, kind: str = "cuda") -> None:
     """Inventory, findings and statistics (``analyze_file``). A failed inventory fails the file (the caller
-    skips it); a rule that fails costs that file its findings (with a warning), not its inventory."""
+    skips it); a rule that fails costs that file its findings (with a warning), not its inventory. With the
+    tree's dual-target view (``options.dual``), findings in vendor branches and on shims are dropped or noted."""
     a = analyze_file(pf, mapping=load_mapping(), defined=options.defined,
                      qualifier_macros=options.qualifier_macros or (), ignore=set(options.ignore),
-                     rules=options.rules, stats=options.rules)
+                     rules=options.rules, stats=options.rules, dual=options.dual, kind=kind)
+    result.dual = a.view.summary() if a.view is not None else None
     if a.inventory_error is not None:
         raise a.inventory_error
     inv = a.inventory
@@ -243,6 +255,9 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
     mapping = load_mapping()  # once here, so forked workers inherit it
     if options.rules:
         anchor_index()  # the rule modules, catalogue and anchor index, inherited the same way
+    if options.dual is None:
+        options = replace(options, dual=tree_dual(entries, options.defines, options.max_file_bytes,
+                                                  frozenset(mapping.entries)))
     if not options.defined or options.qualifier_macros is None:
         defined, qual = tree_names(entries, library_name_test(mapping, options.rules), options.max_file_bytes)
         options = replace(options, defined=options.defined or defined,
@@ -270,7 +285,10 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
         results.extend(chunk_result)
         if on_progress is not None:
             on_progress(len(chunk_result))
-    return assemble(results, skipped, root)
+    res = assemble(results, skipped, root)
+    res.dual_target = dual_inventory(options.dual, [r.dual for r in sorted(results, key=lambda r: r.file)
+                                                    if r.dual is not None and r.skipped is None])
+    return res
 
 
 def tree_qualifier_macros(entries: list[SourceEntry], max_bytes: int = 8 * 1024 * 1024) -> tuple[QualifierMacro, ...]:

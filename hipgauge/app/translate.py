@@ -20,6 +20,8 @@ from typing import Any, Callable
 from hipgauge.app.analyze import analyze_file
 from hipgauge.app.scan import chunk_by_size, tree_scan_names
 from hipgauge.app.tree_copy import copy_unchanged, keep_modes
+from hipgauge.source.coverage import not_analysed
+from hipgauge.source.dualtarget import tree_dual
 from hipgauge.errors import InputError
 from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.model import ApiCall, FileStats, Record, SkippedFile
@@ -106,6 +108,7 @@ class TranslateResult(Record):
             "rewrite_share": rewrite_share,
             "translation_share": share,
             "translation_share_basis": basis,
+            "caveat": not_analysed(self.skipped)["caveat"],
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -332,7 +335,10 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
     try:
         cands = find_candidates(pf.data) if source else None
         tf: TranslatedFile | None = None
-        if cands is not None and not cands.needs_tree:
+        if opts.shims and item.display in opts.shims:  # the project's own CUDA→HIP mapping: it is the port
+            tf = untouched_file(pf)
+            tf.notes.append(f"{item.display}: project shim (maps CUDA names to HIP); kept as written, not rewritten")
+        elif cands is not None and not cands.needs_tree:
             tf = untouched_file(pf)
         elif cands is not None and opts.lexical:
             tf = lexical_translate(pf, load_mapping(), opts, cands)  # None: the tokens cannot decide
@@ -345,7 +351,7 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
     if write and item.target is not None:
         write_new(item.target, data, out_r)
     if opts.rules_share:
-        done.share_stats, note = _share_stats(pf, opts.share_defined, opts.share_qualifier_macros)
+        done.share_stats, note = _share_stats(pf, opts.share_defined, opts.share_qualifier_macros, opts.share_dual)
         if note:
             done.warnings.append(note)
     if tf is not None:
@@ -354,10 +360,12 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
     return done
 
 
-def _share_stats(pf: Any, defined: frozenset[str] = frozenset(),
-                 qualifier_macros: tuple[Any, ...] = ()) -> tuple[FileStats | None, str | None]:
-    """The file's statistics as ``hipgauge scan`` computes them (``analyze_file``: inventory → rules → share)."""
-    a = analyze_file(pf, mapping=load_mapping(), defined=defined, qualifier_macros=qualifier_macros)
+def _share_stats(pf: Any, defined: frozenset[str] = frozenset(), qualifier_macros: tuple[Any, ...] = (),
+                 dual: Any = None) -> tuple[FileStats | None, str | None]:
+    """The file's statistics as ``hipgauge scan`` computes them (``analyze_file``: inventory → rules → share),
+    with scan's dual-target view of the tree (``dual``) when given."""
+    a = analyze_file(pf, mapping=load_mapping(), defined=defined, qualifier_macros=qualifier_macros, dual=dual,
+                     kind=getattr(pf, "kind", None))
     failed = a.inventory_error or a.stats_error
     if failed is not None:
         return None, f"{pf.display}: scan statistics not computed ({failed.__class__.__name__}: {failed})"[:300]
@@ -465,6 +473,12 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
     header_names = _local_names(headers) if headers else frozenset()  # first: each call empties the read cache
     local = _local_names(entries, keep=True) | header_names
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
+    if opts.shims is None or (opts.rules_share and opts.share_dual is None):
+        dual = tree_dual(entries, max_bytes=options.max_file_bytes, known_cuda=frozenset(load_mapping().entries))
+        if opts.shims is None:
+            opts = replace(opts, shims=frozenset(Path(entries[0].path).name if single else d for d in dual.shim_files))
+        if opts.rules_share and opts.share_dual is None:
+            opts = replace(opts, share_dual=dual)
     if opts.rules_share:
         defined, qualifier_macros = tree_scan_names([*entries, *headers], max_bytes=options.max_file_bytes)
         opts = replace(opts, share_defined=defined, share_qualifier_macros=qualifier_macros)

@@ -199,8 +199,13 @@ def assess(
     include_dir: Optional[list[Path]] = typer.Option(None, "--include-dir", "-I",
                                                      help="extra include folder for the build check (repeatable; "
                                                           "added before build.include_dirs)"),
+    strict: bool = typer.Option(False, "--strict", help="exit 2 (after writing the report) when any file could not be analysed"),
+    define: Optional[list[str]] = typer.Option(None, "-D", "--define", help="preprocessor switch for the dual-target "
+                                               "view: NAME[=V] (both builds), hip:NAME[=V] or cuda:NAME[=V]; repeatable"),
 ) -> None:
     """Everything at once: one report folder with index.html, report.md, assessment.json, findings.sarif."""
+    from hipgauge.cli.scan import checked_defines
+
     check_percentile_target(percentile, target_ms)
     if not math.isfinite(build_budget):
         raise InputError(f"--build-budget-s {build_budget}: must be a finite number of seconds")
@@ -210,15 +215,20 @@ def assess(
 
         cfg.override("build.include_dirs", [*(str(d) for d in include_folders(include_dir)),
                                             *cfg.get("build.include_dirs")])
+    if define:
+        cfg.override("defines", list(checked_defines([*cfg.get("defines"), *define])))
     opts = _opts(paths, baseline=baseline, candidate=candidate, latency_csv=latency_csv,
                  candidate_latency_csv=candidate_latency_csv, target_ms=target_ms, percentile=percentile,
                  assume=list(assume or []), map_file=map_file, build_check=not no_build_check,
                  build_budget_s=build_budget, cache_from=output)
-    _assess_and_write(opts, cfg, output, json_out, store=store or store_db is not None, store_db=store_db)
+    doc = _assess_and_write(opts, cfg, output, json_out, store=store or store_db is not None, store_db=store_db)
+    from hipgauge.cli.scan import exit_if_strict
+
+    exit_if_strict(strict, (doc.get("headline") or {}).get("caveat"))
 
 
 def _assess_and_write(opts: Any, cfg: Any, output: Path, json_out: bool, title: str = "", store: bool = False,
-                      store_db: Path | None = None) -> None:
+                      store_db: Path | None = None) -> dict[str, Any]:
     from hipgauge.decide.pipeline import run_assessment
     from hipgauge.report.terminal import print_assessment
     from hipgauge.report.writer import check_output_dir
@@ -241,12 +251,13 @@ def _assess_and_write(opts: Any, cfg: Any, output: Path, json_out: bool, title: 
     folder = write_document(doc, run, output, opts.paths)
     if json_out:
         emit_json(doc)
-        return
+        return doc
     if title:
         out.print(Text(title, style="bold"))
     print_assessment(out, doc, str(folder))
     _stage_notes(run)
     err.print(Text(f"done in {time.perf_counter() - t0:.1f} s", style="dim"))
+    return doc
 
 
 def example_dir() -> Path:

@@ -157,6 +157,9 @@ def scan(
                                                      help="folder of headers the code includes, outside the tree "
                                                           "(repeatable): the names its headers define, such as a "
                                                           "CUDA_CHECK macro, are the project's own, not library calls"),
+    strict: bool = typer.Option(False, "--strict", help="exit 2 when any file could not be analysed"),
+    define: Optional[list[str]] = typer.Option(None, "-D", "--define", help="preprocessor switch for the dual-target "
+                                               "view: NAME[=V] (both builds), hip:NAME[=V] or cuda:NAME[=V]; repeatable"),
 ) -> None:
     """Inventory a CUDA tree: kernels, launch sites, library calls with their HIP counterparts, port findings."""
     from hipgauge import config as config_mod
@@ -175,6 +178,7 @@ def scan(
         ignore=tuple(cfg.get("ignore")),
         max_file_bytes=int(cfg.get("max_file_bytes")),
         workers=workers,
+        defines=checked_defines([*cfg.get("defines"), *(define or [])]),
     )
     map_files = None
     if executor == "dask":
@@ -211,8 +215,28 @@ def scan(
             warn(w)
     if sarif_note:
         warn(sarif_note)
+    exit_if_strict(strict, document["summary"].get("caveat"))
     if threshold is not None:
         fail_if_findings_at_or_above(result.findings, threshold)
+
+
+def checked_defines(items: list[str]) -> tuple[str, ...]:
+    """``-D`` / ``defines`` items, each checked (a one-line error naming the bad one)."""
+    from hipgauge.source.conditions import parse_define
+
+    for item in items:
+        try:
+            parse_define(item)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+    return tuple(items)
+
+
+def exit_if_strict(strict: bool, caveat: str | None) -> None:
+    """``--strict``: exit 2 (after the output) when some file could not be analysed."""
+    if strict and caveat:
+        err.print(f"hipgauge: --strict: {caveat}", markup=False, highlight=False)
+        raise typer.Exit(2)
 
 
 __all__ = ["scan", "expand_paths", "include_folders", "severity_threshold"]

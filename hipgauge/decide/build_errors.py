@@ -78,7 +78,9 @@ def header_library(header: str, vendor: str | None = None) -> tuple[str, str] | 
     counterpart met by an AMD compile (``mma.h``, ``cutlass/…``), None for a header of the project itself."""
     exact, prefixes, runtime, (cuda_only, cuda_only_prefixes) = library_headers()
     h = header.strip().strip('<>"')
-    if vendor == "amd" and (h in cuda_only or h.startswith(cuda_only_prefixes)):
+    if vendor == "amd" and (h in cuda_only or h.startswith(cuda_only_prefixes) or _is_cuda_header(h)):
+        # a CUDA header reached by hipcc (cuda_fp16.h, cublas_v2.h): the unit was not ported or its vendor guard
+        # let CUDA through; no machine could supply it, so it is the port's problem, not the toolchain's
         return PORT, exact.get(h) or runtime.get(h) or next((lib for p, lib in prefixes.items() if h.startswith(p)), "other")
     if h in runtime or h.startswith(("hip/", "cuda/")):
         return TOOLCHAIN, runtime.get(h, "runtime")
@@ -88,6 +90,15 @@ def header_library(header: str, vendor: str | None = None) -> tuple[str, str] | 
         if h.startswith(prefix):
             return ENVIRONMENT, lib
     return None
+
+
+@lru_cache(maxsize=4096)
+def _is_cuda_header(header: str) -> bool:
+    """A header only the CUDA toolkit ships (a CUDA-side name of the HIPIFY header table, or under ``cuda/``)."""
+    if header.startswith(("cuda/", "cub/", "thrust/system/cuda/")):
+        return True
+    entry = load_mapping().headers.get(header)
+    return entry is not None and entry.hip_name != header
 
 
 def _tokens(header: str, library: str) -> set[str]:

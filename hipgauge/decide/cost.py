@@ -27,6 +27,7 @@ from hipgauge.errors import InputError
 from hipgauge.kernel_names import base_name
 from hipgauge.knowledge.mapping import NON_LIBRARY
 from hipgauge.model import Record, ScanResult
+from hipgauge.decide.distinct import finding_items
 
 if TYPE_CHECKING:
     from hipgauge.profiles.parity import ComparisonResult
@@ -61,6 +62,7 @@ class CostItem(Record):
     line: int | None = None
     share: float | None = None
     ratio: float | None = None
+    count: int = 1  # occurrences this item stands for (same rule and construct in one kernel, or same-shape files)
 
 
 @dataclass
@@ -99,6 +101,10 @@ class CostEstimate(Record):
     notes: list[str] = field(default_factory=list)
     source: str = "estimated"
     lockin_known: bool = True  # False while economics.fleet_spend_per_year is the default 0
+    #: the items that weigh most, with their arithmetic (``basis``) and how many occurrences each stands for
+    drivers: list[dict[str, Any]] = field(default_factory=list)
+    #: what keeping the tree green for both vendors costs, from scan's dual-target inventory
+    dual_toolchain: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema": SCHEMA, **super().to_dict()}
@@ -158,10 +164,15 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
     finding_lines: set[tuple[str, int]] = set()
     for f in scan.findings:
         finding_lines.add((f.file, f.line))
-        h = float(f.effort_hours or 0.0)
-        items.append(CostItem(kind="finding", category=f.category, label=f"{f.code} {f.message}",
-                              low_hours=h * lo_f, high_hours=h * hi_f,
-                              basis=f"rule effort {h:g} h × [{lo_f:g}, {hi_f:g}]", file=f.file, line=f.line))
+    families: dict[str, str] = {}
+    for fam in (scan.dual_target or {}).get("generated_families", []):
+        for f in [*fam["files_all"], *([fam["template"]] if fam.get("template") else [])]:
+            families.setdefault(f, fam["id"])  # the template the copies instantiate is the same kernel family
+    family_bands = {str(k): (float(v[0]), float(v[1]))
+                    for k, v in (p.get("cost_model.library_family_hours") or {}).items()}
+    for g in finding_items(scan.findings, families, family_bands, lo_f, hi_f):
+        items.append(CostItem(kind=g.kind, category=g.category, label=g.label, low_hours=g.low, high_hours=g.high,
+                              basis=g.basis, file=g.file, line=g.line, count=g.count))
 
     tuned: list[str] = []
     if comparison is not None:
@@ -195,11 +206,16 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
         notes.append("no candidate profile: kernel tuning hours are not estimated (measure with --candidate)")
 
     seen_ops: set[tuple[str, str]] = set()
+    cuda_only = _cuda_only_lines(scan)
+    in_cuda_branch = 0
     for c in scan.api_calls:
         if c.library in NON_LIBRARY or c.status not in ("unsupported", "unknown") or c.kind != "function":
             continue
         if (c.file, c.line) in finding_lines:
             continue  # already costed by the finding at that line
+        if any(a <= c.line <= b for a, b in cuda_only.get(c.file, ())):
+            in_cuda_branch += 1
+            continue  # the HIP build has its own path there
         op = (c.library, c.cuda_name)
         if op in seen_ops:
             continue
@@ -209,6 +225,9 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
                               high_hours=high, file=c.file, line=c.line,
                               basis=f"no HIP mapping ({c.status}): [{low:g}, {high:g}] h"))
 
+    if in_cuda_branch:
+        notes.append(f"{in_cuda_branch} unmapped library reference(s) sit in CUDA-only branches (the HIP build has its "
+                     "own path): not costed")
     _build_items(build_check, items, notes, finding_lines, p)
 
     cats: dict[str, list[CostItem]] = defaultdict(list)
@@ -224,6 +243,7 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
     dual = {f.kernel for f in scan.findings if f.category in dual_cats and f.kernel}
     dual_bases = {base_name(k) for k in dual}
     dual |= {t for t in tuned if base_name(t) not in dual_bases}
+    dual |= {k["kernel"] for k in (scan.dual_target or {}).get("kernels_with_variants", []) if k.get("two_variants")}
     dual_list = sorted(dual)
     validation = float(p["economics.releases_per_year"]) * float(p["economics.validation_hours_per_release"])
     dual_h = len(dual_list) * float(p["economics.tuned_variant_hours_per_year"])
@@ -252,12 +272,43 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
                     f"avoided lock-in ({lockin:,.0f} USD/year)")
     cumulative = [{"year": y, "net_low_usd": net * y - one_high, "net_high_usd": net * y - one_low}
                   for y in range(0, horizon + 1)]
+    drivers = [{"label": i.label, "kind": i.kind, "count": i.count, "low_hours": i.low_hours, "high_hours": i.high_hours,
+                "share_of_high": (i.high_hours / high_h) if high_h else None, "where": f"{i.file}:{i.line}" if i.file else None,
+                "basis": i.basis} for i in sorted(items, key=lambda i: (-i.high_hours, i.label))[:10]]
+    dt = scan.dual_target or {}
+    two = [k["kernel"] for k in dt.get("kernels_with_variants", []) if k.get("two_variants")]
+    per_kernel = float(p["economics.tuned_variant_hours_per_year"])
+    dual_toolchain = {
+        "dual_target": bool(dt.get("dual_target")),
+        "switches": [s["name"] for s in dt.get("switches", []) if s.get("how") != "platform" and s.get("side") == "hip"],
+        "hip_options": [s["name"] for s in dt.get("switches", []) if s.get("side") == "hip-option"],
+        "shims": [s["file"] for s in dt.get("shims", [])],
+        "kernels_with_two_variants": two,
+        "hip_only_lines": (dt.get("lines") or {}).get("hip_only", 0),
+        "cuda_only_lines": (dt.get("lines") or {}).get("cuda_only", 0),
+        "findings_dropped": dt.get("findings_dropped", 0), "findings_noted": dt.get("findings_noted", 0),
+        "variant_hours_per_year": len(two) * per_kernel,
+        "basis": (f"{len(two)} kernel(s) the source keeps with one body per vendor × {per_kernel:g} h/year "
+                  "(economics.tuned_variant_hours_per_year), counted in the yearly upkeep with the kernels the "
+                  "rules and the profiles say need a tuned variant"),
+    } if dt else {}
     return CostEstimate(items=items, by_category=by_category, low_hours=low_h, high_hours=high_h,
                         one_time_low_usd=one_low, one_time_high_usd=one_high, upkeep=upkeep,
                         lockin_usd_per_year=lockin, net_usd_per_year=net, break_even_years_low=be_low,
                         break_even_years_high=be_high, break_even=sentence, cumulative=cumulative,
                         parameters=list(params.values()), notes=notes,
-                        lockin_known=not (params["economics.fleet_spend_per_year"].source == "default" and lockin == 0))
+                        lockin_known=not (params["economics.fleet_spend_per_year"].source == "default" and lockin == 0),
+                        drivers=drivers, dual_toolchain=dual_toolchain)
+
+
+def _cuda_only_lines(scan: ScanResult) -> dict[str, list[tuple[int, int]]]:
+    """Per file, the line ranges only the CUDA build compiles (scan's dual-target inventory)."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for f in (scan.dual_target or {}).get("files", []):
+        for b in f.get("branches", []):
+            if b.get("side") == "cuda-only":
+                out.setdefault(f["file"], []).append((int(b["lines"][0]), int(b["lines"][1])))
+    return out
 
 
 def _build_items(build_check: dict[str, Any] | None, items: list[CostItem], notes: list[str],

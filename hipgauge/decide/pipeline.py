@@ -28,10 +28,12 @@ from hipgauge.decide.build_errors import classify_build_check
 from hipgauge.decide.cost import CostEstimate, estimate_cost
 from hipgauge.decide.rubric import Decision, decide
 from hipgauge.errors import InputError
+from hipgauge.profiles.counters import add_theoretical
 from hipgauge.profiles.load import load_profile
 from hipgauge.profiles.match import load_user_map
 from hipgauge.profiles.parity import ComparisonResult, compare_profiles
 from hipgauge.profiles.projection import ProjectionResult, parse_assume, project_baseline
+from hipgauge.profiles.timeline_load import load_timeline
 from hipgauge.source.walk import walk_tree
 from hipgauge.translate.rewrite import TranslateOptions
 
@@ -119,7 +121,8 @@ class _NotRun(Exception):
 
 def _scan(opts: AssessOptions, config: Config) -> Any:
     options = ScanOptions(exclude=tuple(config.get("exclude")), ignore=tuple(config.get("ignore")),
-                          max_file_bytes=int(config.get("max_file_bytes")), workers=opts.workers)
+                          max_file_bytes=int(config.get("max_file_bytes")), workers=opts.workers,
+                          defines=tuple(config.get("defines")))
     return scan_tree(list(opts.paths), options)
 
 
@@ -315,8 +318,6 @@ def _run_stages(run: AssessmentRun, opts: AssessOptions, config: Config, want: s
                 run.warnings.append(f"build-check: {summary.get('coverage')}; the results shown are partial")
         if run.comparison is not None and isinstance(run.build_check, dict) and run.build_check.get("kernels"):
             # build-check's theoretical occupancy beside the achieved figures of the compare rows
-            from hipgauge.profiles.counters import add_theoretical
-
             add_theoretical(run.comparison, run.build_check)
     bc = run.build_check if isinstance(run.build_check, dict) and run.build_check.get("compiles") else None
     if "cost" in want:
@@ -331,8 +332,6 @@ def _workload(run: AssessmentRun, w: Workload, on_stage: Callable[[str], None] |
     def project() -> Any:
         if not Path(w.profile).exists():
             raise _NotRun(f"{w.profile} not found")
-        from hipgauge.profiles.timeline_load import load_timeline
-
         profile = load_profile(Path(w.profile), latency_csv=w.latency_csv)
         return profile, project_baseline(profile, w.target_ms, percentile=w.percentile,
                                          timeline=load_timeline(profile)[0])
@@ -369,8 +368,6 @@ def _profiles(run: AssessmentRun, opts: AssessOptions, config: Config, target: f
     def timeline(side: str, profile: Profile) -> Any:
         """The profile's host/device timeline for the replay projection (read once; None without one)."""
         if side not in timelines:
-            from hipgauge.profiles.timeline_load import load_timeline
-
             timelines[side] = load_timeline(profile)[0]
         return timelines[side]
 

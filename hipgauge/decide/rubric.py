@@ -10,7 +10,7 @@ workload clusters in — and that the verdict comes from the per-kernel measurem
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -410,6 +410,8 @@ def decide(scan: ScanResult | None, comparison: ComparisonResult | None = None,
     makeup, its missing library headers to library dependence as an environment gap (never as a defect)."""
     config = config or defaults()
     scan = scan or ScanResult(root="")
+    if any(f.branch for f in scan.findings):  # CUDA-only branch notes: the HIP build has its own path there
+        scan = replace(scan, findings=[f for f in scan.findings if not f.branch])
     rubric = load_rubric()
     meta = {s["id"]: s for s in rubric["signal"]}
     shares = kernel_shares(baseline=baseline, comparison=comparison, projection=projection)

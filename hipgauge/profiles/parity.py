@@ -17,6 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from hipgauge.kernel_names import strip_vendor_words
@@ -32,6 +33,7 @@ from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles.counters import attach_to_rows
 from hipgauge.profiles.grouping import classify
 from hipgauge.profiles.match import MatchResult, UserMap, match_kernels
+from hipgauge.profiles.whatif import compare_projection
 
 SCHEMA = "hipgauge.compare/1"
 ROW_ID = "__kernel_row"  # a kernel's row in its profile's table, carried while counters are being joined
@@ -425,10 +427,6 @@ def _replay_projection(base: Profile, cand: Profile, p: float, bdf: pl.DataFrame
     """The timeline replay (or the labelled additive model) from the baseline's latency CSV (``profiles.whatif``)."""
     if not base.latency_ms:
         return None
-    import numpy as np
-
-    from hipgauge.profiles.whatif import compare_projection
-
     bl = pct.iteration_latency(base, p, pct.METHOD_CSV)
     additive = None if bl.value_ms is None else bl.value_ms + delta_ms
     additive_model = (f"estimated: baseline {bl.statistic} latency (latency CSV) + the mean per-iteration kernel-time "

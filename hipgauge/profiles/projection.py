@@ -23,6 +23,7 @@ from hipgauge.errors import InputError
 from hipgauge.model import GroupSlack, Profile, Projection, Provenance
 from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles.grouping import GROUP_COLUMN, add_groups
+from hipgauge.profiles.whatif import project_with_replay
 
 SCHEMA = "hipgauge.project/1"
 
@@ -205,8 +206,6 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
         model = f"the baseline's own {latency.statistic} latency ({latency.method})"
     replay = None
     if row_ratio is not None:
-        from hipgauge.profiles.whatif import project_with_replay
-
         replay = project_with_replay(timeline, df, GROUP_COLUMN, percentile, base.latency_ms, T, row_ratio,
                                      latency.statistic, launch_overhead_us)
     if replay is not None:

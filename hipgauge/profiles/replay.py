@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from hipgauge.profiles.percentiles import infer_launch_period
 from hipgauge.profiles.timeline import (
     CALL_GRAPH,
     CALL_LAUNCH,
@@ -149,8 +150,6 @@ def _iteration_windows(tl: Timeline) -> tuple[pl.DataFrame, pl.DataFrame, str, l
     calls, ops = tl.calls.with_row_index("crow"), tl.ops.with_row_index("orow")
     if tl.windows:
         return calls, ops, tl.window_source, notes
-    from hipgauge.profiles.percentiles import infer_launch_period
-
     launched = ops.filter(pl.col("call").is_not_null()).sort("call", maintain_order=True)
     keys = launched["name"].to_list()
     period = infer_launch_period(keys)
@@ -185,8 +184,8 @@ def build_graph(tl: Timeline) -> ReplayGraph:
     o_all = ops.filter(pl.col("iteration").is_not_null())
     c_parts = c_all.partition_by("iteration", as_dict=True, maintain_order=True)
     o_parts = o_all.partition_by("iteration", as_dict=True, maintain_order=True)
-    for key in sorted(c_parts, key=lambda k: k[0]):  # type: ignore[index]
-        it = int(key[0])  # type: ignore[index]
+    for key in sorted(c_parts, key=lambda k: k[0]):
+        it = int(key[0])
         c = c_parts[key].sort("start_ns", maintain_order=True)
         o = o_parts.get(key)
         if o is None or o.height == 0 or c.height == 0:
@@ -318,7 +317,7 @@ def _iteration_graph(it: int, c: pl.DataFrame, o: pl.DataFrame) -> IterationGrap
         his = np.concatenate((bounds, [len(key)]))
         for lo, hi in zip(los.tolist(), his.tolist()):
             slices[int(min(chunk[lo], n_chunks - 1))].append((int(ostream[lo]), lo, hi))
-    return IterationGraph(o_dep=o_dep, o_dep_lag=o_dep_lag, 
+    return IterationGraph(o_dep=o_dep, o_dep_lag=o_dep_lag,
         iteration=it, op_rows=orow, c_thread=cthread.astype(np.int64), c_before=before.astype(np.float64),
         c_dur=dur.astype(np.float64), c_wake=wake, c_launch=c_launch, u_cpu=cum.astype(np.float64), u_launches=lcount,
         blocking=blocking, o_call=ocall, o_stream=ostream.astype(np.int64), o_chunk=np.minimum(chunk, n_chunks - 1),

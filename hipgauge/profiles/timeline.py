@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 CALL_OTHER, CALL_LAUNCH, CALL_GRAPH, CALL_MEMCPY, CALL_MEMSET, CALL_SYNC, CALL_EVENT_RECORD, CALL_STREAM_WAIT = range(8)
@@ -157,8 +158,6 @@ def count_host_events(calls: pl.DataFrame, other_ts: pl.Series, windows: list[tu
     out: dict[int, int] = {}
     if not windows:
         return out
-    import numpy as np
-
     ts = np.sort(other_ts.to_numpy()) if other_ts.len() else np.zeros(0, dtype=np.int64)
     per_call = calls.group_by("iteration").len()
     n_calls = {int(i): int(n) for i, n in per_call.iter_rows() if i is not None}

@@ -15,14 +15,13 @@ import polars as pl
 
 from hipgauge.errors import InputError
 from hipgauge.model import Profile
+from hipgauge.profiles import readers
 from hipgauge.profiles.timeline import Timeline
 
 
 def _discover() -> dict[str, Callable[..., Timeline]]:
     """Every module of ``profiles.readers`` that declares ``TIMELINES = {format name: reader}`` (as reader modules
     declare ``FORMATS`` for the registry): nothing here knows a format by name."""
-    from hipgauge.profiles import readers
-
     found: dict[str, Callable[..., Timeline]] = {}
     for info in pkgutil.iter_modules(readers.__path__):
         if not info.name.endswith("_timeline"):

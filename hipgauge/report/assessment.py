@@ -15,6 +15,7 @@ from hipgauge import __version__
 from hipgauge.knowledge.provenance import data_provenance
 from hipgauge.model import FileStats, ScanResult
 from hipgauge.report import counter_parity
+from hipgauge.source.coverage import not_analysed
 
 if TYPE_CHECKING:
     from hipgauge.decide.cost import CostEstimate
@@ -76,6 +77,8 @@ def _scan_section(scan: ScanResult, shares: dict[str, float]) -> dict[str, Any]:
         "findings_truncated": max(0, len(findings) - MAX_FINDINGS),
         "file_stats": [s.to_dict() | {"translation_share": s.translation_share} for s in scan.file_stats],
         "skipped": [s.to_dict() for s in scan.skipped],
+        "not_analysed": not_analysed(scan.skipped),
+        "dual_target": {k: v for k, v in (scan.dual_target or {}).items() if k != "files"},
         "warnings": list(scan.warnings),
     }
 
@@ -211,7 +214,9 @@ def _headline(doc: dict[str, Any]) -> dict[str, Any]:
              "upkeep_usd_per_year": (cost.get("upkeep") or {}).get("usd_per_year"),
              "break_even": cost.get("break_even"), "source": "estimated" if cost else "unknown",
              "basis": "fleet_spend_per_year × procurement_leverage − (validation + dual-variant hours) × hourly_rate"}
-    return {"translation_share": h_share, "parity": h_parity, "hours_to_close": h_hours, "lockin_minus_upkeep": h_net}
+    caveat = ((scan or {}).get("not_analysed") or {}).get("caveat")
+    return {"translation_share": h_share, "parity": h_parity, "hours_to_close": h_hours, "lockin_minus_upkeep": h_net,
+            "caveat": caveat}
 
 
 def _provenance(doc: dict[str, Any]) -> list[dict[str, Any]]:

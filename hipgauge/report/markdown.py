@@ -115,11 +115,34 @@ def _history(hist: dict[str, Any]) -> list[str]:
     return L + _more(hist.get("kernels_total", 0), len(hist["kernels"]), "kernels (hipgauge history)")
 
 
+def _dual_toolchain(dt: dict[str, Any], up: dict[str, Any]) -> list[str]:
+    """The report's "dual-toolchain upkeep" section (scan's dual-target inventory as the cost model uses it)."""
+    L = ["### Dual-toolchain upkeep", ""]
+    if not dt or not dt.get("dual_target"):
+        L += ["The tree does not build for both vendors today (no vendor switch, shim or vendor branch found): the "
+              "upkeep below is the validation of two toolchains plus the kernels that will need a tuned variant.", ""]
+    else:
+        L += [f"The tree already builds for both vendors: switches {md(', '.join(dt['switches']) or '—')}; shims "
+              f"{md(', '.join(dt['shims']) or '—')}; {dt['hip_only_lines']} lines only the HIP build compiles and "
+              f"{dt['cuda_only_lines']} only the CUDA build compiles (measured). Findings inside them: "
+              f"{dt['findings_dropped']} dropped (HIP-only code is the port), {dt['findings_noted']} kept as zero-hour "
+              "CUDA-only branch notes.", ""]
+        two = dt.get("kernels_with_two_variants") or []
+        L += [f"Kernels kept in two vendor variants: {len(two)}" + (f" ({md(', '.join(two))})" if two else "")
+              + f" → {num(dt['variant_hours_per_year'], 0)} h/year ({md(dt['basis'])}, estimated).", ""]
+    L += [f"Yearly upkeep in all: {up['hours_per_year']:,.0f} h = {up['validation_hours']:,.0f} h validation + "
+          f"{up['dual_variant_hours']:,.0f} h for {len(up['dual_variant_kernels'])} kernel(s) in two variants "
+          "(estimated).", ""]
+    return L
+
+
 def render_markdown(doc: dict[str, Any]) -> str:
     h = doc["headline"]
     L: list[str] = [f"# hipgauge assessment: {md(doc['inputs'].get('source') or '')}", ""]
     L.append(f"Generated {md(doc['generated_at'])} by hipgauge {md(doc['tool']['version'])}. "
              f"Baseline: {md(doc['inputs'].get('baseline'))}. Candidate: {md(doc['inputs'].get('candidate'))}.")
+    if h.get("caveat"):
+        L += ["", f"> **Caveat: {md(h['caveat'])}.**"]
     L += ["", "## The three measurements and the fourth number", ""]
     hp = h["parity"]
     if hp["kind"] == "compare":
@@ -280,6 +303,14 @@ def render_markdown(doc: dict[str, Any]) -> str:
         L += [f"Note: {md(n)}" for n in cost["notes"]] + [""]
         L += _table(["category", "items", "low h", "high h"],
                     [[md(c["category"]), str(c["count"]), num(c["low_hours"], 1), num(c["high_hours"], 1)] for c in cost["by_category"]])
+        if cost.get("drivers"):
+            L += ["### Top cost drivers", "",
+                  "Each item is one distinct piece of work (a rule's construct in one kernel, a generated family, a "
+                  "library kernel family), however many lines repeat it; the basis column is the arithmetic.", ""]
+            L += _table(["item", "occurrences", "low h", "high h", "where", "basis"],
+                        [[md(d["label"]), str(d["count"]), num(d["low_hours"], 1), num(d["high_hours"], 1),
+                          md(d.get("where") or ""), md(d["basis"])] for d in cost["drivers"]])
+        L += _dual_toolchain(cost.get("dual_toolchain") or {}, up)
         L += ["### Parameters", ""] + _table(["parameter", "value", "source", "from"],
                                               [[md(p["name"]), md(p["value"]), p["source"], md(p["origin"])] for p in cost["parameters"]])
 

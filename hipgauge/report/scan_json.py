@@ -9,6 +9,7 @@ from typing import Any, Iterable
 
 from hipgauge.model import Record, ScanResult, Severity
 from hipgauge.rules.share import overall_share
+from hipgauge.source.coverage import not_analysed
 
 SCHEMA = "hipgauge.scan/1"
 SEVERITY_WEIGHT = {"blocker": 8, "wrong-results": 4, "slow": 2, "info": 1}
@@ -78,10 +79,13 @@ def summary(result: ScanResult) -> dict[str, Any]:
     by_sev = Counter(_value(f.severity) for f in result.findings)
     by_cat = Counter(f.category for f in result.findings)
     share = overall_share(result.file_stats) if result.file_stats else None
+    gaps = not_analysed(result.skipped)
     return {
         "files": len(result.files),
         "lines": result.lines_scanned,
         "skipped": len(result.skipped),
+        "not_analysed": gaps["count"],
+        "caveat": gaps["caveat"],
         "kernels": len(result.kernels),
         "device_functions": len(result.device_functions),
         "launch_sites": len(result.launch_sites),
@@ -115,4 +119,5 @@ def scan_document(result: ScanResult) -> dict[str, Any]:
         "file_stats": records(result.file_stats),
         "skipped": records(result.skipped),
         "warnings": list(result.warnings),
+        "dual_target": result.dual_target,
     }

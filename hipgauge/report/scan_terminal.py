@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 _SEVERITY_ORDER = {"blocker": 0, "wrong-results": 1, "slow": 2, "info": 3}
@@ -34,6 +35,8 @@ def render_summary(out: Console, doc: dict[str, Any], limit: int = 15, max_findi
     """The terminal view of a ``hipgauge.scan/1`` document."""
     s = doc["summary"]
     out.print(f"[bold]hipgauge scan[/bold] {doc['root']}")
+    if s.get("caveat"):
+        out.print(f"[bold yellow]⚠ {escape(s['caveat'])}[/bold yellow]")
     out.print(f"{s['files']} files, {s['lines']} lines scanned; {s['skipped']} skipped  "
               f"[dim](measured from the source tree)[/dim]")
     out.print(f"kernels {s['kernels']} · device functions {s['device_functions']} · launch sites "
@@ -110,6 +113,16 @@ def render_summary(out: Console, doc: dict[str, Any], limit: int = 15, max_findi
         if len(doc["skipped"]) > 50:
             t.caption = f"… and {len(doc['skipped']) - 50} more (see --json)"
         out.print(t)
+
+    dt = doc.get("dual_target") or {}
+    if dt.get("dual_target"):
+        project = [sw["name"] for sw in dt["switches"] if sw["how"] != "platform" and sw["side"] == "hip"]
+        variants = [k["kernel"] for k in dt["kernels_with_variants"] if k["two_variants"]]
+        out.print(f"[bold]Dual-target[/bold]: switches {escape(', '.join(project) or '-')}; shims "
+                  f"{escape(', '.join(sh['file'] for sh in dt['shims']) or '-')}; {len(variants)} kernel(s) with a body "
+                  f"per vendor; {dt['lines']['hip_only']} HIP-only and {dt['lines']['cuda_only']} CUDA-only lines; "
+                  f"findings there: {dt['findings_dropped']} dropped, {dt['findings_noted']} CUDA-only notes "
+                  "[dim](measured; --json: dual_target)[/dim]")
 
     share = s["translation_share"]
     if share is None:

@@ -53,6 +53,14 @@ def print_cost(console: Console, cost: dict[str, Any]) -> None:
     console.print(Text(f"Break-even: {cost['break_even']}", style="bold"))
     for n in cost["notes"]:
         console.print(Text("note: " + n, style="yellow"))
+    if cost.get("drivers"):
+        d = Table(title=Text("Top cost drivers (one row per distinct piece of work)"))
+        for col in ("item", "occurrences", "low h", "high h", "basis"):
+            d.add_column(col, overflow="fold")
+        for row in cost["drivers"][:5]:
+            d.add_row(Text(row["label"][:70]), str(row["count"]), f"{row['low_hours']:.1f}", f"{row['high_hours']:.1f}",
+                      Text(row["basis"]))
+        console.print(d)
     p = Table(title=Text("Parameters"))
     for col in ("parameter", "value", "source", "from"):
         p.add_column(col, overflow="fold")
@@ -63,6 +71,8 @@ def print_cost(console: Console, cost: dict[str, Any]) -> None:
 
 def print_assessment(console: Console, doc: dict[str, Any], folder: str | None = None) -> None:
     h = doc["headline"]
+    if h.get("caveat"):
+        console.print(Text("⚠ " + h["caveat"], style="bold yellow"))
     t = Table(title=Text("hipgauge assessment"), show_header=True)
     t.add_column("measure")
     t.add_column("value", overflow="fold")

@@ -8,12 +8,14 @@ from rich.console import Console
 from rich.table import Table
 
 
-def _p(out: Console, text: str) -> None:
-    out.print(text, markup=False, emoji=False, highlight=False)
+def _p(out: Console, text: str, style: str | None = None) -> None:
+    out.print(text, markup=False, emoji=False, highlight=False, style=style)
 
 
 def render_translate(out: Console, doc: dict[str, Any], limit: int = 20) -> None:
     s = doc["summary"]
+    if s.get("caveat"):
+        _p(out, "⚠ " + s["caveat"], style="bold yellow")
     table = Table(title=f"translate {doc['source']} → {doc['output']}", show_lines=False)
     for col in ("file", "converted", "unconverted", "safe rewrites", "lines changed", "share"):
         table.add_column(col, justify="left" if col == "file" else "right")

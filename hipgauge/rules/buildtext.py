@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hipgauge.source.pybranches import blank_prose
+
 
 def strip_comments(lines: list[str], kind: str) -> list[str]:
     """The lines with ``#`` comments replaced by spaces (columns keep their positions).
@@ -9,6 +11,8 @@ def strip_comments(lines: list[str], kind: str) -> list[str]:
     A ``#`` inside a quoted string is not a comment (setup.py and CMake both quote flags); in a
     Makefile a ``\\#`` is a literal hash.
     """
+    if kind == "setup.py":  # docstrings and message strings name flags without passing them
+        lines = blank_prose(lines)
     out: list[str] = []
     for line in lines:
         quote = ""

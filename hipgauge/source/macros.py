@@ -246,8 +246,8 @@ def file_constants(data: bytes, macros: list[Macro]) -> dict[str, str]:
     consts: dict[str, str] = {}
     for mac in macros:
         if mac.params is None:
-            body = data[mac.body_start:mac.end].decode("latin-1")
-            body = COMMENT_OR_STRING_RE.sub(b" ", body.encode("latin-1")).decode("latin-1").replace("\\\n", " ").strip()
+            raw = COMMENT_OR_STRING_RE.sub(b" ", data[mac.body_start:mac.end])  # bytes regex, bytes replacement
+            body = raw.decode("latin-1").replace("\\\n", " ").replace("\\\r\n", " ").strip()
             if body and len(body) < 120:
                 consts.setdefault(mac.name, body)
     if b"const" in data:

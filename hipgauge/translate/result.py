@@ -24,6 +24,11 @@ class TranslateOptions:
     workers: int | None = None  # local process pool size for a tree; None = all cores (serial under 8 files)
     lexical: bool = True  # try the lexical fast path (translate/lexical.py) before parsing; False: tree path only
     include_dirs: tuple[str, ...] = ()  # header folders outside the tree (-I): their macros are the project's own
+    #: project shims (headers mapping CUDA names to HIP: ``source.dualtarget``), copied as written, never rewritten;
+    #: ``translate_tree`` finds them when None
+    shims: frozenset[str] | None = None
+    #: scan's dual-target view of the tree (``source.dualtarget.TreeDual``) for the scan-defined share; found when None
+    share_dual: Any = None
 
 
 @dataclass

@@ -41,6 +41,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from hipgauge.errors import InputError
@@ -216,8 +217,6 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
 def _timeline_columns(ev: _Events) -> TimelineColumns:
     """The columns the replay timeline needs, taken from this pass (built into a ``Timeline`` only when a
     projection asks for it: ``Profile.attachments['timeline']`` is that builder)."""
-    import numpy as np
-
     r_dur, r_name = ev.runtime.pop("r_dur"), ev.runtime.pop("r_name")
     kinds = np.frombuffer(ev.ops["kind"], dtype=np.int8) if len(ev.ops["kind"]) else np.zeros(0, np.int8)
     ts = np.frombuffer(ev.ops["ts"], dtype=np.float64) if len(ev.ops["ts"]) else np.zeros(0)

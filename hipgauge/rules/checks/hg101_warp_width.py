@@ -3,8 +3,10 @@
 What it does
 ------------
 Flags, in device code, `x & 31`, `x % 32`, `x >> 5` and `x / 32` where `x` is a thread index
-(`threadIdx`, a `lane`/`tid`/`warp` value), and anywhere a `WARP_SIZE`-style macro or constant
-defined as 32. The same arithmetic on unrelated values (bit packing) is reported with low confidence.
+(`threadIdx`, a `lane`/`tid`/`warp` value), `threadIdx.x < 32` / `>= 32` (the first warp), and anywhere a
+`WARP_SIZE`-style macro or constant defined as 32. In a kernel whose block is at most 64 threads by
+construction (`__launch_bounds__(64)`, or every launch in the file with block 64), `tid / 32` and `tid % 32`
+index a data layout inside one wavefront and are not reported. The same arithmetic on unrelated values (bit packing) is reported with low confidence.
 In a `#define` body (`#define LANE (threadIdx.x & 31)`) the left operand is read lexically; only
 thread-index operands are reported there, with medium confidence.
 
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import re
 
+from hipgauge.rules.checks._blocksize import fixed_block_threads
 from hipgauge.rules.checks._common import any_of, words
 from hipgauge.rules.hit import HIGH, LOW, Hit
 from hipgauge.rules.macrobody import left_operand
@@ -60,11 +63,15 @@ RULE = RuleMeta(
 )
 NODE = ("binary_expression", "preproc_def", "init_declarator")
 # text anchors start with a literal byte (the engine finds them with one fast-skipping regex)
-ANCHOR = any_of(rb"&\s*(?:31|0x1[fF])[uU]?\b", rb"%\s*32[uU]?\b", rb">>\s*5[uU]?\b", rb"/\s*32[uU]?\b", words(r"[A-Za-z]{0,3}_?[Ww][Aa][Rr][Pp]_?[Ss][Ii][Zz][Ee]\w*"))
+ANCHOR = any_of(rb"&\s*(?:31|0x1[fF])[uU]?\b", rb"%\s*32[uU]?\b", rb">>\s*5[uU]?\b", rb"/\s*32[uU]?\b",
+                rb"<\s*32[uU]?\b", rb">=\s*32[uU]?\b", words(r"[A-Za-z]{0,3}_?[Ww][Aa][Rr][Pp]_?[Ss][Ii][Zz][Ee]\w*"))
 
-_OPS = {"&": {31}, "%": {32}, ">>": {5}, "/": {32}}
+_OPS = {"&": {31}, "%": {32}, ">>": {5}, "/": {32}, "<": {32}, ">=": {32}}
+_COMPARE = ("<", ">=")  # ``threadIdx.x < 32``: "the first warp"
+_THREAD_INDEX = re.compile(r"threadIdx|\btid\b")
 _THREADISH = re.compile(r"threadIdx|\blane|[Ll]ane_?[Ii]d|\btid\b|\bwarp|[Ww]arp_?[Ii]d|\bwid\b|laneid")
 _WARP_NAME = re.compile(r"(?i)warp_?size")
+_WARPISH = re.compile(r"(?i)lane|warp|\bwid\b")
 
 
 def check(node, ctx):
@@ -79,12 +86,21 @@ def check(node, ctx):
         lhs = text(left)
         if "blockDim" in lhs:
             return []  # warp counts from blockDim are HG107
+        if _THREAD_INDEX.search(lhs) and not _WARPISH.search(lhs):
+            block = fixed_block_threads(ctx, node)
+            if block is not None and block <= 64:
+                return []  # a data layout in a block of at most 64 threads (one wavefront), not a warp index
+        if op.type in _COMPARE:
+            if not _THREADISH.search(lhs):
+                return []
+            return [Hit(node, HIGH, f"`{text(node)}` selects the first 32 threads as one warp")]
         if _THREADISH.search(lhs):
             return [Hit(node, HIGH, f"`{text(node)}`")]
         return [Hit(node, LOW, f"`{text(node)}` may be algorithmic, not a warp width")]
     if node.type == "preproc_def":
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-        if name is not None and value is not None and _WARP_NAME.search(text(name)) and ctx.fold(text(value).strip()) == 32:
+        value_text = re.sub(r"//.*|/\*.*?\*/", " ", text(value) if value is not None else "", flags=re.S).strip()
+        if name is not None and value is not None and _WARP_NAME.search(text(name)) and ctx.fold(value_text) == 32:
             return [Hit(node, HIGH, f"`{text(name)}` defined as 32")]
         return []
     # init_declarator: constexpr int kWarpSize = 32;
@@ -95,7 +111,7 @@ def check(node, ctx):
     return []
 
 
-_OP_TEXT = re.compile(rb"(&|%|>>|/)\s*(31|0x1[fF]|32|5)[uU]?$")
+_OP_TEXT = re.compile(rb"(&|%|>>|/)\s*(31|0x1[fF]|32|5)[uU]?$")  # not < / >=: a macro's comparison is rarely a warp
 
 
 def check_macro(body, at, end, macro, ctx):

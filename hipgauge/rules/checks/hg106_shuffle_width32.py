@@ -3,7 +3,8 @@
 What it does
 ------------
 Flags a loop around a `__shfl*` call that starts at offset 16 and halves (`o = 16; o > 0;
-o >>= 1`) or doubles up to 32 (`o < 32; o *= 2`), and shuffles given an explicit width of 32.
+o >>= 1`) or doubles up to 32 (`o < 32; o *= 2`), the same ladder unrolled by hand (a `__shfl_xor`/
+`__shfl_down` with offset 16 next to one with offset 8), and shuffles given an explicit width of 32.
 
 Why is this bad?
 ----------------
@@ -58,6 +59,7 @@ NODE = "call_expression"
 ANCHOR = words(r"__shfl\w*")
 _HALVING = re.compile(r"(>>=\s*1\b|/=\s*2\b|=\s*\w+\s*(?:>>\s*1|/\s*2)\b)")
 _DOUBLING = re.compile(r"(<<=\s*1\b|\*=\s*2\b)")
+_BUTTERFLY = re.compile(r"__shfl_(?:xor|down)(?:_sync)?$")
 
 
 def check(node, ctx):
@@ -77,4 +79,10 @@ def check(node, ctx):
             hits.append(Hit(loop, HIGH, "butterfly starts at offset 16"))
         elif re.search(r"<=?\s*(?:32|31)\b", cond_t) and _DOUBLING.search(upd_t):
             hits.append(Hit(loop, HIGH, "scan stops at 32 lanes"))
+    elif _BUTTERFLY.match(name) and len(args) > width_index - 1 and ctx.fold(args[width_index - 1]) == 16:
+        # an unrolled ladder: the 16-step here and an 8-step next to it in the same function
+        fn = ctx.function_of(node)
+        body = text(fn) if fn is not None else ""
+        if re.search(r"__shfl_(?:xor|down)(?:_sync)?\s*\([^;]*?,\s*8\s*[,)]", body):
+            hits.append(Hit(node, HIGH, "unrolled butterfly starts at offset 16"))
     return hits

@@ -21,8 +21,13 @@ __global__ void k(unsigned* x) {
 Use instead
 -----------
 ```cuda
+// per-byte add with no carry between bytes, as __vadd4 does (a plain + would carry)
+__device__ unsigned vadd4(unsigned a, unsigned b) {
+    unsigned s = (a & 0x7f7f7f7fu) + (b & 0x7f7f7f7fu);
+    return s ^ ((a ^ b) & 0x80808080u);
+}
 __global__ void k(unsigned* x) {
-    x[threadIdx.x] = x[threadIdx.x] + 0x01010101u;
+    x[threadIdx.x] = vadd4(x[threadIdx.x], 0x01010101u);
 }
 ```
 """
@@ -39,7 +44,8 @@ RULE = RuleMeta(
     category="asm",
     severity="blocker",
     message="device intrinsic not provided by HIP",
-    fix="Re-implement SIMD ops with bit manipulation; drop cache hints or use __builtin_nontemporal_load/store; "
+    fix="Re-implement SIMD ops with per-byte/half-word bit manipulation that keeps carries inside each lane (a plain "
+        "+ is not __vadd4), or use a project polyfill; drop cache hints or use __builtin_nontemporal_load/store; "
         "replace trap knowing its process-level effect.",
     effort=(0.5, 2),
     sources=(

@@ -11,7 +11,7 @@ Each variant writes into OUT_DIR:
 The latency runs come first and the profiler runs second, in the same process, on the same inputs.
 
 Random weights (weights=None): timings are the real network shapes; outputs are meaningless.
-Usage: python3 capture_pairs.py OUT_DIR [--only NAME[,NAME...]] [--iters 300] [--warmup 30] [--active 10] [--rounds 6]
+Usage: python3 capture_pairs.py OUT_DIR [--only NAME[,NAME...]] [--iters 300] [--warmup 30] [--active 10] [--rounds 6] [--set pairs|heldout]
 """
 
 from __future__ import annotations
@@ -49,6 +49,25 @@ VARIANTS = {
     "frcnn_fp32_tf32": ("fasterrcnn", 2, "fp32", False, False, True),
 }
 
+# Held out: captured after the projection model was built, for an error it was not tuned on
+# (`--set heldout`; README.md in tests/data/h200/heldout/).
+HELDOUT_VARIANTS = {
+    "mnv3_bs1_fp16_nchw": ("mobilenet_v3_large", 1, "fp16", False, False, False),
+    "mnv3_bs1_fp16_nchw_graph": ("mobilenet_v3_large", 1, "fp16", False, True, False),
+    "mnv3_bs32_fp16_nchw": ("mobilenet_v3_large", 32, "fp16", False, False, False),
+    "mnv3_bs32_fp16_cl": ("mobilenet_v3_large", 32, "fp16", True, False, False),
+    "vit_bs8_fp16": ("vit_b_16", 8, "fp16", False, False, False),
+    "vit_bs8_bf16": ("vit_b_16", 8, "bf16", False, False, False),
+    "vit_bs64_fp32": ("vit_b_16", 64, "fp32", False, False, False),
+    "vit_bs64_fp32_tf32": ("vit_b_16", 64, "fp32", False, False, True),
+}
+HELDOUT_PAIRS = [
+    ("mnv3_bs1_fp16_nchw", "mnv3_bs1_fp16_nchw_graph", "launch-bound CUDA graphs off -> on"),
+    ("mnv3_bs32_fp16_nchw", "mnv3_bs32_fp16_cl", "NCHW -> channels_last"),
+    ("vit_bs8_fp16", "vit_bs8_bf16", "fp16 -> bf16"),
+    ("vit_bs64_fp32", "vit_bs64_fp32_tf32", "GPU-bound fp32 TF32 off -> on"),
+]
+
 # base,cand,kind — the pairs the validation uses (see README.md)
 PAIRS = [
     ("r50_bs8_fp16_nchw", "r50_bs8_fp16_nchw_rerun", "same model twice"),
@@ -69,8 +88,8 @@ DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": None}
 
 def build(model_name: str, batch: int, dtype: str, channels_last: bool):
     dev = torch.device("cuda")
-    if model_name == "resnet50":
-        model = torchvision.models.resnet50(weights=None).eval().to(dev)
+    if model_name in ("resnet50", "mobilenet_v3_large", "vit_b_16"):
+        model = getattr(torchvision.models, model_name)(weights=None).eval().to(dev)
         x = torch.randn(batch, 3, 224, 224, device=dev)
         if channels_last:
             model = model.to(memory_format=torch.channels_last)
@@ -159,7 +178,12 @@ def main() -> int:
     ap.add_argument("--warmup", type=int, default=30)
     ap.add_argument("--active", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--set", choices=("pairs", "heldout"), default="pairs")
     args = ap.parse_args()
+    if args.set == "heldout":
+        VARIANTS.clear()
+        VARIANTS.update(HELDOUT_VARIANTS)
+        PAIRS[:] = HELDOUT_PAIRS
     os.makedirs(args.out_dir, exist_ok=True)
     names = [n for n in args.only.split(",") if n] or list(VARIANTS)
     with open(os.path.join(args.out_dir, "pairs.csv"), "w") as f:

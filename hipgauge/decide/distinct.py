@@ -1,0 +1,84 @@
+"""Hours that scale with distinct work, not with lines (issue 15).
+
+A finding's rule effort is for fixing one *construct*; the same construct again in the same kernel (an unrolled
+shuffle ladder, eight ``% 32`` in one loop) is the same edit, and the same construct in 30 generated
+instantiation files is one edit to the generator or the template. So findings are grouped:
+
+* key = (rule, construct, scope): the construct is the finding's source line with numbers and blanks
+  normalised (``__shfl_xor_sync(m, v, 16)`` and ``…, 8)`` are one construct); the scope is the kernel or
+  template (the enclosing function) in its file, or the generated family (``hipgauge.source.dualtarget``) for
+  files of the same shape;
+* each group costs its rule's effort once × [finding_low_factor, finding_high_factor], and says how many
+  occurrences it stands for;
+* a template-library rule (``cost_model.library_family_hours``: CUTLASS/CuTe → Composable Kernel) costs its
+  stated band once per distinct kernel family (a generated family, else the file), whatever the number of
+  findings in it: porting a family to CK is one piece of work whose size the band bounds;
+* zero-hour findings (info notes, "CUDA-only branch" notes) cost nothing and are not listed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+_NUM = re.compile(r"\b0[xX][0-9a-fA-F]+\b|\b\d+(?:\.\d*)?[uUlLfF]*\b")
+_BLANKS = re.compile(r"\s+")
+
+
+@dataclass
+class DistinctItem:
+    kind: str  # "finding" | "library-family"
+    category: str
+    label: str
+    low: float
+    high: float
+    basis: str
+    file: str | None
+    line: int | None
+    count: int
+
+
+def construct(snippet: str) -> str:
+    """The source line with numbers as ``#`` and blanks collapsed: what "the same construct" compares."""
+    return _BLANKS.sub(" ", _NUM.sub("#", snippet or "")).strip()
+
+
+def finding_items(findings: Iterable[Any], families: dict[str, str], library_bands: dict[str, tuple[float, float]],
+                  lo_f: float, hi_f: float) -> list[DistinctItem]:
+    """Cost items of ``findings`` grouped by distinct work (module docstring). ``families``: file -> generated
+    family id; ``library_bands``: rule code -> (low, high) hours per distinct kernel family."""
+    groups: dict[tuple[Any, ...], list[Any]] = {}
+    for f in findings:
+        h = float(f.effort_hours or 0.0)
+        if h <= 0:
+            continue
+        family = families.get(f.file)
+        if f.code in library_bands:
+            key: tuple[Any, ...] = ("library-family", f.code, family or f.file)
+        elif family is not None:
+            key = ("finding", f.code, family)  # same-shape copies: one edit to the template or the generator
+        else:
+            key = ("finding", f.code, f.file, f.kernel or "", construct(f.snippet) or f.message)
+        groups.setdefault(key, []).append(f)
+    out: list[DistinctItem] = []
+    for key, fs in groups.items():
+        first = fs[0]
+        n = len(fs)
+        files = len({f.file for f in fs})
+        where = (f"{n} occurrence(s) in {files} file(s) of the generated family {families[first.file]}"
+                 if families.get(first.file)
+                 else f"{n} occurrence(s)" + (f" in {first.kernel}" if first.kernel else "")
+                 + (f" across {files} files" if files > 1 else ""))
+        if key[0] == "library-family":
+            low, high = library_bands[first.code]
+            out.append(DistinctItem("library-family", first.category, f"{first.code} kernel family {key[2]}", low, high,
+                                    f"{first.code} per distinct kernel family: band [{low:g}, {high:g}] h once "
+                                    f"({where}; cost_model.library_family_hours)", first.file, first.line, n))
+            continue
+        h = float(first.effort_hours)
+        out.append(DistinctItem("finding", first.category, f"{first.code} {first.message}", h * lo_f, h * hi_f,
+                                f"rule effort {h:g} h × [{lo_f:g}, {hi_f:g}] once for {where}",
+                                first.file, first.line, n))
+    return out

@@ -1,0 +1,509 @@
+"""Trees that already build for both vendors: their switches, shims, vendor-specific kernel variants, and
+same-shape generated files.
+
+One pass over the tree before the per-file scan (``tree_dual``) finds
+
+* the vendor **switches**: the HIP platform names (``hipgauge.source.conditions.PLATFORM_NAMES``) where they are
+  tested, and the project's own: a name like ``GGML_USE_HIP`` / ``BNB_HIP`` / ``USE_ROCM`` tested in a
+  condition or defined by a build file, a name ``#define``d only where the HIP build sees it, and names tested
+  together with a HIP name (``defined(GGML_USE_HIP) && defined(GGML_HIP_ROCWMMA_FATTN)``: a HIP-only option,
+  undefined in the CUDA build); ``-D`` / ``[tool.hipgauge] defines`` add or override;
+* the project **shims**: headers that map CUDA names to HIP (``#define cudaStream_t hipStream_t``,
+  ``#define __shfl_xor_sync(m, v, l, w) __shfl_xor(v, l, w)``), polyfill CUDA intrinsics (``__vsub4``) or define
+  one neutral name per vendor (``#ifdef BNB_HIP #define bnb_stream_t hipStream_t #else … cudaStream_t``);
+* **generated families**: small files of the same shape (template instantiation files), for the cost model.
+
+Then, per file (``FileView``): which build sees each line; findings in code only the HIP build compiles are the
+port itself and are dropped; findings in code only the CUDA build compiles, where the HIP build has its own
+path, become info-level "CUDA-only branch" notes with no hours; a shim's own definitions are not findings.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from hipgauge.source.conditions import (
+    BOTH,
+    CUDA_ONLY,
+    HIP_ONLY,
+    LABEL,
+    NEITHER,
+    PLATFORM_NAMES,
+    Defines,
+    Visibility,
+    directives,
+    parse_define,
+    visibility,
+)
+from hipgauge.model import Severity
+from hipgauge.source.pybranches import cmake_vendor_lines, vendor_lines
+
+#: a project's vendor switch, by its name
+SWITCH_NAME_RE = re.compile(r"^(?:[A-Z][A-Z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?(?:HIP|ROCM)$")
+#: a name that only means something for AMD (a HIP-only option when tested with a HIP name)
+AMD_WORD_RE = re.compile(r"(?:^|_)(?:HIP|ROCM|AMD|GFX\w*|RDNA\d*|CDNA\d*|WAVE64|ROCWMMA|HIPBLASLT)(?:_|$)")
+#: names the CUDA build never defines when nvcc compiles (the HIP platform names)
+HIP_PLATFORM = frozenset(n for n, (c, h) in PLATFORM_NAMES.items() if h is not None)
+_BUILD_DEFINE = re.compile(r"(?:-D\s*|compile_definitions\s*\([^)]*?\b|define_macros[^\n]*?[\"'])([A-Z][A-Z0-9_]*)")
+_HIPISH = re.compile(rb"\b(?:hip(?:[A-Z_]|blas|cub|rand|fft|sparse|solver|rtc|Lt)\w*|HIP\w*|roc\w+|"
+                     rb"__shfl(?:_up|_down|_xor)?\b|__ballot\b|__any\b|__all\b|__builtin_amdgcn\w*|__lane_id\b|__ockl\w*|amd_\w+)")
+_CUDAISH = re.compile(rb"\b(?:cuda[A-Z_]\w*|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|nv\w+|__nv\w+)")
+_CUDA_NAME = re.compile(r"^(?:cuda[A-Z_]\w*|CUDA_\w+|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|curand\w*|cusparse\w*|"
+                        r"cufft\w*|cudnn\w*|nvrtc\w*|__shfl\w*_sync|__ballot_sync|__any_sync|__all_sync|"
+                        r"__match\w*_sync|__reduce\w*_sync|__syncwarp|__activemask|__v\w+\d|__dp4a|__dp2a\w*|"
+                        r"__nv_\w+|nv_bfloat16\w*|__half\w*|__h\w+)$")
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)\n]*\))?((?:[^\n]*\\\r?\n)*[^\n]*)", re.MULTILINE)
+_POLYFILL = re.compile(rb"__device__[\w\s:*&<>,]*?\b(__v\w+\d\w*|__dp4a|__dp2a\w*|__shfl\w*|__ballot\w*|__hmax\w*|"
+                       rb"__hmin\w*|__activemask|__syncwarp|__nanosleep|__popc\w*|__byte_perm|__funnelshift\w*)"
+                       rb"\s*\([^;{]*\)\s*\{")
+_USING = re.compile(rb"^[ \t]*using[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([^;\n]+);", re.M)
+SHIM_MIN_MAPPINGS = 3
+#: rules a shim answers for the names it maps: the name has no HIP counterpart / its mask is 32 bits
+SHIM_COVERED_CODES = frozenset({"HG103", "HG104", "HG209", "HG305", "HG706"})
+SHIM_COVERED_CATEGORIES = frozenset({"api", "library"})
+GENERATED_MAX_BYTES = 6 * 1024
+GENERATED_MIN_COPIES = 3
+GENERATED_MAX_DIFF = 0.25  # share of tokens that may differ between copies
+
+
+@dataclass(frozen=True)
+class Switch:
+    name: str
+    side: str  # "hip": defined only in the HIP build; "hip-option": undefined in the CUDA build, unknown in HIP
+    how: str  # platform | name | build | defined-under-hip | with-hip-names | config
+    where: tuple[str, ...] = ()  # "file:line", first few
+    uses: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "side": self.side, "how": self.how, "where": list(self.where), "uses": self.uses}
+
+
+@dataclass(frozen=True)
+class Shim:
+    file: str
+    mappings: tuple[tuple[str, str], ...]  # (CUDA or neutral name, what it becomes under HIP)
+    polyfills: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "mappings": len(self.mappings), "polyfills": list(self.polyfills),
+                "examples": [f"{a} → {b}" for a, b in self.mappings[:5]]}
+
+
+@dataclass(frozen=True)
+class Family:
+    """Same-shape small files (generated template instantiations): one piece of work with a count."""
+
+    id: str  # a glob-like label: the first file's path with the differing name parts as *
+    files: tuple[str, ...]
+    #: the project header every copy includes (the template they instantiate, ``launch_template.h``), when one
+    template: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "copies": len(self.files), "template": self.template, "files": list(self.files[:10]),
+                "files_all": list(self.files)}
+
+
+@dataclass(frozen=True)
+class TreeDual:
+    switches: tuple[Switch, ...] = ()
+    shims: tuple[Shim, ...] = ()
+    families: tuple[Family, ...] = ()
+    user: tuple[str, ...] = ()  # -D / config defines as given
+
+    def defines(self) -> Defines:
+        """What each build defines, from the switches and the user's items (worked out once per tree)."""
+        cached = self.__dict__.get("_defines")
+        if cached is None:
+            sw = {s.name: "hip" for s in self.switches if s.side == "hip" and s.name not in PLATFORM_NAMES}
+            opts = tuple(s.name for s in self.switches if s.side == "hip-option")
+            cached = Defines.standard(sw, opts, self.user)
+            object.__setattr__(self, "_defines", cached)  # a memo on a frozen record, not state
+        return cached
+
+    @property
+    def shim_files(self) -> frozenset[str]:
+        return frozenset(s.file for s in self.shims)
+
+    def shim_names(self) -> dict[str, tuple[str, str]]:
+        """CUDA name -> (HIP text, shim file) over all shims."""
+        out: dict[str, tuple[str, str]] = {}
+        for s in self.shims:
+            for a, b in s.mappings:
+                out.setdefault(a, (b, s.file))
+            for p in s.polyfills:
+                out.setdefault(p, (f"polyfill in {s.file}", s.file))
+        return out
+
+    def family_of(self) -> dict[str, str]:
+        return {f: fam.id for fam in self.families for f in fam.files}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The tree pass
+# ---------------------------------------------------------------------------------------------------------------
+
+SOURCE_KINDS = ("cuda", "cpp", "header")
+BUILD_KINDS = ("cmake", "make", "setup.py")
+
+
+def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int = 8 * 1024 * 1024,
+              known_cuda: frozenset[str] | set[str] | None = None) -> TreeDual:
+    """Switches, shims and generated families of the walked ``entries`` (``SourceEntry``); ``user``: ``-D`` items
+    (validated: ValueError with a one-line reason). ``known_cuda``: the CUDA names of the HIPIFY mapping."""
+    user = tuple(user)
+    for item in user:
+        parse_define(item)
+    where: dict[str, list[str]] = defaultdict(list)
+    uses: Counter[str] = Counter()
+    how: dict[str, str] = {}
+    options: set[str] = set()
+    keep: list[tuple[str, bytes]] = []  # files that may hold a shim or a define under a HIP guard
+    small: list[tuple[str, bytes]] = []
+    for e in entries:
+        if e.size > max_bytes or (e.kind not in SOURCE_KINDS and e.kind not in BUILD_KINDS):
+            continue
+        try:
+            with open(e.path, "rb") as fh:
+                data = fh.read(max_bytes + 1)
+        except OSError:
+            continue
+        if b"\x00" in data[:8192]:
+            continue
+        if e.kind in BUILD_KINDS:
+            _build_switches(data, e.display, where, how)
+            continue
+        if e.kind in ("cuda", "cpp") and len(data) <= GENERATED_MAX_BYTES:
+            small.append((e.display, data))
+        if b"#" not in data or not (b"HIP" in data or b"ROCM" in data or b"hip" in data):
+            continue
+        for d in directives(data):
+            if d.kind not in ("if", "ifdef", "ifndef", "elif"):
+                continue
+            names = re.findall(r"[A-Za-z_]\w*", d.text)
+            hip_here = [n for n in names if n in HIP_PLATFORM or SWITCH_NAME_RE.match(n)]
+            for n in hip_here:
+                uses[n] += 1
+                if len(where[n]) < 5:
+                    where[n].append(f"{e.display}:{d.line}")
+                how.setdefault(n, "platform" if n in PLATFORM_NAMES else "name")
+            if hip_here and "||" not in d.text:
+                for m in re.finditer(r"(!\s*)?defined\s*\(?\s*([A-Za-z_]\w*)", d.text):
+                    n = m.group(2)
+                    if not m.group(1) and n not in hip_here and AMD_WORD_RE.search(n) and n not in PLATFORM_NAMES:
+                        options.add(n)
+                        uses[n] += 1
+                        if len(where[n]) < 5:
+                            where[n].append(f"{e.display}:{d.line}")
+        if (b"define" in data or b"using" in data) and _HIPISH.search(data):
+            keep.append((e.display, data))
+    switches = {n: Switch(n, "hip", how[n], tuple(where[n]), uses[n]) for n in how}
+    for n in options - set(switches):
+        switches[n] = Switch(n, "hip-option", "with-hip-names", tuple(where[n]), uses[n])
+    # names #define'd only where the HIP build sees them (#ifdef __HIPCC__ / #define BNB_HIP) are switches too, and
+    # names defined only for some AMD targets (#ifdef __gfx942__ / #define CDNA3) HIP-only options; one such name can
+    # decide where the next is defined (#if defined(CDNA3) || defined(CDNA2) / #define CDNA): a few rounds
+    views: list[tuple[str, bytes, Visibility]] = []
+    for _round in range(4):
+        defs = TreeDual(tuple(switches.values()), user=user).defines()
+        views = [(f, data, visibility(data, defs)) for f, data in keep]
+        found = _defined_under_hip(views)
+        new = {n: sw for n, sw in found.items() if n not in switches}
+        if not new:
+            break
+        for n, sw in new.items():
+            switches[n] = replace(sw, uses=uses.get(n, 0))
+    final = TreeDual(tuple(sorted(switches.values(), key=lambda s: s.name)), user=user)
+    shims = tuple(s for s in (_shim(f, data, vis, known_cuda) for f, data, vis in views) if s is not None)
+    return replace(final, shims=shims, families=tuple(generated_families(small)))
+
+
+def _defined_under_hip(views: list[tuple[str, bytes, Visibility]]) -> dict[str, Switch]:
+    """Flag-like names (``#define X`` / ``#define X 1``) every definition of which only the HIP build compiles:
+    a switch when the HIP build surely compiles it, a HIP-only option when only some AMD targets do."""
+    under_hip: dict[str, str] = {}
+    arch_only: dict[str, str] = {}
+    elsewhere: set[str] = set()
+    for f, data, vis in views:
+        for dm in _DEFINE.finditer(data):
+            if dm.group(2):
+                continue
+            line = data.count(b"\n", 0, dm.start()) + 1
+            name = dm.group(1).decode("latin-1")
+            if vis.at(line) == HIP_ONLY and re.fullmatch(rb"\s*(?:1|true)?\s*(?://.*|/\*.*)?", dm.group(3) or b""):
+                if vis.surely(line):
+                    under_hip.setdefault(name, f"{f}:{line}")
+                else:
+                    arch_only.setdefault(name, f"{f}:{line}")
+            elif vis.at(line) != HIP_ONLY:
+                elsewhere.add(name)
+    out = {n: Switch(n, "hip", "defined-under-hip", (at,)) for n, at in under_hip.items() if n not in elsewhere}
+    for n, at in arch_only.items():
+        if n not in elsewhere and n not in out:
+            out[n] = Switch(n, "hip-option", "defined-under-amd-target", (at,))
+    return out
+
+
+def _build_switches(data: bytes, display: str, where: dict[str, list[str]], how: dict[str, str]) -> None:
+    text = data.decode("latin-1")
+    for m in _BUILD_DEFINE.finditer(text):
+        n = m.group(1)
+        if SWITCH_NAME_RE.match(n):
+            how.setdefault(n, "build")
+            if len(where[n]) < 5:
+                where[n].append(f"{display}:{text.count(chr(10), 0, m.start()) + 1}")
+
+
+def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim | None:
+    mappings: list[tuple[str, str]] = []
+    by_side: dict[str, dict[int, bytes]] = defaultdict(dict)
+    n_defines = 0
+    for m in _DEFINE.finditer(data):
+        n_defines += 1
+        name = m.group(1).decode("latin-1")
+        body = (m.group(3) or b"").replace(b"\\\n", b" ").strip()
+        line = data.count(b"\n", 0, m.start()) + 1
+        where = vis.at(line)
+        if where in (HIP_ONLY, CUDA_ONLY):
+            by_side[name][where] = body
+        if where == CUDA_ONLY:
+            continue
+        if ((known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name)) and _HIPISH.search(body):
+            mappings.append((name, _short(body)))
+    for m in _USING.finditer(data):  # using bnb_stream_t = hipStream_t; / … = cudaStream_t;
+        where = vis.at(data.count(b"\n", 0, m.start()) + 1)
+        if where in (HIP_ONLY, CUDA_ONLY):
+            by_side[m.group(1).decode("latin-1")][where] = m.group(2).strip()
+    for name, sides in by_side.items():  # one neutral name per vendor (bitsandbytes' compat.cuh)
+        if (HIP_ONLY in sides and CUDA_ONLY in sides and _HIPISH.search(sides[HIP_ONLY])
+                and _CUDAISH.search(sides[CUDA_ONLY]) and all(a != name for a, _b in mappings)):
+            mappings.append((name, _short(sides[HIP_ONLY])))
+    polyfills = sorted({m.group(1).decode("latin-1") for m in _POLYFILL.finditer(data)})
+    count = len(mappings) + len(polyfills)
+    if count < SHIM_MIN_MAPPINGS:
+        return None
+    if b"__global__" in data and len(mappings) * 2 < max(n_defines, 1):
+        return None  # a kernel file with a few mappings of its own, not a shim
+    return Shim(display, tuple(mappings), tuple(polyfills))
+
+
+def _short(body: bytes) -> str:
+    s = " ".join(body.decode("latin-1").split())
+    return s if len(s) <= 80 else s[:77] + "…"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Generated families
+# ---------------------------------------------------------------------------------------------------------------
+
+_TOK = re.compile(rb"[A-Za-z_]\w*|\d+|\S")
+_COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def generated_families(files: list[tuple[str, bytes]]) -> list[Family]:
+    """Groups of at least ``GENERATED_MIN_COPIES`` small files whose token sequences have the same length and
+    differ in at most ``GENERATED_MAX_DIFF`` of their tokens (``flash_fwd_hdim128_fp16_sm80.cu`` and its 30
+    siblings)."""
+    groups: dict[int, list[tuple[str, list[bytes]]]] = defaultdict(list)
+    includes = {name: _project_includes(name, data) for name, data in files}
+    for name, data in files:
+        toks = _TOK.findall(_COMMENTS.sub(b" ", data))
+        if 4 <= len(toks) <= 2000 and (b"template" in data or b"#include" in data):
+            groups[len(toks)].append((name, toks))
+    out: list[Family] = []
+    for _n, members in sorted(groups.items()):
+        if len(members) < GENERATED_MIN_COPIES:
+            continue
+        clusters: list[tuple[list[bytes], list[str]]] = []
+        for name, toks in sorted(members):
+            limit = GENERATED_MAX_DIFF * len(toks)
+            for rep, names in clusters:
+                if sum(a != b for a, b in zip(rep, toks)) <= limit:
+                    names.append(name)
+                    break
+            else:
+                clusters.append((toks, [name]))
+        for _rep, names in clusters:
+            if len(names) >= GENERATED_MIN_COPIES:
+                common = set.intersection(*(includes[n] for n in names))
+                out.append(Family(_family_id(names), tuple(names), min(common) if len(common) == 1 else None))
+    return sorted(out, key=lambda f: f.id)
+
+
+def _project_includes(name: str, data: bytes) -> set[str]:
+    """The ``#include "…"`` headers of a file, as tree paths (relative to its folder, normalised)."""
+    folder = posixpath.dirname(name)
+    return {posixpath.normpath(posixpath.join(folder, m.group(1).decode("latin-1")))
+            for m in re.finditer(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', data, re.M)}
+
+
+def _family_id(names: list[str]) -> str:
+    """``a/flash_fwd_hdim64_fp16_sm80.cu`` + siblings → ``a/flash_fwd_hdim*_*_sm80.cu``."""
+    parts = [re.split(r"([_./-])", n) for n in names]
+    if len({len(p) for p in parts}) != 1:
+        head = os.path.commonprefix(names)
+        tail = os.path.commonprefix([n[len(head):][::-1] for n in names])[::-1]
+        return head + "*" + tail
+    return "".join(p[0] if len({q[i] for q in parts}) == 1 else "*" for i, p in enumerate(zip(*parts)))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Per file
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class FileView:
+    """One file seen through the two builds."""
+
+    file: str
+    vis: Visibility
+    shim: bool = False
+    dropped: int = 0  # findings in code only the HIP build compiles (or neither), or on a shim's definitions
+    noted: int = 0  # findings turned into CUDA-only branch notes
+    variants: list[dict[str, Any]] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any] | None:
+        counts = self.vis.counts()
+        if not (any(counts.values()) or self.shim or self.dropped or self.noted or self.variants):
+            return None
+        return {"file": self.file, **counts, "shim": self.shim, "findings_dropped": self.dropped,
+                "findings_noted": self.noted, "variants": self.variants, "branches": self.branches()}
+
+    def branches(self) -> list[dict[str, Any]]:
+        """The file's vendor-exclusive line ranges: ``{side, lines: [first, last], guard}`` (guard: the line of the
+        directive that decides it)."""
+        out: list[dict[str, Any]] = []
+        where, guard = self.vis.where, self.vis.guard
+        i = 0
+        while i < len(where):
+            w = where[i]
+            if w == BOTH:
+                i += 1
+                continue
+            j = i
+            while j + 1 < len(where) and where[j + 1] == w and guard[j + 1] == guard[i]:
+                j += 1
+            out.append({"side": LABEL[w], "lines": [i + 1, j + 1], "guard": guard[i]})
+            i = j + 1
+        return out
+
+
+def file_view(display: str, data: bytes, tree: TreeDual | None, kind: str = "cuda") -> FileView:
+    tree = tree or TreeDual()
+    if kind == "setup.py":
+        return FileView(display, vendor_lines(data.decode("utf-8", "replace")))
+    if kind == "cmake":
+        return FileView(display, cmake_vendor_lines(data.decode("utf-8", "replace")))
+    if kind == "make":
+        return FileView(display, visibility(b"", None))
+    return FileView(display, visibility(data, tree.defines()), shim=display in tree.shim_files)
+
+
+def kernel_variants(view: FileView, kernels: Iterable[Any]) -> None:
+    """Kernels whose definition holds code only one build compiles, or that only one build defines."""
+    for k in kernels:
+        first, last = k.line, max(k.end_line, k.line)
+        sides = Counter(view.vis.at(n) for n in range(first, last + 1))
+        whole = view.vis.at(first)
+        if sides[HIP_ONLY] or sides[CUDA_ONLY] or whole != BOTH:
+            view.variants.append({"kernel": k.name, "file": view.file, "line": k.line,
+                                  "hip_only_lines": sides[HIP_ONLY], "cuda_only_lines": sides[CUDA_ONLY],
+                                  "defined_in": {BOTH: "both", HIP_ONLY: "hip-only", CUDA_ONLY: "cuda-only",
+                                                 NEITHER: "neither"}[whole]})
+
+
+def adjust_api_calls(calls: list[Any], tree: TreeDual | None, view: FileView | None = None) -> list[Any]:
+    """References in code only the HIP build compiles (or neither) are no CUDA uses: dropped. References to names
+    a project shim maps, and a shim's own, count as translated (status "mapped", the shim's text as HIP)."""
+    names = tree.shim_names() if tree is not None and tree.shims else {}
+    if view is not None and view.vis.exclusive:
+        calls = [c for c in calls if view.vis.at(c.line) not in (HIP_ONLY, NEITHER)]
+    if not names and not (view is not None and view.shim):
+        return calls
+    out = []
+    for c in calls:
+        if view is not None and view.shim and c.status not in ("mapped", "deprecated"):
+            c = replace(c, status="mapped", hip_name=f"(defined by the project shim {view.file})")
+        hit = names.get(c.cuda_name)
+        if hit is not None and c.status not in ("mapped", "deprecated"):
+            c = replace(c, status="mapped", hip_name=f"{hit[0]} (project shim {hit[1]})")
+        out.append(c)
+    return out
+
+
+def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None, lines: list[str] | None = None
+                      ) -> list[Any]:
+    """Findings as the two builds see them: dropped where only the HIP build (or neither) compiles the line and on
+    a shim's own definitions; an info-level, zero-hour "CUDA-only branch" note where only the CUDA build does;
+    dropped where a shim maps the name the rule is about."""
+    names = tree.shim_names() if tree is not None and tree.shims else {}
+    out = []
+    for f in findings:
+        if view.shim:
+            view.dropped += 1
+            continue
+        where = view.vis.at(f.line)
+        if where in (HIP_ONLY, NEITHER):
+            view.dropped += 1
+            continue
+        if names and (f.code in SHIM_COVERED_CODES or f.category in SHIM_COVERED_CATEGORIES):
+            text = f.snippet or (lines[f.line - 1] if lines and 0 < f.line <= len(lines) else "")
+            if any(n in names for n in re.findall(r"[A-Za-z_]\w*", text)):
+                view.dropped += 1
+                continue
+        if where == CUDA_ONLY:
+            view.noted += 1
+            guard = view.vis.guard_of(f.line)
+            at = f" at line {guard}" if guard else ""
+            f = replace(f, severity=Severity.INFO, effort_hours=0.0, branch="cuda-only",
+                        message=f"CUDA-only branch (the HIP build takes its own path{at}; no port work): {f.message}")
+        out.append(f)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The tree's inventory (scan --json: dual_target)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def inventory(tree: TreeDual | None, files: list[dict[str, Any]]) -> dict[str, Any]:
+    """``dual_target`` of ``hipgauge.scan/1``: switches, shims, kernels with a vendor-specific body, line counts."""
+    tree = tree or TreeDual()
+    totals = {"cuda_only": 0, "hip_only": 0, "neither": 0}
+    for f in files:
+        for k in totals:
+            totals[k] += f.get(k, 0)
+    by_name: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for f in files:
+        for v in f.get("variants", []):
+            by_name[v["kernel"]].append(v)
+    variants = []
+    for name, defs in sorted(by_name.items()):
+        sides = {d["defined_in"] for d in defs}
+        body = any(d["hip_only_lines"] and d["cuda_only_lines"] for d in defs)
+        two = ("hip-only" in sides and "cuda-only" in sides) or body
+        variants.append({"kernel": name, "two_variants": two, "definitions": defs,
+                         "hip_only_lines": sum(d["hip_only_lines"] for d in defs),
+                         "cuda_only_lines": sum(d["cuda_only_lines"] for d in defs)})
+    project = [s for s in tree.switches if s.how != "platform"]
+    return {
+        "source": "measured: preprocessor conditions evaluated for the CUDA build (nvcc) and the HIP build (hipcc, "
+                  "AMD); only HIP platform names and the project's vendor switches are decided, other names stay "
+                  "unknown (hipgauge.source.conditions)",
+        "dual_target": bool(project or tree.shims or any(totals[k] for k in ("cuda_only", "hip_only"))),
+        "switches": [s.to_dict() for s in tree.switches],
+        "defines": list(tree.user),
+        "shims": [s.to_dict() for s in tree.shims],
+        "kernels_with_variants": variants,
+        "lines": {"cuda_only": totals["cuda_only"], "hip_only": totals["hip_only"], "neither": totals["neither"]},
+        "findings_dropped": sum(f.get("findings_dropped", 0) for f in files),
+        "findings_noted": sum(f.get("findings_noted", 0) for f in files),
+        "files": [{k: v for k, v in f.items() if k != "variants"} for f in files],
+        "generated_families": [fam.to_dict() for fam in tree.families],
+    }

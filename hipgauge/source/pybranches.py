@@ -1,0 +1,143 @@
+"""Build scripts (setup.py, CMakeLists.txt) seen as the two builds see them, and setup.py's prose.
+
+* ``vendor_lines``: lines under ``if torch.version.hip:`` / ``if IS_ROCM:`` (HIP build only) and under its
+  ``else:`` (CUDA build only), the same classes as ``hipgauge.source.conditions`` gives C preprocessor branches;
+  ``cmake_vendor_lines`` the same for CMake's ``if (GGML_HIP)`` / ``else()``;
+* ``prose_spans``: docstrings and message strings (help texts, prints, exceptions), which name flags without
+  passing them: the build rules must not read them as build settings.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY, Visibility
+
+_VENDOR_TEST = re.compile(r"(?i)\b(?:\w*\.)?(?:version\.hip|is_?rocm|is_?hip|use_?rocm|rocm|hip)\b")
+_MESSAGE_NAME = re.compile(r"(?i)(?:help|msg|message|doc|description|usage|error|warning|note|text)$")
+_MESSAGE_CALLS = frozenset({"print", "warn", "warning", "info", "debug", "error", "exception", "RuntimeError",
+                            "ValueError", "OSError", "EnvironmentError", "Exception", "SystemExit", "format"})
+
+
+def _parse(text: str) -> ast.AST | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def vendor_lines(text: str) -> Visibility:
+    n = text.count("\n") + 1
+    where = [BOTH] * n
+    guard = [0] * n
+    tree = _parse(text) if ("hip" in text.lower() or "rocm" in text.lower()) else None
+    if tree is None:
+        return Visibility(where, guard)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If):
+            continue
+        test = ast.get_source_segment(text, node.test) or ""
+        if not _VENDOR_TEST.search(test):
+            continue
+        negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+        sides = ((node.body, CUDA_ONLY if negated else HIP_ONLY), (node.orelse, HIP_ONLY if negated else CUDA_ONLY))
+        for body, side in sides:
+            for stmt in body:
+                last = getattr(stmt, "end_lineno", stmt.lineno) or stmt.lineno
+                for line in range(stmt.lineno, last + 1):
+                    if where[line - 1] == BOTH:
+                        where[line - 1] = side
+                        guard[line - 1] = node.lineno
+    return Visibility(where, guard, 1)
+
+
+def prose_spans(text: str) -> list[tuple[int, int, int, int]]:
+    """(line, col, end_line, end_col) of docstrings and message strings (1-based lines, 0-based char columns)."""
+    tree = _parse(text)
+    if tree is None:
+        return []
+    spans: list[tuple[int, int, int, int]] = []
+
+    def add(node: ast.AST) -> None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, ast.JoinedStr):
+            spans.append((node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr):
+            add(node.value)  # a docstring or a bare string
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            t = node.targets[0]
+            name = t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else ""
+            if _MESSAGE_NAME.search(name):
+                add(node.value)
+        elif isinstance(node, ast.Call):
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if name in _MESSAGE_CALLS:
+                for a in node.args:
+                    add(a)
+            for kw in node.keywords:
+                if kw.arg and _MESSAGE_NAME.search(kw.arg):
+                    add(kw.value)
+    return spans
+
+
+def blank_prose(lines: list[str]) -> list[str]:
+    """``lines`` with docstrings and message strings replaced by spaces (columns kept)."""
+    text = "\n".join(lines)
+    spans = prose_spans(text)
+    if not spans:
+        return lines
+    out = list(lines)
+    for line, col, end_line, end_col in spans:
+        for ln in range(line, end_line + 1):
+            if not 0 < ln <= len(out):
+                continue
+            s = out[ln - 1]
+            a = col if ln == line else 0
+            b = end_col if ln == end_line else len(s)
+            # ast columns are UTF-8 byte offsets: map them back to characters
+            raw = s.encode("utf-8")
+            a_c = len(raw[:a].decode("utf-8", "replace"))
+            b_c = len(raw[:b].decode("utf-8", "replace"))
+            out[ln - 1] = s[:a_c] + " " * (b_c - a_c) + s[b_c:]
+    return out
+
+
+_CMAKE_CMD = re.compile(r"^\s*(if|elseif|else|endif)\s*\((.*)\)?\s*(?:#.*)?$", re.IGNORECASE)
+_CMAKE_VENDOR = re.compile(r"(?i)\b\w*(?:HIP|ROCM)\w*\b")
+
+
+def cmake_vendor_lines(text: str) -> Visibility:
+    """CMake's ``if (GGML_HIP)`` / ``else()`` the same way: the HIP branch HIP-only, the others CUDA-only (a
+    condition with ``NOT`` swaps them). Nested blocks inherit; conditions that name no vendor decide nothing."""
+    lines = text.split("\n")
+    where = [BOTH] * len(lines)
+    guard = [0] * len(lines)
+    if not _CMAKE_VENDOR.search(text):
+        return Visibility(where, guard)
+    stack: list[tuple[int, int, bool, int]] = []  # (state before, if-line, vendor block, hip branch taken side)
+    state, state_guard = BOTH, 0
+    for i, line in enumerate(lines, 1):
+        m = _CMAKE_CMD.match(line)
+        if m is None:
+            if state != BOTH:
+                where[i - 1], guard[i - 1] = state, state_guard
+            continue
+        cmd, cond = m.group(1).lower(), m.group(2) or ""
+        if cmd == "if":
+            vendor = bool(_CMAKE_VENDOR.search(cond)) and state == BOTH
+            hip_first = 0 if re.search(r"(?i)\bNOT\b", cond) else 1
+            stack.append((state, i, vendor, hip_first))
+            if vendor:
+                state, state_guard = (HIP_ONLY if hip_first else CUDA_ONLY), i
+        elif cmd in ("elseif", "else") and stack:
+            _before, at, vendor, first = stack[-1]
+            if vendor:
+                state, state_guard = (CUDA_ONLY if first else HIP_ONLY), at
+        elif cmd == "endif" and stack:
+            before, _at, _vendor, _h = stack.pop()
+            state = before
+            state_guard = next((s[1] for s in reversed(stack) if s[2]), 0)
+    return Visibility(where, guard, 1)
