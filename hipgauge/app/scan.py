@@ -280,11 +280,11 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
                 with listening(moved):
                     results.append(scan_file(entry, options))
                 on_progress(1 - done[0])  # type: ignore[arg-type]
-        return assemble(results, skipped, root)
-    for chunk_result in map_files(scan_chunk, [(c, options) for c in chunks]):
-        results.extend(chunk_result)
-        if on_progress is not None:
-            on_progress(len(chunk_result))
+    else:
+        for chunk_result in map_files(scan_chunk, [(c, options) for c in chunks]):
+            results.extend(chunk_result)
+            if on_progress is not None:
+                on_progress(len(chunk_result))
     res = assemble(results, skipped, root)
     res.dual_target = dual_inventory(options.dual, [r.dual for r in sorted(results, key=lambda r: r.file)
                                                     if r.dual is not None and r.skipped is None])
