@@ -221,7 +221,7 @@ def markdown(results: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", help="comma-separated benchmark names (scan, translate, ingest, replay)")
+    parser.add_argument("--only", help="comma-separated benchmark names (scan, translate, ingest, replay, startup)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per benchmark (default 900)")
     parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md", help="where to write the table")
     parser.add_argument("--json", action="store_true", help="also print the results as JSON (hipgauge.benchmarks/1)")

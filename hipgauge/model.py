@@ -208,6 +208,16 @@ KERNEL_RECORD_SCHEMA: dict[str, str] = {
     "correlation": "Int64",
 }
 
+#: Columns a reader adds after the schema's when its file has them (absent otherwise; analyses read them
+#: when present): the launching operator call (Kineto: one id per call) and the call's signature (operator,
+#: input dims, input types, concrete inputs; see profiles/signatures.py), and the same for the outermost
+#: enclosing operator (the ``range``).
+OPTIONAL_KERNEL_COLUMNS: dict[str, str] = {
+    "operator_id": "Int64",
+    "operator_signature": "String",
+    "range_signature": "String",
+}
+
 
 #: The optional counters table beside the kernel table (``Profile.counters``): one row per kernel record and
 #: counter, long format. ``row`` is the 0-based row of ``Profile.kernels`` the counter belongs to (joined by
@@ -320,6 +330,17 @@ class ParityRow(TimedOnBothSides, Record):
     share: float  # of baseline GPU kernel time, 0..1
     operator: str | None = None
     per_iteration: bool = False
+    # the operator call signature the row was paired on (operator, input_dims, input_types, concrete_inputs),
+    # "operator" (the launching call) or "parent" (an enclosing call) scope; > 1 when the row merges signatures
+    signature: dict[str, Any] | None = None
+    signature_scope: str | None = None
+    mixed_signatures: int = 0
+    signature_match: str | None = None  # "full" (operator, dims, types, scalars) or "dims" (operator and dims; types differ)
+    baseline_signatures: list[dict[str, Any]] = field(default_factory=list)  # per launching-call signature
+    candidate_signatures: list[dict[str, Any]] = field(default_factory=list)
+    baseline_calls: int | None = None  # operator calls (not kernel launches) per iteration; None when unknown
+    candidate_calls: int | None = None
+    flags: list[str] = field(default_factory=list)  # why the ratio is not a plain like-for-like ratio
     #: per-side hardware-counter figures (``{"baseline": {...}, "candidate": {...}, "diagnosis": ...}``) when
     #: either profile carries counters (profiles/counters.py); None otherwise
     counters: dict[str, Any] | None = None

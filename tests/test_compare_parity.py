@@ -57,13 +57,20 @@ def test_totals_add_up_and_unmatched_listed():
     assert 0 <= res.coverage["candidate_time_matched"] <= 1
 
 
+def t_unmatched(res):
+    return res.totals["baseline_unmatched_ns"] + res.totals["candidate_unmatched_ns"]
+
+
 def test_rows_sorted_by_contribution_and_levels():
     res = compare_profiles(profile(NV, 2), profile(AMD, 2, vendor="amd"))
     top = res.rows[0]
     assert top.level == MatchLevel.OPERATOR and top.baseline_ns == pytest.approx(12 * MS)
     assert top.ratio == pytest.approx(1.4)
     d = res.to_dict()
-    assert d["rows"][0]["contribution"] == pytest.approx(4.8 / (4.8 - 0.05))
+    # a signed share of the absolute change (Σ|Δ| of the rows + all unmatched time), bounded by ±1
+    absolute = sum(abs(r.delta_ns) for r in res.rows) + t_unmatched(res)
+    assert d["rows"][0]["contribution"] == pytest.approx(top.delta_ns / absolute)
+    assert all(-1 <= r["contribution"] <= 1 for r in d["rows"])
     levels = {r.level for r in res.rows}
     assert MatchLevel.EXACT in levels and MatchLevel.OPERATOR in levels
 

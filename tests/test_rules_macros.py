@@ -61,12 +61,17 @@ def test_macro_findings_can_be_suppressed():
     assert not _at(check_file(snippet_file(code, "cuda"), None, {"HG101"}), "HG101")
 
 
-def test_cuda_header_from_cpp_file_only():
-    src = "#include <cuda_runtime.h>\n#include <vector>\nint f();\n"
+def test_cuda_header_from_cpp_file_only_where_hipify_has_no_counterpart():
+    src = "#include <driver_types.h>\n#include <vector>\nint f();\n"  # not in the HIPIFY header map here
     assert _at(check_file(snippet_file(src, "cpp", "host.cpp"), None, set()), "HG706") == {1}
     assert _at(check_file(snippet_file(src, "header", "api.h"), None, set()), "HG706") == {1}
     assert not _at(check_file(snippet_file(src, "cuda", "k.cu"), None, set()), "HG706")
     assert not _at(check_file(snippet_file(src, "header", "k.cuh"), None, set()), "HG706")
+    # issue #16: headers hipify translates (cuda_runtime.h -> hip/hip_runtime.h, cuda.h) are no gap
+    for header in ("cuda_runtime.h", "cuda.h", "cuda_runtime_api.h", "device_launch_parameters.h"):
+        mapped = f"#include <{header}>\n#include <vector>\nint f();\n"
+        assert not _at(check_file(snippet_file(mapped, "cpp", "host.cpp"), None, set()), "HG706"), header
+        assert not _at(check_file(snippet_file(mapped, "header", "api.hpp"), None, set()), "HG706"), header
 
 
 @pytest.mark.skipif(not REALISTIC.exists(), reason="realistic.cu not here")

@@ -530,7 +530,8 @@ def _include_dirs(src_root: Path, hip_root: Path | None, given: list[str],
 def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch: list[str] | None = None,
                 timeout_s: float = 300.0, jobs: int = 2, include_dirs: list[str] | None = None,
                 defines: list[str] | None = None, exclude: list[str] | None = None,
-                on_progress: Callable[[int], None] | None = None, budget_s: float | None = None) -> BuildCheckResult:
+                on_progress: Callable[[int], None] | None = None, rocm: Any = None,
+                budget_s: float | None = None) -> BuildCheckResult:
     """Compile the tree at ``path`` for each AMD and NVIDIA arch; see the module docstring.
 
     ``budget_s``: stop starting compiles when this many seconds have passed (a compile in flight gets only the
@@ -576,7 +577,8 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
         work = Path(tmp)
         hip_root: Path | None = None
         if not hip_tree:
-            tr = translate_tree(src_r, work / "hip", TranslateOptions(amd_arch=tuple(amd), exclude=tuple(exclude or ())))
+            tr = translate_tree(src_r, work / "hip", TranslateOptions(amd_arch=tuple(amd), exclude=tuple(exclude or ()),
+                                                                   rocm=rocm))
             result.translated = True
             result.translation = tr.totals()
             hip_root = work / "hip"

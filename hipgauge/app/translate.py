@@ -12,13 +12,10 @@ import os
 import re
 import shutil
 import tempfile
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
-from hipgauge.app.analyze import analyze_file
-from hipgauge.app.scan import chunk_by_size, tree_scan_names
 from hipgauge.app.tree_copy import copy_unchanged, keep_modes
 from hipgauge.source.coverage import not_analysed
 from hipgauge.source.dualtarget import tree_dual
@@ -28,6 +25,7 @@ from hipgauge.model import ApiCall, FileStats, Record, SkippedFile
 from hipgauge.source.parse import load_file, looks_binary, parse_bytes
 from hipgauge.source.walk import walk_tree
 from hipgauge.translate.candidates import find_candidates, mapping_index
+from hipgauge.translate.adjust import adjust_file
 from hipgauge.translate.lexical import lexical_translate
 from hipgauge.translate.rewrite import BUILD_KINDS as _BUILD_KINDS
 from hipgauge.translate.rewrite import (
@@ -36,7 +34,9 @@ from hipgauge.translate.rewrite import (
     translate_file,
     untouched_file,
 )
+from hipgauge.translate.runtime_include import collect_tree_facts
 from hipgauge.translate.safe_rewrites import SafeRewrite
+from hipgauge.translate.target import resolve_target
 
 SCHEMA = "hipgauge.translate/1"
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "node_modules", ".tox", ".mypy_cache", ".pytest_cache"}
@@ -61,7 +61,7 @@ class TranslateResult(Record):
     options: dict[str, Any] = field(default_factory=dict)
     rewrite_stats: list[FileStats] = field(default_factory=list)  # translate's own count after rewriting
     share_stats: list[FileStats] | None = None  # rules.share per file (None: not computed)
-    not_analysed: list[str] = field(default_factory=list)  # over max_file_bytes: copied unchanged, in no count
+    copied_not_analysed: list[str] = field(default_factory=list)  # over max_file_bytes: copied unchanged, in no count
 
     def totals(self) -> dict[str, Any]:
         rw = self.rewrite_stats or self.stats
@@ -91,7 +91,7 @@ class TranslateResult(Record):
             "files": len(rw),
             "files_changed": sum(1 for f in self.files if f["changed"]),
             "files_copied": len(self.copied),
-            "files_not_analysed": len(self.not_analysed),
+            "files_not_analysed": len(self.copied_not_analysed),
             "lines": sum(s.lines for s in rw),
             "cuda_lines": cuda,
             "clean_lines": clean,
@@ -122,7 +122,7 @@ class TranslateResult(Record):
             "unconverted": [u.to_dict() for u in self.unconverted],
             "safe_rewrites": [r.to_dict() for r in self.safe_rewrites],
             "copied": self.copied,
-            "not_analysed": self.not_analysed,
+            "not_analysed": self.copied_not_analysed,
             "skipped": [s.to_dict() for s in self.skipped],
             "warnings": self.warnings,
         }
@@ -344,6 +344,9 @@ def _translate_item(item: _Item, opts: TranslateOptions, out_r: Path, write: boo
             tf = lexical_translate(pf, load_mapping(), opts, cands)  # None: the tokens cannot decide
         if tf is None:
             tf = translate_file(pf, load_mapping(), opts, cands)
+        shim = opts.shims is not None and item.display in opts.shims
+        if tf is not None and not shim and (opts.rocm is not None or opts.runtime_include_files):
+            tf = adjust_file(tf, pf, opts)
     except Exception as exc:  # noqa: BLE001 - one odd file never stops the tree
         done.warnings.append(f"{item.display}: not translated ({exc.__class__.__name__}: {exc}); copied as is")
         tf = None
@@ -364,6 +367,10 @@ def _share_stats(pf: Any, defined: frozenset[str] = frozenset(), qualifier_macro
                  dual: Any = None) -> tuple[FileStats | None, str | None]:
     """The file's statistics as ``hipgauge scan`` computes them (``analyze_file``: inventory → rules → share),
     with scan's dual-target view of the tree (``dual``) when given."""
+    # imported here: the rule engine and the inventory are a third of translate's start-up, and --no-share
+    # never needs them (issue #16: a small translate must start as fast as a hipify script)
+    from hipgauge.app.analyze import analyze_file  # noqa: PLC0415 - see above
+
     a = analyze_file(pf, mapping=load_mapping(), defined=defined, qualifier_macros=qualifier_macros, dual=dual,
                      kind=getattr(pf, "kind", None))
     failed = a.inventory_error or a.stats_error
@@ -382,6 +389,8 @@ def _translate_chunk(args: tuple[list[_Item], TranslateOptions, Path, bool]) -> 
 
 def _chunks(items: list[_Item], workers: int) -> list[list[_Item]]:
     """Chunks of similar byte size, about 8 per worker, largest files first (as scan's pool)."""
+    from hipgauge.app.scan import chunk_by_size  # noqa: PLC0415 - with the pool only (app.scan loads the rules)
+
     return chunk_by_size(items, workers, lambda it: it.entry.size)
 
 
@@ -402,6 +411,8 @@ def _run_items(items: list[_Item], opts: TranslateOptions, out_r: Path, write: b
         return results
     mapping_index(load_mapping())  # built before the fork, so every worker inherits it
     chunks = _chunks(items, workers)
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: PLC0415 - a pool for 8+ files only
+
     with ProcessPoolExecutor(max_workers=min(workers, len(chunks)), initializer=_init_worker) as pool:
         pending = {pool.submit(_translate_chunk, (c, opts, out_r, write)) for c in chunks}
         while pending:
@@ -479,7 +490,10 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
             opts = replace(opts, shims=frozenset(Path(entries[0].path).name if single else d for d in dual.shim_files))
         if opts.rules_share and opts.share_dual is None:
             opts = replace(opts, share_dual=dual)
+    opts = _with_tree_facts(opts, entries, result)
     if opts.rules_share:
+        from hipgauge.app.scan import tree_scan_names  # noqa: PLC0415 - scan's pipeline: only for its share
+
         defined, qualifier_macros = tree_scan_names([*entries, *headers], max_bytes=options.max_file_bytes)
         opts = replace(opts, share_defined=defined, share_qualifier_macros=qualifier_macros)
     if write:
@@ -551,9 +565,32 @@ def _copy_too_large(result: TranslateResult, entries_root: Path, out_r: Path, si
             result.warnings.append(f"{skip.path}: over max_file_bytes ({max_bytes}) and could not be copied: "
                                    f"{exc.strerror or exc}")
             continue
-        result.not_analysed.append(skip.path)
+        result.copied_not_analysed.append(skip.path)
         result.warnings.append(f"{skip.path}: over max_file_bytes ({max_bytes} bytes): copied unchanged, not "
                                "translated and not counted in the share")
+
+
+def _with_tree_facts(opts: TranslateOptions, entries: list[Any], result: TranslateResult) -> TranslateOptions:
+    """The target release and the tree-wide facts of ``runtime_include.py`` (runtime include, device symbols)."""
+    rocm = opts.rocm if opts.rocm is not None else resolve_target(opts.rocm_version)
+    result.options["rocm"] = rocm.to_dict()
+
+    def read(entry: Any) -> bytes | None:
+        data = _READ_CACHE.get(str(entry.path))
+        if data is not None:
+            return data
+        try:
+            with open(entry.path, "rb") as fh:
+                return fh.read(opts.max_file_bytes + 1)
+        except OSError:
+            return None
+
+    facts = collect_tree_facts(entries, read)
+    for header, host in sorted(facts.relies_on_includer.items()):
+        result.warnings.append(f"{header}: uses device code or the runtime API and includes no runtime header; "
+                               f"not given one because {host} (a host file) includes it: its includers must "
+                               "include <hip/hip_runtime.h> first")
+    return replace(opts, rocm=rocm, runtime_include_files=facts.include_files, device_symbols=facts.device_symbols)
 
 
 def _add(result: TranslateResult, tf: TranslatedFile, share: FileStats | None = None) -> None:

@@ -8,19 +8,56 @@ See ``hipgauge/layers.py``.
 
 from __future__ import annotations
 
+import os
 import sys
+import types
+from typing import Any
 
-from hipgauge.cli.app import app, debug_enabled, err
 from hipgauge.errors import HipgaugeError
 
-# Importing a module registers its commands on ``app``.
-from hipgauge.cli import scan as _scan  # noqa: F401 - imported for its commands
-from hipgauge.cli import rules as _rules  # noqa: F401 - imported for its commands
-from hipgauge.cli import translate as _translate  # noqa: F401 - imported for its commands
-from hipgauge.cli import compare as _compare  # noqa: F401 - imported for its commands
-from hipgauge.cli import assess as _assess  # noqa: F401 - imported for its commands
-from hipgauge.cli import history as _history  # noqa: F401 - imported for its commands
-from hipgauge.cli import version as _version  # noqa: F401 - imported for its commands
+
+def _load() -> Any:
+    """The Typer app with every command registered (importing a module registers its commands on ``app``).
+    Typer and rich are imported here, not when ``hipgauge.cli`` is: ``hipgauge --version`` needs neither."""
+    from hipgauge.cli.app import app
+    from hipgauge.cli import scan as _scan  # noqa: F401
+    from hipgauge.cli import rules as _rules  # noqa: F401
+    from hipgauge.cli import translate as _translate  # noqa: F401
+    from hipgauge.cli import compare as _compare  # noqa: F401
+    from hipgauge.cli import assess as _assess  # noqa: F401
+    from hipgauge.cli import history as _history  # noqa: F401
+    from hipgauge.cli import version as _version  # noqa: F401
+
+    return app
+
+
+class _CliPackage(types.ModuleType):
+    """``hipgauge.cli.app`` is the registered Typer app (as when this package imported it eagerly), loaded on
+    first use; binding the submodule of that name (Python does it after importing ``hipgauge.cli.app``) leaves
+    it so."""
+
+    @property
+    def app(self) -> Any:
+        return _load()
+
+    @app.setter
+    def app(self, value: Any) -> None:
+        pass
+
+    @property
+    def err(self) -> Any:
+        from hipgauge.cli.console import err
+
+        return err
+
+    @property
+    def debug_enabled(self) -> Any:
+        from hipgauge.cli.app import debug_enabled
+
+        return debug_enabled
+
+
+sys.modules[__name__].__class__ = _CliPackage
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -28,12 +65,30 @@ def main(argv: list[str] | None = None) -> None:
 
     Usage errors are Typer's own (exit 2 with its message); ours are ``HipgaugeError``.
     """
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args == ["--version"]:  # the fast path: no Typer, no rich
+        from hipgauge import __version__
+
+        sys.stdout.write(f"hipgauge {__version__}\n")
+        sys.exit(0)  # as Typer's commands end
+    from hipgauge.cli.fast import fast_command
+
+    fast = fast_command(args)
+    if fast is None:
+        app = _load()
+    from hipgauge.cli.console import err
+
     try:
-        import typer.main
+        if fast is not None:
+            fast()
+            sys.exit(0)  # as Typer's commands end
+        else:
+            import typer.main
 
-        from hipgauge.cli.app import tidy_metavars
+            from hipgauge.cli.app import tidy_metavars
 
-        tidy_metavars(typer.main.get_command(app)).main(args=argv, prog_name="hipgauge")
+            # plain metavars in the help (PATH..., N, TEXT); see tidy_metavars
+            tidy_metavars(typer.main.get_command(app)).main(args=argv, prog_name="hipgauge")
     except HipgaugeError as exc:
         err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
@@ -42,7 +97,7 @@ def main(argv: list[str] | None = None) -> None:
     except SystemExit:
         raise
     except Exception as exc:  # last line of defence: never a traceback (re-raised under HIPGAUGE_DEBUG)
-        if debug_enabled():
+        if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
             raise
         err.print(f"error: internal error: {exc.__class__.__name__}: {exc} (set HIPGAUGE_DEBUG=1 for the traceback)",
                   markup=False, highlight=False)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
-from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from hipgauge.cli.console import (LazyConsole, Table, Text, emit_json, err, out, progress,  # noqa: F401
+                                  warn)  # re-exported
 
 app = typer.Typer(
     name="hipgauge",
@@ -26,47 +26,6 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-#: human output goes to stdout; progress, warnings and errors to stderr so --json stays clean.
-out = Console(highlight=False, soft_wrap=False)
-err = Console(stderr=True, highlight=False)
-
-
-def emit_json(document: dict[str, Any]) -> None:
-    """Print one JSON document on stdout (with its "schema" key first)."""
-    from hipgauge.report.jsontext import dumps
-
-    sys.stdout.write(dumps(document, default=_json_default) + "\n")
-    sys.stdout.flush()
-
-
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    if hasattr(value, "value"):
-        return value.value
-    if isinstance(value, (set, frozenset)):
-        return sorted(value)
-    return str(value)
-
-
-def warn(message: str) -> None:
-    err.print(f"[yellow]warning:[/yellow] {message}", markup=True, highlight=False)
-
-
-@contextmanager
-def progress(description: str, total: int | None, enabled: bool = True) -> Iterator[Any]:
-    """A rich progress bar on stderr; yields a callable ``advance(n=1)``. Silent when not a TTY or disabled."""
-    show = enabled and err.is_terminal
-    if not show:
-        yield lambda n=1: None
-        return
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err, transient=True,
-    ) as bar:
-        task = bar.add_task(description, total=total)
-        yield lambda n=1: bar.advance(task, n)
-
 
 def debug_enabled() -> bool:
     return os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0")
@@ -76,7 +35,7 @@ def _print_version(value: bool) -> None:
     if value:
         from hipgauge import __version__
 
-        out.print(f"hipgauge {__version__}")
+        sys.stdout.write(f"hipgauge {__version__}\n")
         raise typer.Exit()
 
 

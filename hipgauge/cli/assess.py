@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
-from rich.text import Text
 
-from hipgauge.cli.app import app, emit_json, err, out, warn
+from hipgauge.cli.app import Text, app, emit_json, err, out, warn
 from hipgauge.cli.flags import check_percentile_target
 from hipgauge.errors import InputError
 
@@ -211,7 +210,7 @@ def assess(
         raise InputError(f"--build-budget-s {build_budget}: must be a finite number of seconds")
     cfg = _config(config, paths[0], sets)
     if include_dir:
-        from hipgauge.cli.scan import include_folders
+        from hipgauge.cli.flags import include_folders
 
         cfg.override("build.include_dirs", [*(str(d) for d in include_folders(include_dir)),
                                             *cfg.get("build.include_dirs")])

@@ -14,7 +14,21 @@ import typer
 from hipgauge.cli.app import app, emit_json, out, warn
 from hipgauge.cli.flags import check_percentile_target
 from hipgauge.errors import InputError
-from hipgauge.report.compare_terminal import render_compare, render_project
+
+
+
+def render_compare(*args: Any, **kwargs: Any) -> Any:
+    """``hipgauge.report.compare_terminal.render_compare``, imported when it draws (``--help`` and ``--json`` never import rich)."""
+    from hipgauge.report.compare_terminal import render_compare as view
+
+    return view(*args, **kwargs)
+
+
+def render_project(*args: Any, **kwargs: Any) -> Any:
+    """``hipgauge.report.compare_terminal.render_project``, imported when it draws (``--help`` and ``--json`` never import rich)."""
+    from hipgauge.report.compare_terminal import render_project as view
+
+    return view(*args, **kwargs)
 
 
 def _show(doc: dict[str, Any], json_out: bool, render: Callable[[], None]) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
+from typing import Any
 
 from hipgauge.errors import InputError
 
@@ -29,3 +31,21 @@ def check_archs(option: str, archs: list[str] | None, vendor: str) -> None:
         if limits is None or limits.get("vendor") != vendor:
             what = "an empty name" if not arch.strip() else f"not a known {vendor.upper() if vendor == 'amd' else 'NVIDIA'} target"
             raise InputError(f"{option} {arch!r}: {what} (known: {', '.join(known_archs(vendor))})")
+
+
+def include_folders(given: list[Path] | None, cfg: Any = None) -> list[Path]:
+    """``-I`` folders (each must exist; InputError naming it), then, with ``cfg``, the config's
+    ``build.include_dirs`` (relative to the config file's folder)."""
+    folders: list[Path] = []
+    for d in given or []:
+        if not d.is_dir():
+            raise InputError("--include-dir: not a folder", d)
+        folders.append(d.resolve())
+    if cfg is None:
+        return folders
+    base = Path(cfg.path).parent if cfg.path else Path.cwd()
+    for d in cfg.get("build.include_dirs"):
+        p = Path(d) if Path(d).is_absolute() else base / d
+        if p.is_dir() and p not in folders:
+            folders.append(p)
+    return folders

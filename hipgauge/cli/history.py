@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
 from hipgauge.cli.app import app, emit_json, err, out, warn
 from hipgauge.cli.flags import check_percentile_target
 from hipgauge.errors import InputError
-from hipgauge.report.history_terminal import render_gate, render_history
+
+
+
+def render_gate(*args: Any, **kwargs: Any) -> Any:
+    """``hipgauge.report.history_terminal.render_gate``, imported when it draws (``--help`` and ``--json`` never import rich)."""
+    from hipgauge.report.history_terminal import render_gate as view
+
+    return view(*args, **kwargs)
+
+
+def render_history(*args: Any, **kwargs: Any) -> Any:
+    """``hipgauge.report.history_terminal.render_history``, imported when it draws (``--help`` and ``--json`` never import rich)."""
+    from hipgauge.report.history_terminal import render_history as view
+
+    return view(*args, **kwargs)
 
 
 def _store(db: Optional[Path]):

@@ -10,8 +10,16 @@ from typing import Any, Optional
 import typer
 
 from hipgauge.cli.app import app, emit_json, err, out, progress, warn
+from hipgauge.cli.flags import include_folders
 from hipgauge.errors import InputError
-from hipgauge.report.scan_terminal import render_summary
+
+
+
+def render_summary(*args: Any, **kwargs: Any) -> Any:
+    """``hipgauge.report.scan_terminal.render_summary``, imported when it draws (``--help`` and ``--json`` never import rich)."""
+    from hipgauge.report.scan_terminal import render_summary as view
+
+    return view(*args, **kwargs)
 
 
 def expand_paths(paths: list[Path]) -> list[Path]:
@@ -120,24 +128,6 @@ def fail_if_findings_at_or_above(findings: list[Any], threshold: str) -> None:
         raise GateFailed(f"{len(hits)} finding(s) at or above {threshold} (--fail-on {threshold})")
 
 
-def include_folders(given: list[Path] | None, cfg: Any = None) -> list[Path]:
-    """``-I`` folders (each must exist; InputError naming it), then, with ``cfg``, the config's
-    ``build.include_dirs`` (relative to the config file's folder)."""
-    folders: list[Path] = []
-    for d in given or []:
-        if not d.is_dir():
-            raise InputError("--include-dir: not a folder", d)
-        folders.append(d.resolve())
-    if cfg is None:
-        return folders
-    base = Path(cfg.path).parent if cfg.path else Path.cwd()
-    for d in cfg.get("build.include_dirs"):
-        p = Path(d) if Path(d).is_absolute() else base / d
-        if p.is_dir() and p not in folders:
-            folders.append(p)
-    return folders
-
-
 @app.command()
 def scan(
     paths: list[Path] = typer.Argument(..., help="CUDA trees or files; a .txt file lists trees one per line"),
@@ -239,5 +229,5 @@ def exit_if_strict(strict: bool, caveat: str | None) -> None:
         raise typer.Exit(2)
 
 
-__all__ = ["scan", "expand_paths", "include_folders", "severity_threshold"]
+__all__ = ["scan", "expand_paths", "severity_threshold"]
 _ = err

@@ -8,18 +8,19 @@ from typing import Any, Optional
 import typer
 
 from hipgauge.cli.app import app, emit_json, out, progress, warn
-from hipgauge.cli.flags import check_archs
-from hipgauge.cli.scan import include_folders
+from hipgauge.cli.flags import check_archs, include_folders
+from hipgauge.cli.translate_run import _load_config
 from hipgauge.errors import InputError
-from hipgauge.report.translate_terminal import render_build_check, render_translate
 
 _REWRITE_NAMES = ("warp-mask", "syncwarp")
 
 
-def _load_config(config: Optional[Path], start: Path) -> Any:
-    from hipgauge import config as config_mod
 
-    return config_mod.load(config, start=None if config else start)
+def render_build_check(*args: Any, **kwargs: Any) -> Any:
+    """``hipgauge.report.translate_terminal.render_build_check``, imported when it draws (``--help`` and ``--json`` never import rich)."""
+    from hipgauge.report.translate_terminal import render_build_check as view
+
+    return view(*args, **kwargs)
 
 
 @app.command()
@@ -28,7 +29,7 @@ def translate(
     output: Path = typer.Option(..., "-o", "--output", help="a new folder for the HIP tree (must not exist or be empty)"),
     json_out: bool = typer.Option(False, "--json", help="print the hipgauge.translate/1 JSON document"),
     no_safe_rewrites: bool = typer.Option(False, "--no-safe-rewrites", help="only HIPIFY's name mapping, no safe rewrites"),
-    no_rewrite: Optional[list[str]] = typer.Option(None, "--no-rewrite", help="turn one safe rewrite off: warp-mask, syncwarp"),
+    no_rewrite: Optional[list[str]] = typer.Option(None, "--no-rewrite", help="turn one safe rewrite off: warp-mask, syncwarp, hip-symbol, runtime-include"),
     launch: str = typer.Option("chevron", "--launch", help="kernel launches: chevron (keep <<<>>>) or hipLaunchKernelGGL"),
     amd_arch: Optional[list[str]] = typer.Option(None, "--amd-arch", help="AMD targets for build files (default: config build.amd_arch)"),
     exclude: Optional[list[str]] = typer.Option(None, "--exclude", help="glob (gitignore syntax) to leave out; repeatable"),
@@ -39,42 +40,16 @@ def translate(
                                                      help="folder of headers the code includes, outside the tree "
                                                           "(repeatable): macros its headers define are the "
                                                           "project's own and are not rewritten"),
+    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help="ROCm release to translate for, e.g. 6.2 "
+                                               "(default: the installed hipcc's, else the newest in rocm_releases.toml)"),
 ) -> None:
     """Translate a CUDA tree into a new HIP tree; per-file statistics, unconverted references with file:line."""
-    from hipgauge.app.translate import translate_tree
-    from hipgauge.translate.rewrite import LAUNCH_STYLES, TranslateOptions
-    from hipgauge.translate.safe_rewrites import ALL_SAFE_REWRITES
+    from hipgauge.cli.translate_run import run_translate
 
-    if launch not in LAUNCH_STYLES:
-        raise InputError(f"--launch must be one of {', '.join(LAUNCH_STYLES)}; got {launch!r}")
-    for name in no_rewrite or []:
-        if name not in ALL_SAFE_REWRITES:
-            raise InputError(f"--no-rewrite must be one of {', '.join(sorted(ALL_SAFE_REWRITES))}; got {name!r}")
-    check_archs("--amd-arch", amd_arch, "amd")
-    if not path.exists():
-        raise InputError("not found", path)
-    cfg = _load_config(config, path)
-    safe = frozenset() if no_safe_rewrites else ALL_SAFE_REWRITES - set(no_rewrite or [])
-    options = TranslateOptions(
-        safe_rewrites=frozenset(safe), launch_style=launch,
-        amd_arch=tuple(amd_arch or cfg.get("build.amd_arch")),
-        exclude=tuple([*cfg.get("exclude"), *(exclude or [])]),
-        max_file_bytes=int(cfg.get("max_file_bytes")),
-        rules_share=not no_share,
-        include_dirs=tuple(str(d) for d in include_folders(include_dir)),
-    )
-    with progress("translating", total=None, enabled=not no_progress and not json_out) as advance:
-        try:
-            result = translate_tree(path, output, options, on_progress=advance)
-        except OSError as exc:  # read-only OUT, disk full…: one line naming what could not be written
-            raise InputError(f"cannot write the HIP tree: {exc.strerror or exc}", exc.filename or output) from None
-    doc = result.to_dict()
-    if json_out:
-        emit_json(doc)
-        return
-    render_translate(out, doc)
-    for w in doc["warnings"]:
-        warn(w)
+    run_translate(path, output, json_out=json_out, no_safe_rewrites=no_safe_rewrites, no_rewrite=no_rewrite,
+                  launch=launch, amd_arch=amd_arch, exclude=exclude, config=config, no_share=no_share,
+                  no_progress=no_progress, rocm_version=rocm_version,
+                  include_dir=include_dir)
 
 
 @app.command("build-check")
@@ -90,12 +65,16 @@ def build_check_cmd(
     include_dir: Optional[list[Path]] = typer.Option(None, "--include-dir", "-I",
                                                      help="extra include folder for the compiles (repeatable; "
                                                           "added before build.include_dirs)"),
+    rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help="ROCm release the on-the-fly translation "
+                                               "targets (default: the installed hipcc's)"),
 ) -> None:
     """Compile each translation unit with hipcc (per AMD arch) and nvcc (per NVIDIA arch); resources and occupancy."""
     from hipgauge.app.buildcheck import build_check
+    from hipgauge.translate.target import resolve_target
 
     check_archs("--amd-arch", amd_arch, "amd")
     check_archs("--nvidia-arch", nvidia_arch, "nvidia")
+    target = resolve_target(rocm_version)
     if not path.exists():
         raise InputError("not found", path)
     cfg = _load_config(config, path)
@@ -107,7 +86,7 @@ def build_check_cmd(
     with progress("compiling", total=None, enabled=not no_progress and not json_out) as advance:
         result = build_check(path, amd, nv, t, jobs=jobs, include_dirs=[*(str(d) for d in include_folders(include_dir)), *cfg.get("build.include_dirs")],
                              defines=list(cfg.get("build.defines")), exclude=list(cfg.get("exclude")),
-                             on_progress=advance)
+                             on_progress=advance, rocm=target)
     doc = result.to_dict()
     if json_out:
         emit_json(doc)

@@ -1,8 +1,8 @@
 """Classify kernels into groups (convolution, gemm, attention, normalization, …).
 
 The rules are data: ``hipgauge/data/kernel_groups.toml``. The launching operator is tried first
-(it says what the work is whichever library kernel does it); the kernel's demangled name second;
-a kernel that matches no rule is ``custom``.
+(it says what the work is whichever library kernel does it); the kernel's demangled name second,
+case-sensitively except for a rule's ``any_case`` words; a kernel that matches no rule is ``custom``.
 """
 
 from __future__ import annotations
@@ -22,11 +22,16 @@ GROUP_COLUMN = "group"
 @dataclass(frozen=True)
 class GroupRule:
     group: str
-    patterns: tuple[str, ...]
+    patterns: tuple[str, ...]  # case-sensitive
+    any_case: tuple[str, ...] = ()  # lower-cased; matched against the lower-cased value
 
     def matches(self, value: str) -> bool:
-        v = value.lower()
-        return any(fnmatch.fnmatchcase(v, p) for p in self.patterns)
+        if any(fnmatch.fnmatchcase(value, p) for p in self.patterns):
+            return True
+        if self.any_case:
+            v = value.lower()
+            return any(fnmatch.fnmatchcase(v, p) for p in self.any_case)
+        return False
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,8 @@ class GroupRules:
 
 
 def _rules(items: list[dict]) -> tuple[GroupRule, ...]:
-    return tuple(GroupRule(str(it["group"]), tuple(str(p).lower() for p in it["patterns"])) for it in items)
+    return tuple(GroupRule(str(it["group"]), tuple(str(p) for p in it.get("patterns", [])),
+                           tuple(str(p).lower() for p in it.get("any_case", []))) for it in items)
 
 
 @lru_cache(maxsize=1)

@@ -5,9 +5,10 @@ Library kernels never keep their names across vendors (cuDNN ``sm90_xmma_fprop_*
 the operators that launched them do. So kernels are paired level by level, each level taking only
 what the levels before it left:
 
-1. ``exact``: same demangled name (first within the same launching operator, then anywhere);
+1. ``exact``: same demangled name, first within the same operator call (same signature, same order
+   within the iteration), then anywhere within the same signature;
 2. ``normalized``: same normalized key (return type, argument list, ``[clone .kd]``, template noise
-   stripped by the reader), first within the same operator, then anywhere;
+   stripped by the reader; dtypes and functors kept), the same way;
 3. ``user-map``: a ``--map`` TOML file of glob → glob rules (first rule first);
 4. ``operator``: the kernels still unmatched are aggregated per operator *instance* (the cpu_op that
    launched them, or the enclosing NVTX/roctx range when there is no operator), and instances are
@@ -19,11 +20,18 @@ what the levels before it left:
    ``aten::miopen_convolution``: both convolution, see ``kernel_groups.toml``) by occurrence order;
 5. ``unmatched``: whatever is left, on either side, is listed; never dropped.
 
-The frames are ``KERNEL_RECORD_SCHEMA`` tables. Two optional columns improve operator matching when
-a reader provides them: ``operator_id`` (Int64, one id per operator call, e.g. Kineto's External id)
-and ``operator_stack`` (String, the enclosing operators outermost first joined by `` > ``). Without
-them an operator call is a run of consecutive launches under the same operator name, and the
-enclosing ``range`` (when it differs from the operator) serves as the parent.
+The frames are ``KERNEL_RECORD_SCHEMA`` tables. Optional columns improve matching when a reader
+provides them: ``operator_id`` (Int64, one id per operator call, e.g. Kineto's External id),
+``operator_stack`` (String, the enclosing operators outermost first joined by `` > ``) and the call
+signatures ``operator_signature`` / ``range_signature`` (``profiles.signatures``). Without the ids an
+operator call is a run of consecutive launches under the same operator name, and the enclosing
+``range`` (when it differs from the operator) serves as the parent.
+
+Signatures: when both profiles carry them, every level keys on the launching call's signature
+(operator, input dims, input types, concrete inputs) and the call's order among the calls of that
+signature within its iteration; kernels launched by calls of different signatures never share a unit.
+Only the last fallback (all remaining calls of one operator name, or one kernel group, together)
+may merge signatures, and its unit says how many (``MatchUnit.mixed``).
 
 This module knows nothing of file formats.
 """
@@ -32,15 +40,19 @@ from __future__ import annotations
 
 import fnmatch
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import polars as pl
 
 from hipgauge.errors import InputError
 from hipgauge.model import MatchLevel
 from hipgauge.profiles.grouping import group_of_operator
+from hipgauge.profiles.kernel_work import work_key
+from hipgauge.profiles.signatures import decode, encode
 from hipgauge.tomlfile import read_toml_file
 
 STACK_SEPARATOR = " > "
@@ -132,6 +144,10 @@ class MatchUnit:
     baseline: list[int] = field(default_factory=list)  # row positions in the baseline frame
     candidate: list[int] = field(default_factory=list)
     calls: int = 0  # operator calls paired (operator level)
+    signature: str | None = None  # the call signature the unit was paired on (None: unknown or mixed)
+    scope: str | None = None  # "operator" (the launching call) or "parent" (an enclosing call)
+    mixed: int = 0  # > 1: the unit merges calls of that many different signatures
+    relaxed: bool = False  # paired on operator and input dims only (the dtypes or scalars differ: fp16 ↔ bf16)
 
 
 @dataclass
@@ -158,6 +174,19 @@ class _Side:
     order: list[int]  # row positions in launch order
     unit: list[int]
     iters: list[Any] = field(default_factory=list)  # iteration per row (None when unknown)
+    sigs: list[str | None] = field(default_factory=list)  # launching call's signature per row
+    rsigs: list[str | None] = field(default_factory=list)  # outermost enclosing call's signature per row
+    occ: list[int] = field(default_factory=list)  # the call's order among same-signature calls of its iteration
+    occ_relaxed: list[int] = field(default_factory=list)  # the same among calls of the same operator and input dims
+    full: list[str | None] = field(default_factory=list)  # the full signatures (``sigs`` may be relaxed)
+
+    def sig_at(self, i: int, depth: int) -> str | None:
+        """The signature of row ``i``'s call at a stack depth (0: the launching call; the outermost
+        call when the stack is [range, operator]); None when unknown."""
+        if depth == 0:
+            return self.sigs[i]
+        st = self.stacks[i]
+        return self.rsigs[i] if depth == len(st) - 1 else None
 
 
 def _col(df: pl.DataFrame, name: str) -> list[Any]:
@@ -169,7 +198,8 @@ def _side(df: pl.DataFrame) -> _Side:
     names = [x or "" for x in _col(df, "name")]
     raw = [x or "" for x in _col(df, "raw_name")]
     names = [nm or r for nm, r in zip(names, raw)]
-    keys = [k or nm for k, nm in zip(_col(df, "key"), names)]
+    # the normalized key with the template arguments that change the work (functor, dtype) kept
+    keys = [(work_key(r or nm) if (r or nm) else None) or k or nm for k, nm, r in zip(_col(df, "key"), names, raw)]
     operators = _col(df, "operator")
     ranges = _col(df, "range")
     ops: list[str | None] = []
@@ -220,22 +250,91 @@ def _side(df: pl.DataFrame) -> _Side:
             run += 1
             prev = cur
         instance[i] = ("run", run)
-    return _Side(names, keys, raw, ops, stacks, instance, order, [-1] * n, list(iters))
+    sigs = _col(df, "operator_signature")
+    rsigs = _col(df, "range_signature")
+    # order of each call among the calls of the same signature (or operator) in its iteration
+    occ = _occurrence(order, instance, [x or o for x, o in zip(sigs, ops)], iters)
+    occ_r = _occurrence(order, instance, [_relaxed(x) or o for x, o in zip(sigs, ops)], iters)
+    return _Side(names, keys, raw, ops, stacks, instance, order, [-1] * n, list(iters), list(sigs), list(rsigs), occ, occ_r,
+                 list(sigs))
+
+
+def _occurrence(order: list[int], instance: list[Any], keys: list[Any], iters: list[Any]) -> list[int]:
+    """Per row: its call's order among the calls of the same key in the same iteration."""
+    occ = [0] * len(order)
+    seen_calls: dict[Any, int] = {}
+    counters: dict[Any, int] = defaultdict(int)
+    for i in order:
+        inst = instance[i]
+        if inst is None:
+            continue
+        if inst not in seen_calls:
+            k = (keys[i], iters[i])
+            seen_calls[inst] = counters[k]
+            counters[k] += 1
+        occ[i] = seen_calls[inst]
+    return occ
+
+
+@lru_cache(maxsize=65536)
+def _relaxed(sig: str | None) -> str | None:
+    """A signature without its tensor inputs' types (operator, input dims, scalar inputs and their values)."""
+    d = decode(sig)
+    if d is None:
+        return None
+    dims = [_thaw(x) for x in d.input_dims]
+    types = ["*" if isinstance(x, list) and x else t for x, t in zip(dims, d.input_types)]
+    return encode(d.operator, dims, types, [_thaw(x) for x in d.concrete_inputs])
+
+
+def _thaw(x: Any) -> Any:
+    return [_thaw(v) for v in x] if isinstance(x, tuple) else x
+
+
+def _label_mixed(units: list[MatchUnit], b: _Side, c: _Side, signed: bool) -> None:
+    """A unit holding calls of more than one full signature on a side says so (``mixed`` and its label):
+    possible once signatures are relaxed, and whenever only one profile has signatures (a CUDA-graph
+    replay, a trace recorded without shapes) so that they could not key the pairing."""
+    for u in units:
+        if u.mixed or (signed and u.scope != "operator"):
+            continue
+        n = max(len({b.full[i] for i in u.baseline}), len({c.full[i] for i in u.candidate}))
+        if n > 1:
+            u.mixed = n
+            u.label += f" (mixed signatures: {n})"
 
 
 class _Matcher:
     def __init__(self, b: _Side, c: _Side) -> None:
         self.b, self.c = b, c
+        # signatures count only when both profiles have them (else nothing would pair across)
+        self.signed = any(x is not None for x in b.sigs) and any(x is not None for x in c.sigs)
+        self.relaxed = False
+        if not self.signed:  # (``full`` keeps them, to say when a unit merges several)
+            b.sigs = [None] * len(b.sigs)
+            c.sigs = [None] * len(c.sigs)
+            b.rsigs = [None] * len(b.rsigs)
+            c.rsigs = [None] * len(c.rsigs)
         self.units: list[MatchUnit] = []
         self._unit_by_sig: dict[Any, int] = {}
 
     def _unit(self, sig: Any, level: MatchLevel, label: str, operator: str | None) -> int:
+        sig = (self.relaxed, sig)
         idx = self._unit_by_sig.get(sig)
         if idx is None:
             idx = len(self.units)
-            self.units.append(MatchUnit(level, label, operator))
+            self.units.append(MatchUnit(level, label, operator, relaxed=self.relaxed))
             self._unit_by_sig[sig] = idx
         return idx
+
+    def relax(self) -> None:
+        """From here on, a signature is the operator and its input dims only (types and scalars may differ:
+        the same model in fp16 and in bf16). Units made now say so (``MatchUnit.relaxed``)."""
+        self.relaxed = True
+        for side in (self.b, self.c):
+            side.sigs = [_relaxed(x) for x in side.sigs]
+            side.rsigs = [_relaxed(x) for x in side.rsigs]
+            side.occ = side.occ_relaxed
 
     def _assign(self, uidx: int, bis: Iterable[int], cis: Iterable[int]) -> None:
         u = self.units[uidx]
@@ -249,7 +348,10 @@ class _Matcher:
     # -- levels 1 and 2: by name or key, first within the same operator, then anywhere ------------
 
     def by_value(self, level: MatchLevel, attr: str) -> None:
-        for with_op in (True, False):
+        """Kernels of the same name (key): first within the same call (its signature and its order
+        among that signature's calls in the iteration), then anywhere within the same signature. Kernels
+        without a signature pair only with each other: within the same operator, then anywhere."""
+        for with_call in (True, False):
             groups: list[dict[Any, list[int]]] = []
             for side in (self.b, self.c):
                 g: dict[Any, list[int]] = defaultdict(list)
@@ -257,20 +359,31 @@ class _Matcher:
                 for i in side.order:
                     if side.unit[i] >= 0 or not values[i]:
                         continue
-                    if with_op:
+                    sig = side.sigs[i]
+                    if sig is not None:
+                        g[("sig", values[i], sig, side.occ[i]) if with_call else ("sig", values[i], sig)].append(i)
+                    elif with_call:
                         if side.ops[i] is None:
                             continue
-                        g[(values[i], side.ops[i])].append(i)
+                        g[("op", values[i], side.ops[i])].append(i)
                     else:
-                        g[values[i]].append(i)
+                        g[("any", values[i])].append(i)
                 groups.append(g)
             gb, gc = groups
             for k in [k for k in gb if k in gc]:
-                value, op = (k if with_op else (k, None))
-                if not with_op:
-                    ops = {self.b.ops[i] for i in gb[k]} | {self.c.ops[i] for i in gc[k]}
-                    op = next(iter(ops)) if len(ops) == 1 else None
-                uidx = self._unit((level, attr, k, with_op), level, value, op)
+                value = k[1]
+                if k[0] == "sig":
+                    sig = k[2]
+                    op = self.b.ops[gb[k][0]]
+                    uidx = self._unit((level, attr, "sig", value, sig), level, value, op)
+                    self.units[uidx].signature, self.units[uidx].scope = sig, "operator"
+                else:
+                    if k[0] == "op":
+                        op = k[2]
+                    else:
+                        ops = {self.b.ops[i] for i in gb[k]} | {self.c.ops[i] for i in gc[k]}
+                        op = next(iter(ops)) if len(ops) == 1 else None
+                    uidx = self._unit((level, attr, k), level, value, op)
                 self._assign(uidx, gb[k], gc[k])
 
     # -- level 3: user map ------------------------------------------------------------------------
@@ -281,11 +394,22 @@ class _Matcher:
                    and _glob_match(rule.baseline, self.b.names[i], self.b.keys[i], self.b.raw[i])]
             cis = [i for i in self.c.order if self.c.unit[i] < 0
                    and _glob_match(rule.candidate, self.c.names[i], self.c.keys[i], self.c.raw[i])]
-            if bis and cis:
-                ops = {self.b.ops[i] for i in bis} | {self.c.ops[i] for i in cis}
+            if not bis or not cis:
+                continue
+            by_sig_b: dict[Any, list[int]] = defaultdict(list)
+            by_sig_c: dict[Any, list[int]] = defaultdict(list)
+            for i in bis:
+                by_sig_b[self.b.sigs[i]].append(i)
+            for i in cis:
+                by_sig_c[self.c.sigs[i]].append(i)
+            for sig in [k for k in by_sig_b if k in by_sig_c]:
+                xb, xc = by_sig_b[sig], by_sig_c[sig]
+                ops = {self.b.ops[i] for i in xb} | {self.c.ops[i] for i in xc}
                 op = next(iter(ops)) if len(ops) == 1 else None
-                uidx = self._unit((MatchLevel.USER_MAP, n), MatchLevel.USER_MAP, rule.label, op)
-                self._assign(uidx, bis, cis)
+                uidx = self._unit((MatchLevel.USER_MAP, n, sig), MatchLevel.USER_MAP, rule.label, op)
+                if sig is not None:
+                    self.units[uidx].signature, self.units[uidx].scope = sig, "operator"
+                self._assign(uidx, xb, xc)
 
     # -- level 4: operators -----------------------------------------------------------------------
 
@@ -316,7 +440,7 @@ class _Matcher:
             else:
                 key = (name, prev_key[1] if prev_key and prev_key[0] == name else len(calls))
             if key not in index:
-                call = {"name": name, "rows": [], "inst": set(), "iter": side.iters[i]}
+                call = {"name": name, "sig": side.sig_at(i, depth), "rows": [], "inst": set(), "iter": side.iters[i]}
                 index[key] = call
                 calls.append(call)
             index[key]["rows"].append(i)
@@ -326,14 +450,14 @@ class _Matcher:
 
     def _pair_calls(self, cb: list[dict[str, Any]], cc: list[dict[str, Any]], depth: int,
                     paired_b: set[Any], paired_c: set[Any]) -> None:
-        by_name_b: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        by_name_c: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        by_name_b: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+        by_name_c: dict[Any, list[dict[str, Any]]] = defaultdict(list)
         for call in cb:
-            by_name_b[call["name"]].append(call)
+            by_name_b[(call["name"], call["sig"] if self.signed else None)].append(call)
         for call in cc:
-            by_name_c[call["name"]].append(call)
-        for name, lb in by_name_b.items():
-            lc = by_name_c.get(name)
+            by_name_c[(call["name"], call["sig"] if self.signed else None)].append(call)
+        for (name, sig), lb in by_name_b.items():
+            lc = by_name_c.get((name, sig))
             if not lc:
                 continue
             ob, oc = _by_occurrence(lb), _by_occurrence(lc)
@@ -347,10 +471,13 @@ class _Matcher:
                 uc = [i for y in ys for i in y["rows"] if self.c.unit[i] < 0]
                 if not ub or not uc:
                     continue
-                sig = (MatchLevel.OPERATOR, depth, name,
+                key = (MatchLevel.OPERATOR, depth, name, sig,
                        tuple(sorted({self.b.keys[i] for i in ub})), tuple(sorted({self.c.keys[i] for i in uc})))
-                uidx = self._unit(sig, MatchLevel.OPERATOR, name, name)
-                self.units[uidx].calls += len(xs)
+                uidx = self._unit(key, MatchLevel.OPERATOR, name, name)
+                u = self.units[uidx]
+                u.calls += len(xs)
+                if sig is not None:
+                    u.signature, u.scope = sig, "operator" if depth == 0 else "parent"
                 self._assign(uidx, ub, uc)
 
     def by_operator(self) -> None:
@@ -366,20 +493,56 @@ class _Matcher:
             cb = self._calls(self.b, depth, only_b)
             cc = self._calls(self.c, depth, only_c)
             self._pair_calls(cb, cc, depth, paired_b, paired_c)
-        # last: all remaining calls of the same name together (any depth, innermost first)
+        # then: all remaining calls of the same name and signature together (any depth, innermost first)
         for depth in range(max_depth):
-            ub_by: dict[str, list[int]] = defaultdict(list)
-            uc_by: dict[str, list[int]] = defaultdict(list)
+            ub_by: dict[Any, list[int]] = defaultdict(list)
+            uc_by: dict[Any, list[int]] = defaultdict(list)
             for side, acc in ((self.b, ub_by), (self.c, uc_by)):
                 for i in side.order:
                     st = side.stacks[i]
                     if side.unit[i] < 0 and depth < len(st):
-                        acc[st[len(st) - 1 - depth]].append(i)
-            for name in [n for n in ub_by if n in uc_by]:
-                uidx = self._unit((MatchLevel.OPERATOR, "all", depth, name), MatchLevel.OPERATOR,
+                        acc[(st[len(st) - 1 - depth], side.sig_at(i, depth) if self.signed else None)].append(i)
+            for name, sig in [k for k in ub_by if k in uc_by]:
+                uidx = self._unit((MatchLevel.OPERATOR, "all", depth, name, sig), MatchLevel.OPERATOR,
                                   name + " (all calls)", name)
-                self._assign(uidx, ub_by[name], uc_by[name])
-        self.by_operator_group()
+                if sig is not None:
+                    self.units[uidx].signature = sig
+                    self.units[uidx].scope = "operator" if depth == 0 else "parent"
+                self._assign(uidx, ub_by[(name, sig)], uc_by[(name, sig)])
+
+    def by_name_mixed(self) -> None:
+        """Last resort with signatures: the remaining kernels of one launching operator name together,
+        whatever their calls' signatures; the unit says how many signatures it merges."""
+        ub_by: dict[str, list[int]] = defaultdict(list)
+        uc_by: dict[str, list[int]] = defaultdict(list)
+        for side, acc in ((self.b, ub_by), (self.c, uc_by)):
+            for i in side.order:
+                op = side.ops[i]
+                if side.unit[i] < 0 and op is not None:
+                    acc[op].append(i)
+        for name in [n for n in ub_by if n in uc_by]:
+            sigs = {self.b.full[i] for i in ub_by[name]} | {self.c.full[i] for i in uc_by[name]}
+            uidx = self._unit((MatchLevel.OPERATOR, "mixed", name), MatchLevel.OPERATOR,
+                              name + (f" (mixed signatures: {len(sigs)})" if len(sigs) > 1 else " (all calls)"), name)
+            self.units[uidx].mixed = len(sigs)
+            self._assign(uidx, ub_by[name], uc_by[name])
+        # and the remaining kernels of one operator group (vendor-named operators: cudnn ↔ miopen)
+        gb: dict[str, list[int]] = defaultdict(list)
+        gc: dict[str, list[int]] = defaultdict(list)
+        for side, acc in ((self.b, gb), (self.c, gc)):
+            for i in side.order:
+                op = side.ops[i]
+                if side.unit[i] < 0 and op is not None and not op.startswith(RANGE_PREFIX):
+                    g = group_of_operator(op)
+                    if g is not None:
+                        acc[g].append(i)
+        for g in [x for x in gb if x in gc]:
+            sigs = {self.b.full[i] for i in gb[g]} | {self.c.full[i] for i in gc[g]}
+            bop, cop = self.b.ops[gb[g][0]] or "", self.c.ops[gc[g][0]] or ""
+            label = (bop if bop == cop else f"{bop} ↔ {cop}") + (f" (mixed signatures: {len(sigs)})" if len(sigs) > 1 else "")
+            uidx = self._unit((MatchLevel.OPERATOR, "mixed-group", g), MatchLevel.OPERATOR, label, bop)
+            self.units[uidx].mixed = len(sigs)
+            self._assign(uidx, gb[g], gc[g])
 
     @staticmethod
     def _open(side: _Side, paired: set[Any]) -> set[Any]:
@@ -402,9 +565,12 @@ class _Matcher:
                     continue
                 inst = side.instance[i]
                 if inst not in calls:
-                    calls[inst] = {"group": g, "name": op, "rows": [], "iter": side.iters[i]}
+                    sig = side.sigs[i] if self.signed else None
+                    decoded = decode(sig)
+                    work = decoded.work if decoded is not None else None
+                    calls[inst] = {"group": (g, work), "name": op, "sig": sig, "rows": [], "iter": side.iters[i]}
                 calls[inst]["rows"].append(i)
-            by_group: dict[str, list[dict[str, Any]]] = defaultdict(list)
+            by_group: dict[Any, list[dict[str, Any]]] = defaultdict(list)
             for call in calls.values():
                 by_group[call["group"]].append(call)
             return by_group
@@ -416,8 +582,11 @@ class _Matcher:
                 xs, ys = ob[occ], oc[occ]
                 bop, cop = xs[0]["name"], ys[0]["name"]
                 label = bop if bop == cop else f"{bop} ↔ {cop}"
-                uidx = self._unit((MatchLevel.OPERATOR, "group", g, bop, cop), MatchLevel.OPERATOR, label, bop)
-                self.units[uidx].calls += len(xs)
+                uidx = self._unit((MatchLevel.OPERATOR, "group", g, bop, cop, xs[0]["sig"]), MatchLevel.OPERATOR, label, bop)
+                u = self.units[uidx]
+                u.calls += len(xs)
+                if g[1] is not None:
+                    u.signature, u.scope = xs[0]["sig"], "operator"
                 self._assign(uidx, [i for x in xs for i in x["rows"]], [i for y in ys for i in y["rows"]])
 
 
@@ -443,5 +612,15 @@ def match_kernels(base: pl.DataFrame, cand: pl.DataFrame, user_map: UserMap | No
     if user_map is not None and user_map.rules:
         m.by_user_map(user_map)
     m.by_operator()
+    if m.signed:
+        # the same calls with other dtypes or scalars (fp16 ↔ bf16, TF32 on ↔ off): same operator, same dims
+        m.relax()
+        m.by_value(MatchLevel.EXACT, "names")
+        m.by_value(MatchLevel.NORMALIZED, "keys")
+        m.by_operator()
+    m.by_operator_group()
+    if m.signed:
+        m.by_name_mixed()
+    _label_mixed(m.units, b, c, m.signed)
     # calls are counted at the operator level; other units count kernels
     return MatchResult(m.units, b.unit, c.unit)

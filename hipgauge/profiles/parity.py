@@ -32,7 +32,10 @@ from hipgauge.model import (
 from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles.counters import attach_to_rows
 from hipgauge.profiles.grouping import classify
+from hipgauge.profiles.kernel_work import abbreviate
 from hipgauge.profiles.match import MatchResult, UserMap, match_kernels
+from hipgauge.profiles.outliers import Outlier, find_outliers, guard, signature_lists
+from hipgauge.profiles.signatures import decode
 from hipgauge.profiles.whatif import compare_projection
 
 SCHEMA = "hipgauge.compare/1"
@@ -50,10 +53,11 @@ class UnmatchedEntry:
     count: int
     share: float  # of this side's analysed kernel time
     operator: str | None = None
+    signatures: list[dict[str, Any]] = field(default_factory=list)  # per launching-call signature, as on rows
 
     def to_dict(self) -> dict[str, Any]:
         return {"label": self.label, "names": self.names, "ns": self.ns, "count": self.count,
-                "share": self.share, "operator": self.operator}
+                "share": self.share, "operator": self.operator, "signatures": self.signatures}
 
 
 @dataclass
@@ -68,6 +72,8 @@ class OperatorRow(TimedOnBothSides):
     share: float  # of baseline kernel time
     group: str = ""
     candidate_operator: str | None = None  # set when the candidate names the same work differently
+    baseline_calls: int | None = None  # operator calls (per iteration; None when the profile has no call ids)
+    candidate_calls: int | None = None
 
     @property
     def label(self) -> str:
@@ -77,7 +83,8 @@ class OperatorRow(TimedOnBothSides):
         return {"operator": self.operator, "candidate_operator": self.candidate_operator or self.operator,
                 "label": self.label, "group": self.group, "baseline_ns": self.baseline_ns,
                 "candidate_ns": self.candidate_ns, "ratio": self.ratio, "delta_ns": self.delta_ns,
-                "baseline_count": self.baseline_count, "candidate_count": self.candidate_count, "share": self.share}
+                "baseline_count": self.baseline_count, "candidate_count": self.candidate_count, "share": self.share,
+                "baseline_calls": self.baseline_calls, "candidate_calls": self.candidate_calls}
 
 
 @dataclass
@@ -121,6 +128,8 @@ class ComparisonResult:
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     user_map: str | None = None
+    outliers: list[Outlier] = field(default_factory=list)
+    overall_ratio: float | None = None  # matched candidate ÷ baseline kernel time (the outliers' expectation)
     counters: dict[str, Any] | None = None  # per side: counter source, part limits, what to collect (profiles/counters.py)
     replay: Any = None  # whatif.CompareProjection: the replay (or labelled additive) projection and model check
 
@@ -128,10 +137,17 @@ class ComparisonResult:
     def total_delta_ns(self) -> int:
         return self.totals["candidate_ns"] - self.totals["baseline_ns"]
 
+    @property
+    def absolute_change_ns(self) -> float:
+        """Σ |Δ| over the matched rows plus all unmatched time on both sides: every change, none cancelling."""
+        return float(sum(abs(r.delta_ns) for r in self.rows) + self.totals["baseline_unmatched_ns"]
+                     + self.totals["candidate_unmatched_ns"])
+
     def contribution(self, delta_ns: float) -> float | None:
-        """A delta as a fraction of the end-to-end kernel-time delta (signed; None when that is 0)."""
-        total = self.total_delta_ns
-        return None if total == 0 else delta_ns / abs(total)
+        """A delta as a signed share of the absolute change (bounded by ±1, unlike a share of the net delta,
+        which explodes when gains and losses cancel); None when nothing changed."""
+        total = self.absolute_change_ns
+        return None if total == 0 else delta_ns / total
 
     def verdict(self) -> str:
         p = self.projection
@@ -177,6 +193,9 @@ class ComparisonResult:
             "counters": self.counters,
             "notes": self.notes,
             "warnings": self.warnings,
+            "outliers": [o.to_dict() for o in self.outliers],
+            "overall_ratio": self.overall_ratio,
+            "contribution_basis": "signed share of the absolute change (Σ|Δ| of the matched rows + all unmatched time)",
         }
 
 
@@ -200,14 +219,16 @@ def _names_by_time(names: list[str], durs: list[int]) -> list[str]:
 
 
 def _unmatched(idx: list[int], names: list[str], ops: list[str | None], durs: list[int], div: int,
-               total: float) -> list[UnmatchedEntry]:
+               total: float, sigs: list[str | None], op_ids: list[Any]) -> list[UnmatchedEntry]:
+    """``total``: the side's analysed kernel time in the same unit as the entries (per iteration when ``div`` > 1)."""
     agg: dict[tuple[str, str | None], list[int]] = defaultdict(list)
     for i in idx:
         agg[(names[i], ops[i])].append(i)
     out = []
     for (name, op), rows in agg.items():
-        ns = sum(durs[i] or 0 for i in rows)
-        out.append(UnmatchedEntry(name, [name], round(ns / div), len(rows), (ns / total) if total else 0.0, op))
+        ns = sum(durs[i] or 0 for i in rows) / div
+        out.append(UnmatchedEntry(name, [name], round(ns), len(rows), (ns / total) if total else 0.0, op,
+                                  signature_lists(rows, sigs, op_ids, durs, div)[0]))
     out.sort(key=lambda u: (-u.ns, u.label))
     return out
 
@@ -249,20 +270,32 @@ def _operator_rows(bdf: pl.DataFrame, cdf: pl.DataFrame, bdiv: int, cdiv: int, b
              .agg(pl.col("duration_ns").sum().alias("t"), pl.len().alias("n"), pl.col("name").first().alias("nm")))
         return {o: (int(t or 0), int(n), nm or "") for o, t, n, nm in g.iter_rows()}
 
+    def calls(df: pl.DataFrame, div: int) -> dict[str, int | None]:
+        """Operator calls per operator per iteration (distinct call ids), None where a kernel lacks one."""
+        if df.height == 0 or "operator_id" not in df.columns:
+            return {}
+        g = (df.with_columns(pl.col("operator").fill_null(NO_OPERATOR))
+             .group_by("operator").agg(pl.col("operator_id").n_unique().alias("u"),
+                                       pl.col("operator_id").null_count().alias("z")))
+        return {o: (round(u / div) if z == 0 else None) for o, u, z in g.iter_rows()}
+
     ab, ac = agg(bdf), agg(cdf)
+    nb, nc = calls(bdf, bdiv), calls(cdf, cdiv)
     pairs = _pair_vendor_operators([o for o in ab if o not in ac], [o for o in ac if o not in ab], ab, ac)
     rows = []
     for op in sorted((set(ab) | set(ac)) - set(pairs) - set(pairs.values())):
         bt, bn, bname = ab.get(op, (0, 0, ""))
         ct, cn, cname = ac.get(op, (0, 0, ""))
         group = classify(bname or cname, None if op == NO_OPERATOR else op)
-        rows.append(OperatorRow(op, round(bt / bdiv), round(ct / cdiv), bn, cn, (bt / bdiv / base_total) if base_total else 0.0, group))
+        rows.append(OperatorRow(op, round(bt / bdiv), round(ct / cdiv), bn, cn, (bt / bdiv / base_total) if base_total else 0.0,
+                                group, baseline_calls=nb.get(op), candidate_calls=nc.get(op)))
     for bop, cop in sorted(pairs.items()):
         bt, bn, bname = ab[bop]
         ct, cn, cname = ac[cop]
         group = classify(bname, bop)
         rows.append(OperatorRow(bop, round(bt / bdiv), round(ct / cdiv), bn, cn,
-                                (bt / bdiv / base_total) if base_total else 0.0, group, candidate_operator=cop))
+                                (bt / bdiv / base_total) if base_total else 0.0, group, candidate_operator=cop,
+                                baseline_calls=nb.get(bop), candidate_calls=nc.get(cop)))
     rows.sort(key=lambda r: (-abs(r.delta_ns), -r.baseline_ns, r.operator))
     return rows
 
@@ -351,6 +384,14 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
     cdur = [int(d or 0) for d in cdf["duration_ns"].to_list()]
     bops = bdf["operator"].to_list()
     cops = cdf["operator"].to_list()
+    bsigs, csigs = _optional(bdf, "operator_signature"), _optional(cdf, "operator_signature")
+    bids, cids = _optional(bdf, "operator_id"), _optional(cdf, "operator_id")
+    signed = [any(x is not None for x in sigs) for sigs in (bsigs, csigs)]
+    if signed[0] != signed[1]:
+        side, other = ("candidate", "baseline") if signed[0] else ("baseline", "candidate")
+        notes.append(f"the {side} has no operator call signatures (a CUDA-graph replay, or a trace recorded without "
+                     f"record_shapes): kernels pair by name, not per call, and a row holding several of the {other}'s "
+                     "signatures says 'mixed signatures'")
     btotal_raw, ctotal_raw = sum(bdur), sum(cdur)
     btotal, ctotal = btotal_raw / bdiv, ctotal_raw / cdiv
 
@@ -358,6 +399,9 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
     for u in result.units:
         bns = sum(bdur[i] for i in u.baseline) / bdiv
         cns = sum(cdur[i] for i in u.candidate) / cdiv
+        bsl, bcalls = signature_lists(u.baseline, bsigs, bids, bdur, bdiv)
+        csl, ccalls = signature_lists(u.candidate, csigs, cids, cdur, cdiv)
+        sig = decode(u.signature)
         rows.append(ParityRow(
             level=u.level, label=u.label,
             baseline_names=_names_by_time([bnames[i] for i in u.baseline], [bdur[i] for i in u.baseline]),
@@ -365,15 +409,20 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
             baseline_ns=round(bns), candidate_ns=round(cns),
             baseline_count=len(u.baseline), candidate_count=len(u.candidate),
             share=(bns / btotal) if btotal else 0.0, operator=u.operator, per_iteration=per_iteration,
+            signature=sig.to_dict() if sig else None, signature_scope=u.scope if sig else None,
+            mixed_signatures=u.mixed if u.mixed > 1 else 0, baseline_signatures=bsl, candidate_signatures=csl,
+            signature_match=("dims" if u.relaxed else "full") if sig else None,
+            baseline_calls=bcalls, candidate_calls=ccalls,
         ))
+        rows[-1].flags = guard(rows[-1])
     counters = None
     if with_counters:
         counters = attach_to_rows(((r, u.baseline, u.candidate) for r, u in zip(rows, result.units)), base, cand,
                                   [int(i) for i in bdf[ROW_ID].to_list()], [int(i) for i in cdf[ROW_ID].to_list()])
     rows.sort(key=lambda r: (-abs(r.delta_ns), -r.baseline_ns, r.label))
 
-    ub = _unmatched(result.unmatched_baseline(), bnames, bops, bdur, bdiv, btotal_raw / bdiv)
-    uc = _unmatched(result.unmatched_candidate(), cnames, cops, cdur, cdiv, ctotal_raw / cdiv)
+    ub = _unmatched(result.unmatched_baseline(), bnames, bops, bdur, bdiv, btotal_raw / bdiv, bsigs, bids)
+    uc = _unmatched(result.unmatched_candidate(), cnames, cops, cdur, cdiv, ctotal_raw / cdiv, csigs, cids)
 
     matched_b = sum(r.baseline_ns for r in rows)
     matched_c = sum(r.candidate_ns for r in rows)
@@ -382,7 +431,17 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
     for r in rows:
         by_level[r.level.value] += (r.baseline_ns / btotal) if btotal else 0.0
         by_level_c[r.level.value] += (r.candidate_ns / ctotal) if ctotal else 0.0
+    bexcl = _excluded(base, bview)
+    cexcl = _excluded(cand, cview)
     coverage = {
+        "basis": "in-iteration kernel time" if per_iteration else "kernel time of the whole profile",
+        "baseline_excluded_ns": bview.excluded_ns, "candidate_excluded_ns": cview.excluded_ns,
+        "baseline_excluded_kernels": bview.excluded_count, "candidate_excluded_kernels": cview.excluded_count,
+        "baseline_excluded_before_ns": bexcl[0], "baseline_excluded_after_ns": bexcl[1],
+        "candidate_excluded_before_ns": cexcl[0], "candidate_excluded_after_ns": cexcl[1],
+        "baseline_file_kernel_ns": btotal_raw + bview.excluded_ns, "candidate_file_kernel_ns": ctotal_raw + cview.excluded_ns,
+        "baseline_in_iteration_share_of_file": (btotal_raw / (btotal_raw + bview.excluded_ns)) if btotal_raw + bview.excluded_ns else None,
+        "candidate_in_iteration_share_of_file": (ctotal_raw / (ctotal_raw + cview.excluded_ns)) if ctotal_raw + cview.excluded_ns else None,
         "baseline_time_matched": (matched_b / btotal) if btotal else 0.0,
         "candidate_time_matched": (matched_c / ctotal) if ctotal else 0.0,
         "baseline_kernels_matched": sum(r.baseline_count for r in rows),
@@ -411,14 +470,57 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
             model = replay.model
         pnotes += replay.notes
         warnings += replay.warnings
+    warnings += _flag_warnings(rows)
+    cand_label = cand.device or cand.vendor
+    outliers, overall = find_outliers(rows, ctotal, cand_label, cand.vendor)
     return ComparisonResult(
         baseline=_summary(base, bview), candidate=_summary(cand, cview), rows=rows,
         operators=_operator_rows(bdf, cdf, bdiv, cdiv, btotal),
         unmatched_baseline=ub, unmatched_candidate=uc, coverage=coverage, projection=proj,
         baseline_latency=bl, candidate_latency=cl, per_iteration=per_iteration, totals=totals, model=model,
         notes=notes + pnotes, warnings=warnings, user_map=user_map.path if user_map else None, replay=replay,
+        outliers=outliers, overall_ratio=overall,
         counters=counters,
     )
+
+
+#: flagged rows named one by one in the warnings; the rest are counted (their ``flags`` are in the rows)
+FLAG_WARNINGS = 3
+
+
+def _flag_warnings(rows: list[ParityRow]) -> list[str]:
+    """One warning per flagged row (the largest changes first), at most ``FLAG_WARNINGS``, then a count."""
+    flagged = [r for r in rows if r.flags]
+    out = []
+    for r in flagged[:FLAG_WARNINGS]:
+        label = r.label
+        if len(label) > 80:
+            base, _, suffix = label.partition(" (mixed signatures")
+            label = abbreviate(base, 60) + (f" (mixed signatures{suffix}" if suffix else "")
+        ratio = f"; its ratio {r.ratio:.2f}× is not like for like" if r.ratio is not None else ""
+        out.append(f"row {label!r} ({r.level.value}): {'; '.join(r.flags)}{ratio}")
+    if len(flagged) > FLAG_WARNINGS:
+        out.append(f"{len(flagged) - FLAG_WARNINGS} more rows are not like for like (mixed signatures, different call "
+                   "counts or an extreme ratio with lopsided kernel counts): their 'flags' in --json say why")
+    return out
+
+
+def _optional(df: pl.DataFrame, col: str) -> list[Any]:
+    """An optional kernel column (``model.OPTIONAL_KERNEL_COLUMNS``) as a list, all None when absent."""
+    return df[col].to_list() if col in df.columns else [None] * df.height
+
+
+def _excluded(profile: Profile, view: pct.IterationView) -> tuple[int, int]:
+    """Kernel time outside every iteration: (before the first iteration's first kernel, after or between)."""
+    if not view.excluded_count or not view.known or view.kernels.height == 0:
+        return 0, int(view.excluded_ns)
+    df = pct.kernels_with_iterations(profile)
+    first = view.kernels["start_ns"].min()
+    if first is None:
+        return 0, int(view.excluded_ns)
+    out = df.filter(pl.col("iteration").is_null())
+    before = int(out.filter(pl.col("start_ns") < first)["duration_ns"].sum() or 0)
+    return before, int(view.excluded_ns) - before
 
 
 def _replay_projection(base: Profile, cand: Profile, p: float, bdf: pl.DataFrame, result: MatchResult,

@@ -8,8 +8,16 @@ from rich.console import Console
 from rich.table import Table
 
 from hipgauge.kernel_names import display_name
+from hipgauge.profiles.kernel_work import abbreviate
 from hipgauge.report import counter_parity as cp
 from hipgauge.report import figures
+from hipgauge.report.parity_text import (
+    coverage_line,
+    outlier_lines,
+    outliers_heading,
+    row_mark,
+    signature_words,
+)
 
 NAME_WIDTH = 60
 
@@ -23,6 +31,16 @@ def shorten(text: str, width: int = NAME_WIDTH) -> str:
     head = (keep + 1) // 2
     tail = keep - head
     return text[:head] + "…" + text[len(text) - tail:]
+
+
+def _kernel_label(name: str, width: int) -> str:
+    """A kernel name that fits ``width``: the informative key when it fits, else an abbreviation that drops
+    namespaces and lambda noise and keeps the distinguishing template arguments."""
+    shown = display_name(name)
+    if len(shown) <= width and "<" not in shown:
+        label = abbreviate(name, width)
+        return label if len(label) <= width else shown
+    return abbreviate(name, width)
 
 
 def _projection_lines(proj: dict[str, Any], model: str, base_label: str, cand_label: str | None,
@@ -49,19 +67,67 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
     out.print(f"[bold]compare[/bold]  baseline {b['path']} ({b['vendor']}, {b.get('device') or 'device n/a'}, "
               f"{b['source_format']})  vs  candidate {c['path']} ({c['vendor']}, {c.get('device') or 'device n/a'}, "
               f"{c['source_format']})", markup=True, highlight=False)
+    outliers = outlier_lines(doc)
+    if outliers:
+        out.print(outliers_heading(doc), highlight=False, markup=False)
+        for line in outliers:
+            out.print(f"  • {line}", highlight=False, markup=False)
     out.print(f"kernel times: measured, {unit}; ratio = candidate ÷ baseline; share = of baseline kernel time; "
-              f"sorted by contribution to the end-to-end kernel-time delta", highlight=False)
+              f"of |Δ| = signed share of the absolute change (Σ|Δ| of the rows + all unmatched time); "
+              f"sorted by |Δ|", highlight=False, markup=False)
     for n in doc["notes"]:
-        out.print(f"note: {n}", highlight=False)
+        out.print(f"note: {n}", highlight=False, markup=False)
 
     rows = doc["rows"]
     counters = cp.has_counters(rows)
-    width = max(out.width, 80)
+    width = max(out.width, 40)
     wide = width >= 200  # side-by-side name columns only when each can still show a useful part of a kernel name
     medium = width >= 120
     fixed = (10 if medium else 5) + 9 + 9 + 5 + 10 + (5 + 6 if medium else 0) + (34 if wide else 0)
     ncols = 6 + (2 if medium else 0) + (2 if wide else 0)
     name_w = max(16, min(70, (width - fixed - 3 * ncols) // (2 if wide else 1) - 6))
+    if width < 100:
+        _rows_as_list(out, rows, top, width, counters)
+    else:
+        _rows_as_table(out, rows, top, width, medium, wide, name_w, counters)
+    if counters or doc.get("counters"):
+        _counter_lines(out, doc, rows, top)
+    _operators_and_rest(out, doc, top, width, medium, unit)
+
+
+def _rows_as_list(out: Console, rows: list[dict[str, Any]], top: int, width: int, counters: bool = False) -> None:
+    """Narrow terminals (pipes, CI logs): one block per row, the names on lines of their own at full width,
+    every column kept."""
+    out.print(f"per kernel ({len(rows)} matched units; narrow layout: ratio, baseline → candidate, Δ, share, of |Δ|)",
+              highlight=False, markup=False)
+    w = max(20, width - 6)
+    flagged = 0
+    for n, r in enumerate(rows[:top], 1):
+        mark = row_mark(r)
+        flagged += bool(mark)
+        out.print(f"{n:>2}. {figures.ratio(r['ratio'])}{mark}  {figures.duration(r['baseline_ns'])} → {figures.duration(r['candidate_ns'])}  "
+                  f"Δ {figures.duration(r['delta_ns'], signed=True)}  share {figures.pct(r['share'])}  of |Δ| {figures.pct(r['contribution'])}  "
+                  f"[{r['match']}]", highlight=False, markup=False)
+        bn = _kernel_label(r["baseline_names"][0], w) if r["baseline_names"] else shorten(r["label"], w)
+        cn = _kernel_label(r["candidate_names"][0], w) if r["candidate_names"] else ""
+        out.print(f"    {bn}", highlight=False, markup=False)
+        if cn and cn != bn:
+            out.print(f"    → {cn}", highlight=False, markup=False)
+        sig = signature_words(r)
+        if sig:
+            out.print(f"    {shorten(sig, w)}", highlight=False, markup=False)
+        if counters:
+            out.print(f"    occupancy {cp.occupancy_cell(r.get('counters'))}  DRAM % peak {cp.dram_cell(r.get('counters'))}",
+                      highlight=False, markup=False)
+    if flagged:
+        out.print("! the ratio is not like for like (mixed signatures, different call counts, or an extreme ratio "
+                  "with lopsided kernel counts): see the warnings", highlight=False, markup=False)
+    if len(rows) > top:
+        out.print(f"… and {len(rows) - top} more matched units (--top N, or --json for all)", highlight=False, markup=False)
+
+
+def _rows_as_table(out: Console, rows: list[dict[str, Any]], top: int, width: int, medium: bool, wide: bool,
+                   name_w: int, counters: bool = False) -> None:
     t = Table(title=f"per kernel ({len(rows)} matched units)", show_edge=False, pad_edge=False, title_justify="left")
     cols: list[tuple[str, str, int]] = [("match", "left", 10 if medium else 5)]
     short_level = {"normalized": "norm.", "operator": "op", "user-map": "map"}
@@ -69,43 +135,60 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
         else [("kernel: base → cand", "left", 0)]
     cols += [("baseline", "right", 9), ("candidate", "right", 9), ("ratio", "right", 5), ("Δ", "right", 10)]
     if medium:
-        cols += [("share", "right", 5), ("contrib.", "right", 6)]
+        cols += [("share", "right", 5), ("of |Δ|", "right", 6)]
+    hidden = [] if medium else ["share", "of |Δ|"]
     if counters:  # the trio: time ratio beside achieved occupancy and DRAM % of peak, baseline → candidate
         cols += [("occupancy", "right", 0), ("DRAM % peak", "right", 0)]
     for col, j, mw in cols:
         t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
+    flagged = 0
     for r in rows[:top]:
-        bn = shorten(display_name(r["baseline_names"][0]) if r["baseline_names"] else r["label"], name_w)
-        cn = shorten(display_name(r["candidate_names"][0]) if r["candidate_names"] else "", name_w)
+        bn = _kernel_label(r["baseline_names"][0], name_w) if r["baseline_names"] else shorten(r["label"], name_w)
+        cn = _kernel_label(r["candidate_names"][0], name_w) if r["candidate_names"] else ""
         if len(r["baseline_names"]) > 1:
             bn += f" (+{len(r['baseline_names']) - 1})"
         if len(r["candidate_names"]) > 1:
             cn += f" (+{len(r['candidate_names']) - 1})"
         op = r.get("operator") or ""
+        sig = signature_words(r)
         if wide:
-            names = [bn, cn, shorten(op, 32)]
+            names = [bn, cn, shorten(sig or op, 32)]
         else:
-            names = [f"{bn}\n→ {cn}" + (f"\n  (op {shorten(op, name_w - 6)})" if op and r["match"] == "operator" else "")]
-        cells = [r["match"] if medium else short_level.get(r["match"], r["match"]), *names, figures.duration(r["baseline_ns"]), figures.duration(r["candidate_ns"]), figures.ratio(r["ratio"]),
-                 figures.duration(r["delta_ns"], signed=True)]
+            extra = sig or (f"op {op}" if op and r["match"] == "operator" else "")
+            names = [f"{bn}\n→ {cn}" + (f"\n  ({shorten(extra, name_w - 4)})" if extra else "")]
+        mark = row_mark(r)
+        flagged += bool(mark)
+        cells = [r["match"] if medium else short_level.get(r["match"], r["match"]), *names, figures.duration(r["baseline_ns"]),
+                 figures.duration(r["candidate_ns"]), figures.ratio(r["ratio"]) + mark, figures.duration(r["delta_ns"], signed=True)]
         if medium:
             cells += [figures.pct(r["share"]), figures.pct(r["contribution"])]
         if counters:
             cells += [cp.occupancy_cell(r.get("counters")), cp.dram_cell(r.get("counters"))]
         t.add_row(*cells)
     out.print(t)
+    if flagged:
+        out.print("! the ratio is not like for like (mixed signatures, different call counts, or an extreme ratio "
+                  "with lopsided kernel counts): see the warnings", highlight=False, markup=False)
+    if hidden:
+        out.print(f"columns hidden at {width} characters: {', '.join(hidden)} (widen the terminal, or --json)",
+                  highlight=False, markup=False)
     if len(rows) > top:
-        out.print(f"… and {len(rows) - top} more matched units (--top N, or --json for all)", highlight=False)
-    if counters or doc.get("counters"):
-        _counter_lines(out, doc, rows, top)
+        out.print(f"… and {len(rows) - top} more matched units (--top N, or --json for all)", highlight=False, markup=False)
 
+
+def _operators_and_rest(out: Console, doc: dict[str, Any], top: int, width: int, medium: bool, unit: str) -> None:
     ops = doc["operators"]
     if ops and not (len(ops) == 1 and ops[0]["operator"] == "(no operator)"):
         t = Table(title=f"per operator ({len(ops)})", show_edge=False, pad_edge=False, title_justify="left")
         ocols = [("operator", "left", 0), ("group", "left", 0), ("baseline", "right", 9), ("candidate", "right", 9),
                  ("ratio", "right", 5), ("Δ", "right", 10)]
+        calls_known = all(o.get("baseline_calls") is not None or not o["baseline_count"] for o in ops) and \
+            all(o.get("candidate_calls") is not None or not o["candidate_count"] for o in ops)
         if medium:
-            ocols += [("share", "right", 5), ("calls b/c", "right", 0)]
+            ocols += [("share", "right", 5), ("calls b/c" if calls_known else "launches b/c", "right", 0)]
+        else:
+            out.print(f"columns hidden at {width} characters in the operator table: share, "
+                      f"{'calls' if calls_known else 'launches'} b/c (widen the terminal, or --json)", highlight=False, markup=False)
         for col, j, mw in ocols:
             t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
         op_w = max(16, min(60, width - (95 if medium else 70)))
@@ -113,17 +196,20 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
             cells = [shorten(o.get("label") or o["operator"], op_w), o["group"], figures.duration(o["baseline_ns"]), figures.duration(o["candidate_ns"]),
                      figures.ratio(o["ratio"]) if o["candidate_ns"] else "—", figures.duration(o["delta_ns"], signed=True)]
             if medium:
-                cells += [figures.pct(o["share"]), f"{o['baseline_count']}/{o['candidate_count']}"]
+                if calls_known:
+                    cells += [figures.pct(o["share"]), f"{o.get('baseline_calls') or 0}/{o.get('candidate_calls') or 0}"]
+                else:
+                    cells += [figures.pct(o["share"]), f"{o['baseline_count']}/{o['candidate_count']}"]
             t.add_row(*cells)
         out.print(t)
         if len(ops) > top:
-            out.print(f"… and {len(ops) - top} more operators", highlight=False)
+            out.print(f"… and {len(ops) - top} more operators", highlight=False, markup=False)
 
     for side, key in (("baseline", "unmatched_baseline"), ("candidate", "unmatched_candidate")):
         items = doc[key]
         total = doc["totals"][f"{side}_unmatched_ns"]
         if not items:
-            out.print(f"unmatched {side} kernels: none", highlight=False)
+            out.print(f"unmatched {side} kernels: none", highlight=False, markup=False)
             continue
         t = Table(title=f"unmatched {side} kernels ({len(items)}, {figures.duration(total)})", show_edge=False,
                   pad_edge=False, title_justify="left")
@@ -131,28 +217,32 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
                            ("count", "right", 0)):
             t.add_column(col, justify=j, no_wrap=True, min_width=mw or None)  # type: ignore[arg-type]
         for u in items[:top]:
-            t.add_row(shorten(display_name(u["label"]), max(20, width - 70)), shorten(u.get("operator") or "", 20), figures.duration(u["ns"]), figures.pct(u["share"]),
-                      str(u["count"]))
+            t.add_row(_kernel_label(u["label"], max(20, width - 70)), shorten(u.get("operator") or "", 20), figures.duration(u["ns"]),
+                      figures.pct(u["share"]), str(u["count"]))
         out.print(t)
         if len(items) > top:
-            out.print(f"… and {len(items) - top} more unmatched {side} kernels", highlight=False)
+            out.print(f"… and {len(items) - top} more unmatched {side} kernels", highlight=False, markup=False)
 
-    cov = doc["coverage"]
-    levels = ", ".join(f"{k} {figures.pct(v)}" for k, v in cov["baseline_by_level"].items() if v)
-    out.print(f"coverage: {figures.pct(cov['baseline_time_matched'])} of baseline kernel time matched ({levels}); "
-              f"{figures.pct(cov['candidate_time_matched'])} of candidate", highlight=False)
+    out.print(coverage_line(doc), highlight=False, markup=False)
     tot = doc["totals"]
     out.print(f"kernel time ({unit}, measured): baseline {figures.duration(tot['baseline_ns'])}, candidate "
               f"{figures.duration(tot['candidate_ns'])}, Δ {figures.duration(tot['delta_ns'], signed=True)} ({figures.ratio(tot['ratio'])})",
-              highlight=False)
+              highlight=False, markup=False)
     proj = doc["projection"]
     out.print(f"[bold]end-to-end latency at P{proj['percentile']:g}[/bold]", markup=True, highlight=False)
     for line in _projection_lines(proj, proj["model"], "baseline", "candidate", notes=False):
-        out.print("  " + line, highlight=False)
+        out.print("  " + line, highlight=False, markup=False)
     for side in ("baseline", "candidate"):
-        note = doc["latency"][side]["note"]
-        if note:
-            out.print(f"  {side} latency: {note}", highlight=False)
+        lat = doc["latency"][side]
+        note = lat["note"]
+        if not note:
+            continue
+        shown = proj["baseline_ms"] if side == "baseline" else proj["projected_ms"]
+        if lat.get("value_ms") is not None and shown is not None and abs(lat["value_ms"] - shown) > 1e-9:
+            # projecting: the printed figure is not this side's own measurement; say which value the note is about
+            out.print(f"  {side}'s own trace (not the figure above, {figures.latency(lat['value_ms'])}): {note}", highlight=False, markup=False)
+        else:
+            out.print(f"  {side} latency: {note}", highlight=False, markup=False)
     render_replay(out, doc.get("replay"))
 
 
@@ -192,9 +282,9 @@ def render_project(out: Console, doc: dict[str, Any]) -> None:
               markup=True, highlight=False)
     out.print(f"baseline latency: {figures.latency(lat['value_ms'])} ({lat['statistic']}, {lat['source']}, from {lat['method']}, "
               f"{lat['iterations']} iterations); kernel time per iteration {figures.latency(doc['kernel_ms_per_iteration'])} "
-              f"(measured)", highlight=False)
+              f"(measured)", highlight=False, markup=False)
     for n in doc["notes"]:
-        out.print(f"note: {n}", highlight=False)
+        out.print(f"note: {n}", highlight=False, markup=False)
     how = doc.get("slack_method") or "linear: 1 + (T − L) / t_group"
     t = Table(title=f"slack per kernel group (max slowdown: {how}; estimated, all else equal)",
               show_edge=False, pad_edge=False, title_justify="left")
@@ -219,7 +309,7 @@ def render_project(out: Console, doc: dict[str, Any]) -> None:
     label = "projected (what-if)" if what_if else "baseline (no --assume)"
     out.print(f"[bold]end-to-end latency at P{p:g}[/bold]", markup=True, highlight=False)
     for line in _projection_lines(proj, proj["model"], "baseline", label if what_if else None):
-        out.print("  " + line, highlight=False)
+        out.print("  " + line, highlight=False, markup=False)
     render_replay(out, {"replay": doc.get("replay")} if doc.get("replay") else None)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from hipgauge.report import counter_parity
 from hipgauge.report.figures import ms_of_ns, num, pct, usd
+from hipgauge.report.parity_text import signature_words
 
 #: always special inline (CommonMark + GFM): escapes, code spans, emphasis, links/images, table cells, math
 _MD_ALWAYS = re.compile(r"([\\`*\[\]|$])")
@@ -175,9 +176,15 @@ def render_markdown(doc: dict[str, Any]) -> str:
 
     parity_d = doc.get("parity")
     L += ["## Per-kernel parity", ""]
+    if parity_d and parity_d.get("outliers"):
+        L += [("**Outliers first** — the operator calls (operator, input dims, dtypes) costing the most candidate time "
+               "over what the rest of the workload's ratio predicts (measured; hints are suggestions to measure):"), ""]
+        L += [f"- {md(o['text'])}" for o in parity_d["outliers"]] + [""]
     if parity_d:
-        rows = [[md(r["label"]), md(r["match"]), pct(r["share"]), ms_of_ns(r["baseline_ns"]), ms_of_ns(r["candidate_ns"]),
-                 ("**" + num(r["ratio"], 3) + "**") if r["ratio"] and r["ratio"] > parity_d["threshold"] else num(r["ratio"], 3)]
+        rows = [[md(r["label"]) + (f" · {md(signature_words(r))}" if signature_words(r) else ""), md(r["match"]),
+                 pct(r["share"]), ms_of_ns(r["baseline_ns"]), ms_of_ns(r["candidate_ns"]),
+                 (("**" + num(r["ratio"], 3) + "**") if r["ratio"] and r["ratio"] > parity_d["threshold"] else num(r["ratio"], 3))
+                 + (" !" if r.get("flags") else "")]
                 for r in parity_d["rows"][:100]]
         head = ["kernel / operator", "match", "share", "baseline ms", "candidate ms", "ratio"]
         if counter_parity.has_counters(parity_d["rows"]):  # the trio: occupancy and DRAM beside the ratio
@@ -185,6 +192,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
             for row, r in zip(rows, parity_d["rows"][:100]):
                 row += [md(counter_parity.occupancy_cell(r.get("counters"))), md(counter_parity.dram_cell(r.get("counters")))]
         L += _table(head, rows)
+        if any(r.get("flags") for r in parity_d["rows"][:100]):
+            L += [("! the ratio is not like for like (mixed signatures, different call counts, or an extreme ratio with "
+                   "lopsided kernel counts): see the warnings."), ""]
         L += _hot_kernels(parity_d)
         pr = parity_d.get("projection")
         if pr:

@@ -37,6 +37,17 @@ def render_translate(out: Console, doc: dict[str, Any], limit: int = 20) -> None
     if not doc["options"].get("rules_share", True):
         _p(out, "(--no-share: scan's rules share not computed; this is translate's own count of lines left with no "
            "unconverted reference)")
+    rocm = doc["options"].get("rocm")
+    if rocm:
+        _p(out, f"target: ROCm {rocm['version']} ({rocm['basis']}; *_sync warp builtins: {rocm['warp_sync']}, "
+                f"{rocm['source']})")
+    assumed = [r for r in doc["safe_rewrites"] if r.get("assumption") and r["rule"] != "runtime-include"]
+    if assumed:
+        _p(out, f"assumptions made by rewrites ({len(assumed)}):")
+        for r in assumed[:limit]:
+            _p(out, f"  {r['file']}:{r['line']}: {r['assumption']}")
+        if len(assumed) > limit:
+            _p(out, f"  … {len(assumed) - limit} more (--json lists all)")
     if doc["unconverted"]:
         _p(out, f"unconverted references ({len(doc['unconverted'])}):")
         for u in doc["unconverted"][:limit]:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
-from hipgauge.source.walk import SourceEntry
+from hipgauge.source.walk import SourceEntry, read_text_bytes
 from hipgauge.source.macros import call_args_at
 
 SOURCE_KINDS = frozenset({"cuda", "cpp", "header"})
@@ -89,12 +89,8 @@ def _source_bytes(entries: Iterable[SourceEntry], max_bytes: int) -> Iterator[by
     for e in entries:
         if e.kind not in SOURCE_KINDS or e.size > max_bytes:
             continue
-        try:
-            with open(e.path, "rb") as fh:
-                data = fh.read(max_bytes + 1)
-        except OSError:
-            continue
-        if b"\x00" not in data[:8192]:
+        data = read_text_bytes(e, max_bytes)
+        if data is not None:
             yield data
 
 

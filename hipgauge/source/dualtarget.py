@@ -43,6 +43,7 @@ from hipgauge.source.conditions import (
 )
 from hipgauge.model import Severity
 from hipgauge.source.pybranches import cmake_vendor_lines, vendor_lines
+from hipgauge.source.walk import read_text_bytes
 
 #: a project's vendor switch, by its name
 SWITCH_NAME_RE = re.compile(r"^(?:[A-Z][A-Z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?(?:HIP|ROCM)$")
@@ -168,12 +169,8 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
     for e in entries:
         if e.size > max_bytes or (e.kind not in SOURCE_KINDS and e.kind not in BUILD_KINDS):
             continue
-        try:
-            with open(e.path, "rb") as fh:
-                data = fh.read(max_bytes + 1)
-        except OSError:
-            continue
-        if b"\x00" in data[:8192]:
+        data = read_text_bytes(e, max_bytes)
+        if data is None:
             continue
         if e.kind in BUILD_KINDS:
             _build_switches(data, e.display, where, how)

@@ -19,10 +19,12 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from hipgauge.model import SkippedFile
+
+if TYPE_CHECKING:
+    import pathspec
 
 CUDA_SUFFIXES = {".cu", ".cuh"}
 CPP_SUFFIXES = {".cpp", ".cc", ".cxx", ".c++"}
@@ -43,6 +45,17 @@ class SourceEntry:
     display: str  # relative to the scanned root, '/'-separated
     kind: str  # cuda, cpp, header, cmake, make, setup.py, python
     size: int = 0
+
+
+def read_text_bytes(entry: SourceEntry, max_bytes: int) -> bytes | None:
+    """Up to ``max_bytes + 1`` bytes of a walked file, for the tree-wide pre-passes; None when it cannot be read or
+    looks binary (a NUL in its first 8 KiB): the scan itself reports those files."""
+    try:
+        with open(entry.path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError:
+        return None
+    return None if b"\x00" in data[:8192] else data
 
 
 def kind_of(name: str) -> str | None:
@@ -99,6 +112,8 @@ def _spec(lines: list[str]) -> pathspec.PathSpec | None:
     lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
         return None
+    import pathspec  # noqa: PLC0415 - only when there are patterns (.gitignore, --exclude): a small translate starts faster
+
     try:
         return pathspec.GitIgnoreSpec.from_lines(lines)
     except Exception:  # noqa: BLE001 - a malformed pattern never stops a scan

@@ -24,6 +24,10 @@ class TranslateOptions:
     workers: int | None = None  # local process pool size for a tree; None = all cores (serial under 8 files)
     lexical: bool = True  # try the lexical fast path (translate/lexical.py) before parsing; False: tree path only
     include_dirs: tuple[str, ...] = ()  # header folders outside the tree (-I): their macros are the project's own
+    rocm: Any = None  # knowledge.rocm_releases.RocmTarget the text is adjusted to (None: no target-aware pass)
+    rocm_version: str | None = None  # --rocm-version as given (None: the installed hipcc's, else the newest)
+    runtime_include_files: frozenset[str] = frozenset()  # files that get #include <hip/hip_runtime.h>
+    device_symbols: frozenset[str] = frozenset()  # the tree's __device__/__constant__ variables (HIP_SYMBOL)
     #: project shims (headers mapping CUDA names to HIP: ``source.dualtarget``), copied as written, never rewritten;
     #: ``translate_tree`` finds them when None
     shims: frozenset[str] | None = None

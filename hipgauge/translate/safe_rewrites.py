@@ -4,6 +4,8 @@
   warp (``0xffffffff``, ``~0u``, ``__activemask()``, or a macro/constant defined as such) become the non-``_sync``
   HIP functions with the mask dropped. A partial mask is left alone and reported.
 * ``syncwarp``: ``__syncwarp()`` (or with a whole-warp mask) becomes ``__builtin_amdgcn_wave_barrier()``.
+* ``hip-symbol`` and the per-release mask handling: ``translate/target.py``; ``runtime-include``:
+  ``translate/runtime_include.py``.
 
 Warp-size constants, wmma and inline PTX are never rewritten: they change meaning and stay findings.
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -25,16 +27,19 @@ from hipgauge.model import Record
 
 WARP_MASK = "warp-mask"
 SYNCWARP = "syncwarp"
-ALL_SAFE_REWRITES = frozenset({WARP_MASK, SYNCWARP})
+HIP_SYMBOL = "hip-symbol"  # HIP_SYMBOL(…) around a device symbol passed to hipMemcpyToSymbol & co. (target.py)
+RUNTIME_INCLUDE = "runtime-include"  # #include <hip/hip_runtime.h> where nvcc's implicit one was relied on
+ALL_SAFE_REWRITES = frozenset({WARP_MASK, SYNCWARP, HIP_SYMBOL, RUNTIME_INCLUDE})
 
 
 @dataclass
 class SafeRewrite(Record):
     file: str
     line: int
-    rule: str  # "warp-mask" | "syncwarp"
+    rule: str  # "warp-mask" | "syncwarp" | "hip-symbol" | "runtime-include" | target.py's rules
     before: str
     after: str
+    assumption: str = ""  # what the rewrite takes for granted (stated as a finding), "" when nothing
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,7 @@ class SafeRewriteData:
     syncwarp_cuda: str
     syncwarp_hip: str
     full_mask: tuple[re.Pattern[str], ...]
+    hip_symbol: dict[str, int] = field(default_factory=dict)  # HIP function → index of its symbol argument
 
     def is_full_mask(self, text: str, full_mask_names: set[str] | frozenset[str] = frozenset()) -> bool:
         compact = re.sub(r"\s+", "", text)
@@ -74,4 +80,5 @@ def load_safe_rewrites() -> SafeRewriteData:
         syncwarp_cuda=doc["syncwarp"]["cuda"],
         syncwarp_hip=doc["syncwarp"]["hip"],
         full_mask=tuple(re.compile(p) for p in doc["full_mask"]["patterns"]),
+        hip_symbol={k: int(v) for k, v in doc.get("hip_symbol", {}).get("symbol_argument", {}).items()},
     )

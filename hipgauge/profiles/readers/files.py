@@ -9,6 +9,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import sqlite3
 import zlib
 from pathlib import Path
 from typing import BinaryIO
@@ -166,3 +167,19 @@ def head_bytes(path: Path, n: int = 65536) -> bytes:
             return fh.read(n)
     except OSError:
         return b""
+
+
+def open_sqlite(path: Path) -> tuple[sqlite3.Connection, set[str]]:
+    """A read-only connection to a SQLite profile and the names of its tables and views; InputError naming the
+    file when it is not a readable database."""
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
+    except sqlite3.Error as exc:
+        raise InputError(f"not a readable SQLite database: {exc}", path) from None
+    return con, names
+
+
+def sqlite_columns(con: sqlite3.Connection, table: str) -> set[str]:
+    """The column names of ``table``."""
+    return {r[1] for r in con.execute(f'PRAGMA table_info("{table}")')}

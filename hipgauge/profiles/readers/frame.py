@@ -7,7 +7,7 @@ from typing import Any
 import polars as pl
 
 from hipgauge.kernel_names import demangle, normalize_key
-from hipgauge.model import KERNEL_RECORD_SCHEMA
+from hipgauge.model import KERNEL_RECORD_SCHEMA, OPTIONAL_KERNEL_COLUMNS
 
 from .files import check_records
 
@@ -19,7 +19,8 @@ def empty_kernels() -> pl.DataFrame:
 
 
 def kernel_frame(df: pl.DataFrame, **constants: Any) -> pl.DataFrame:
-    """Return ``df`` with exactly the schema's columns, in order, with the schema's dtypes.
+    """Return ``df`` with exactly the schema's columns, in order, with the schema's dtypes (then any of
+    ``OPTIONAL_KERNEL_COLUMNS`` that ``df`` has).
 
     Missing columns are filled from ``constants`` (e.g. ``vendor="amd"``) or with nulls;
     ``name`` and ``key`` are derived from ``raw_name`` when absent (once per distinct name).
@@ -48,6 +49,9 @@ def kernel_frame(df: pl.DataFrame, **constants: Any) -> pl.DataFrame:
             cols.append(pl.col(col).cast(dtype, strict=False))
         else:
             cols.append(pl.lit(None, dtype=dtype).alias(col))
+    for col, dtype_name in OPTIONAL_KERNEL_COLUMNS.items():  # kept, after the schema's, only when the reader has them
+        if col in df.columns:
+            cols.append(pl.col(col).cast(getattr(pl, dtype_name), strict=False))
     return df.select(cols)
 
 

@@ -42,10 +42,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 import polars as pl
 
 from hipgauge.errors import InputError
 from hipgauge.model import Profile
+from hipgauge.profiles.signatures import encode as encode_signature
 
 from .chrome_json import ChromeTrace
 from .finish import finish_profile
@@ -114,16 +116,18 @@ def _innermost_ops(ops: pl.DataFrame, launches: pl.DataFrame) -> pl.DataFrame:
     """For each launch (row, r_thread, r_ts): the innermost cpu_op on that thread enclosing it."""
     threads = set(launches.get_column("r_thread").unique().to_list())
     cand = ops.filter((pl.col("kind") == _KIND_OP) & pl.col("thread").is_in(list(threads)))
-    events: list[tuple[int, int, int, int, int]] = []  # (thread, ts, 0=op/1=launch, end, name_id or row)
-    for th, ts, end, nid in cand.select("thread", "ts", "end", "name_id").iter_rows():
-        events.append((th, ts, 0, end, nid))
+    events: list[tuple[int, int, int, int, Any]] = []  # (thread, ts, 0=op/1=launch, end, (name_id, sig, ext) or row)
+    for th, ts, end, nid, sig, ext in cand.select("thread", "ts", "end", "name_id", "sig", "ext").iter_rows():
+        events.append((th, ts, 0, end, (nid, sig, ext)))
     for row, th, ts in launches.iter_rows():
         events.append((th, ts, 1, 0, row))
     # ops before launches at the same ts; longer (outer) ops first
     events.sort(key=lambda e: (e[0], e[1], e[2], -e[3] if e[2] == 0 else 0))
     out_rows: list[int] = []
     out_ids: list[int | None] = []
-    stack: list[tuple[int, int]] = []  # (end, name_id)
+    out_sigs: list[int | None] = []
+    out_ext: list[int | None] = []
+    stack: list[tuple[int, Any]] = []  # (end, (name_id, sig, ext))
     current = None
     for th, ts, order, end, payload in events:
         if th != current:
@@ -135,8 +139,12 @@ def _innermost_ops(ops: pl.DataFrame, launches: pl.DataFrame) -> pl.DataFrame:
             stack.append((end, payload))
         else:
             out_rows.append(payload)
-            out_ids.append(stack[-1][1] if stack else None)
-    return pl.DataFrame({"row": out_rows, "in_id": out_ids}, schema={"row": pl.UInt32, "in_id": pl.Int64})
+            top = stack[-1][1] if stack else (None, None, None)
+            out_ids.append(top[0])
+            out_sigs.append(top[1])
+            out_ext.append(top[2] if top[2] is not None and top[2] >= 0 else None)
+    return pl.DataFrame({"row": out_rows, "in_id": out_ids, "in_sig": out_sigs, "in_ext": out_ext},
+                        schema={"row": pl.UInt32, "in_id": pl.Int64, "in_sig": pl.Int64, "in_ext": pl.Int64})
 
 
 
@@ -151,6 +159,7 @@ class _Events:
     gpu_steps: list[tuple[int, float, float]]  # gpu_user_annotation ProfilerStep#N: (N, ts µs, dur µs)
     names: list[str]
     shapes: list[str | None]
+    signatures: list[str]  # operator call signatures (profiles.signatures.encode), by sig id
     runtime_names: set[str]
     header: dict[str, Any]
     seen: int = 0
@@ -240,14 +249,36 @@ def _timeline_columns(ev: _Events) -> TimelineColumns:
 
 
 # ---------------------------------------------------------------- phase 1: the event stream → columns
+def _signature_id(name: str, args: dict[str, Any], index: dict[bytes, int], values: list[str]) -> int:
+    """The interned id of a cpu_op's call signature (name, Input Dims, Input type, Concrete Inputs);
+    -1 when the trace was recorded without shapes. One orjson call per op makes the key (the cheap part
+    of a pass that runs for every cpu_op); the canonical text is written once per distinct signature."""
+    d = args.get("Input Dims")
+    if d is None:
+        return -1
+    t, c = args.get("Input type"), args.get("Concrete Inputs")
+    try:
+        key = orjson.dumps((name, d, t, c))
+    except TypeError:
+        return -1
+    i = index.get(key)
+    if i is None:
+        i = index[key] = len(values)
+        values.append(encode_signature(name, d, t, c))
+    return i
+
+
 def _parse_events(trace: ChromeTrace) -> _Events:
     """One pass over the stream: each event lands in its family's columns (names, threads and launch
     shapes interned); an event with missing or malformed fields is skipped and counted."""
     name_ix: dict[str, int] = {}
     thread_ix: dict[tuple[Any, Any], int] = {}
     shape_ix: dict[Any, int] = {}
+    sig_ix: dict[bytes, int] = {}
+    sig_values: list[str] = []
 
     o_thread, o_ts, o_dur, o_ext, o_name, o_kind = array("i"), array("d"), array("d"), array("q"), array("i"), array("b")
+    o_sig = array("i")
     r_thread, r_ts, r_corr, r_ext = array("i"), array("d"), array("q"), array("q")
     r_dur, r_name = array("d"), array("i")  # for the replay timeline (kineto_timeline.TimelineColumns)
     g_kind, g_name, g_thread, g_dev, g_stream = array("b"), array("i"), array("i"), array("q"), array("q")
@@ -281,6 +312,7 @@ def _parse_events(trace: ChromeTrace) -> _Events:
                     o_ext.append(args.get("External id", -1))
                     o_name.append(name_ix.setdefault(name, len(name_ix)))
                     o_kind.append(kind)
+                    o_sig.append(_signature_id(name, args, sig_ix, sig_values) if kind == _KIND_OP else -1)
                 elif cat in _RUNTIME_CATS:
                     args = e.get("args") or {}
                     corr = args.get("correlation", -1)
@@ -336,7 +368,7 @@ def _parse_events(trace: ChromeTrace) -> _Events:
                     first_bad = seen
                     first_why = _why_bad(e, exc)
                 # an event that failed half-way left some columns one longer: drop that partial row
-                for group in ((o_thread, o_ts, o_dur, o_ext, o_name, o_kind),
+                for group in ((o_thread, o_ts, o_dur, o_ext, o_name, o_kind, o_sig),
                               (r_thread, r_ts, r_corr, r_ext, r_dur, r_name),
                               (f_thread, f_ts, f_id), (g_kind, g_name, g_thread, g_dev, g_stream, g_ts, g_dur, g_ext,
                                                        g_corr, g_grid, g_block, g_regs, g_smem)):
@@ -347,7 +379,7 @@ def _parse_events(trace: ChromeTrace) -> _Events:
                 seen += 1
 
     ev = _Events(
-        ops={"thread": o_thread, "ts": o_ts, "dur": o_dur, "ext": o_ext, "name_id": o_name, "kind": o_kind},
+        ops={"thread": o_thread, "ts": o_ts, "dur": o_dur, "ext": o_ext, "name_id": o_name, "kind": o_kind, "sig": o_sig},
         runtime={"r_thread": r_thread, "r_ts": r_ts, "corr": r_corr, "r_ext": r_ext, "r_dur": r_dur, "r_name": r_name},
         gpu={"gkind": g_kind, "name_id": g_name, "g_thread": g_thread, "dev": g_dev, "stream": g_stream, "start_ns": g_ts,
              "duration_ns": g_dur, "ext": g_ext, "corr": g_corr, "grid_id": g_grid, "block_id": g_block,
@@ -356,6 +388,7 @@ def _parse_events(trace: ChromeTrace) -> _Events:
         gpu_steps=gpu_steps,
         names=list(name_ix),
         shapes=[dims(list(k) if isinstance(k, tuple) else k) for k in shape_ix],
+        signatures=sig_values,
         runtime_names=runtime_names,
         header=trace.header,
         seen=seen, bad=bad, first_bad=first_bad,
@@ -452,13 +485,13 @@ def _describe(header: dict[str, Any], runtime_names: set[str]) -> tuple[str, str
 
 
 # ---------------------------------------------------------------- phase 3: columns → frames
-_DTYPE_OF = {"d": pl.Float64, "q": pl.Int64, "i": pl.Int32, "b": pl.Int8}
+_ARRAY_TYPES = {"i": pl.Int32, "d": pl.Float64, "q": pl.Int64, "b": pl.Int8}
 
 
-def _typed_frame(columns: dict[str, array]) -> pl.DataFrame:
-    """A frame of the arrays with their own dtypes, so an event family the trace lacks (no CPU ops at all)
-    is an empty frame of numbers, not columns of dtype null that every later expression fails on."""
-    return pl.DataFrame(columns, schema={name: _DTYPE_OF[col.typecode] for name, col in columns.items()})
+def _columns(cols: dict[str, array]) -> pl.DataFrame:
+    """A frame of typed arrays, with their types even when empty (a GPU-only trace has no CPU ops:
+    untyped empty columns would be null-typed and break the arithmetic)."""
+    return pl.DataFrame({k: pl.Series(k, v, dtype=_ARRAY_TYPES.get(v.typecode)) for k, v in cols.items()})
 
 
 def _frames(ev: _Events, path: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
@@ -466,19 +499,19 @@ def _frames(ev: _Events, path: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.Dat
     attribution works on narrow frames (ids and times only) and joins the results back once, so the
     5M-row op table and the wide GPU table are never copied through a chain of joins. Each family's
     arrays are released as soon as its frame is built."""
-    ops = _typed_frame(ev.ops)
+    ops = _columns(ev.ops)
     ev.ops = {}
     ops = (
         ops.lazy()
         .filter(_sane("ts", "dur"))
         .with_columns(_to_ns("ts"), (pl.col("dur") * 1000).round(0).cast(pl.Int64).alias("dur"))
-        .select("thread", "ts", (pl.col("ts") + pl.col("dur")).alias("end"), "ext", "name_id", "kind")
+        .select("thread", "ts", (pl.col("ts") + pl.col("dur")).alias("end"), "ext", "name_id", "kind", "sig")
         .collect()
     )
-    runtime = _typed_frame(ev.runtime).filter(_sane("r_ts"))
+    runtime = _columns(ev.runtime).filter(_sane("r_ts"))
     ev.runtime = {}
     runtime = runtime.with_columns(_to_ns("r_ts"), _nonneg("r_ext")).unique("corr", keep="first", maintain_order=False)
-    g = _typed_frame(ev.gpu)
+    g = _columns(ev.gpu)
     ev.gpu = {}
     insane = g.height - (g := g.filter(_sane("start_ns", "duration_ns"))).height
     if insane:
@@ -503,7 +536,7 @@ def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev
     link = g.select("row", "g_thread", "start_ns", "ext", "corr")
     # kernel ↔ flow fallback, for GPU events without a correlation argument
     if link.get_column("corr").null_count() and len(ev.flows["fid"]):
-        flows = _typed_frame(ev.flows).filter(_sane("start_ns"))
+        flows = _columns(ev.flows).filter(_sane("start_ns"))
         flows = flows.with_columns(_to_ns("start_ns"))
         flows = flows.unique(["g_thread", "start_ns"], keep="first")
         link = link.join(flows, on=["g_thread", "start_ns"], how="left").with_columns(
@@ -521,7 +554,8 @@ def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev
         .filter((pl.col("kind") != _KIND_STEP) & pl.col("ext").is_in(wanted.implode()))
         .sort("kind")
         .unique("ext", keep="first", maintain_order=False)
-        .select("ext", pl.col("name_id").alias("op_id"), pl.col("thread").alias("op_thread"), pl.col("ts").alias("op_ts"))
+        .select("ext", pl.col("name_id").alias("op_id"), pl.col("sig").alias("op_sig"), pl.col("ext").alias("op_ext"),
+                pl.col("thread").alias("op_thread"), pl.col("ts").alias("op_ts"))
         .collect()
     )
     link = link.join(ext_ops, on="ext", how="left")
@@ -535,11 +569,13 @@ def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev
         fixed = _innermost_ops(ops, link.filter(bad_link).select("row", "r_thread", "r_ts"))
         link = link.join(fixed, on="row", how="left").with_columns(
             pl.when(bad_link).then(pl.col("in_id")).otherwise(pl.col("op_id")).alias("op_id"),
+            pl.when(bad_link).then(pl.col("in_sig")).otherwise(pl.col("op_sig")).alias("op_sig"),
+            pl.when(bad_link).then(pl.col("in_ext")).otherwise(pl.col("op_ext")).alias("op_ext"),
             pl.when(bad_link).then(pl.col("r_thread")).otherwise(pl.col("op_thread")).alias("op_thread"),
             pl.when(bad_link).then(pl.col("r_ts")).otherwise(pl.col("op_ts")).alias("op_ts"),
-        ).drop("in_id")
+        ).drop("in_id", "in_sig", "in_ext")
     return link.select(
-        "row", "start_ns", "corr", "op_id",
+        "row", "start_ns", "corr", "op_id", "op_sig", "op_ext",
         pl.coalesce("r_thread", "op_thread").alias("l_thread"),
         pl.coalesce("r_ts", "op_ts").alias("l_ts"),
     )
@@ -552,12 +588,12 @@ def _attribute(link: pl.DataFrame, ops: pl.DataFrame, names: list[str]) -> pl.Da
     tops = (
         ops.lazy()
         .filter(pl.col("kind") != _KIND_STEP)
-        .select("thread", "ts", "end", "name_id")
+        .select("thread", "ts", "end", "name_id", "sig")
         .sort(["thread", "ts", "end"], descending=[False, False, True])
         .with_columns(pl.col("end").cum_max().shift(1).over("thread").alias("prev_end"))
         .filter(pl.col("prev_end").is_null() | (pl.col("ts") >= pl.col("prev_end")))
         .select(pl.col("thread").alias("l_thread"), pl.col("ts").alias("l_ts"), pl.col("end").alias("top_end"),
-                pl.col("name_id").alias("top_id"))
+                pl.col("name_id").alias("top_id"), pl.col("sig").alias("top_sig"))
         .sort("l_ts")
         .collect()
     )
@@ -568,10 +604,11 @@ def _attribute(link: pl.DataFrame, ops: pl.DataFrame, names: list[str]) -> pl.Da
     if tops.height and launched.height:
         launched = launched.join_asof(tops, on="l_ts", by="l_thread", strategy="backward", check_sortedness=False)
         launched = launched.with_columns(
-            pl.when(pl.col("l_ts") <= pl.col("top_end")).then(pl.col("top_id")).otherwise(None).alias("top_id")
+            pl.when(pl.col("l_ts") <= pl.col("top_end")).then(pl.col("top_id")).otherwise(None).alias("top_id"),
+            pl.when(pl.col("l_ts") <= pl.col("top_end")).then(pl.col("top_sig")).otherwise(None).alias("top_sig"),
         ).drop("top_end")
     else:
-        launched = launched.with_columns(pl.lit(None, dtype=pl.Int32).alias("top_id"))
+        launched = launched.with_columns(pl.lit(None, dtype=pl.Int32).alias("top_id"), pl.lit(None, dtype=pl.Int32).alias("top_sig"))
     del tops
 
     cpu_steps = sorted(
@@ -589,8 +626,10 @@ def _attribute(link: pl.DataFrame, ops: pl.DataFrame, names: list[str]) -> pl.Da
         ).drop("step_end")
     else:
         launched = launched.with_columns(pl.lit(None, dtype=pl.Int64).alias("iteration"))
-    unlaunched = unlaunched.with_columns(pl.lit(None, dtype=pl.Int32).alias("top_id"), pl.lit(None, dtype=pl.Int64).alias("iteration"))
-    return pl.concat([launched, unlaunched], how="diagonal_relaxed").select("row", "start_ns", "corr", "op_id", "top_id", "iteration")
+    unlaunched = unlaunched.with_columns(pl.lit(None, dtype=pl.Int32).alias("top_id"), pl.lit(None, dtype=pl.Int32).alias("top_sig"),
+                                         pl.lit(None, dtype=pl.Int64).alias("iteration"))
+    return pl.concat([launched, unlaunched], how="diagonal_relaxed").select(
+        "row", "start_ns", "corr", "op_id", "op_sig", "op_ext", "top_id", "top_sig", "iteration")
 
 
 # ---------------------------------------------------------------- phase 6: GPU-side iteration windows
@@ -635,6 +674,7 @@ def _kernel_table(g: pl.DataFrame, ev: _Events, dev_names: dict[int, str], devic
     k = g.filter(pl.col("gkind") == _G_KERNEL).sort("row")
     name_values = pl.Series("v", ev.names, dtype=pl.String)
     shape_values = pl.Series("s", ev.shapes, dtype=pl.String)
+    sig_values = pl.Series("g", ev.signatures, dtype=pl.String)
 
     def lookup(col: str, values: pl.Series) -> pl.Expr:
         return pl.when(pl.col(col) >= 0).then(pl.col(col)).otherwise(None).map_batches(
@@ -650,6 +690,9 @@ def _kernel_table(g: pl.DataFrame, ev: _Events, dev_names: dict[int, str], devic
         (pl.col("dev").replace_strict(dev_names, default=device, return_dtype=pl.String) if dev_names
          else pl.lit(device, dtype=pl.String)).alias("device"),
         pl.col("corr").alias("correlation"),
+        lookup("op_sig", sig_values).alias("operator_signature"),
+        lookup("top_sig", sig_values).alias("range_signature"),
+        pl.col("op_ext").alias("operator_id"),
     )
     unattributed = k.get_column("operator").null_count()
     if unattributed:

@@ -25,6 +25,7 @@ import polars as pl
 from hipgauge.errors import InputError
 from hipgauge.model import Profile
 
+from .files import open_sqlite, sqlite_columns
 from .finish import finish_profile
 from .frame import AGGREGATE_WARNING, expand_aggregate
 from .ranges import attribute_ranges
@@ -195,17 +196,9 @@ def _join(f: list[str], idx: list[int | None]) -> str | None:
 
 
 # ------------------------------------------------------------------------------------ SQLite
-def _columns(con: sqlite3.Connection, table: str) -> set[str]:
-    return {r[1] for r in con.execute(f'PRAGMA table_info("{table}")')}
-
-
 def read_nsys_sqlite(path: str | Path, max_bytes: int | None = None) -> Profile:
     path = Path(path)
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
-    except sqlite3.Error as exc:
-        raise InputError(f"not a readable SQLite database: {exc}", path) from None
+    con, tables = open_sqlite(path)
     try:
         if "CUPTI_ACTIVITY_KIND_KERNEL" not in tables:
             raise InputError("no CUPTI_ACTIVITY_KIND_KERNEL table: the report has no CUDA kernels", path)
@@ -217,7 +210,7 @@ def read_nsys_sqlite(path: str | Path, max_bytes: int | None = None) -> Profile:
 
 
 def _read_sqlite(con: sqlite3.Connection, path: Path, tables: set[str]) -> Profile:
-    kcols = _columns(con, "CUPTI_ACTIVITY_KIND_KERNEL")
+    kcols = sqlite_columns(con, "CUPTI_ACTIVITY_KIND_KERNEL")
     name_col = next((c for c in ("demangledName", "shortName", "mangledName", "name") if c in kcols), None)
     if name_col is None:
         raise InputError("CUPTI_ACTIVITY_KIND_KERNEL has no name column", path)
@@ -258,7 +251,7 @@ def _read_sqlite(con: sqlite3.Connection, path: Path, tables: set[str]) -> Profi
         ).with_columns((pl.col("tid") // 0x1000000 * 0x1000000).alias("gpid"))
         df = df.join(rt, on=["correlation", "gpid"], how="left", nulls_equal=False) if df["gpid"].null_count() < df.height \
             else df.join(rt.drop("gpid").unique("correlation"), on="correlation", how="left")
-        ncols = _columns(con, "NVTX_EVENTS")
+        ncols = sqlite_columns(con, "NVTX_EVENTS")
         text = "COALESCE(n.text, (SELECT value FROM StringIds s WHERE s.id = n.textId))" if "textId" in ncols and has_strings else "n.text"
         ranges = con.execute(
             f'SELECT n.globalTid, n.start, n."end", {text} FROM NVTX_EVENTS n WHERE n.eventType IN (59, 60) AND n."end" IS NOT NULL'
@@ -269,7 +262,7 @@ def _read_sqlite(con: sqlite3.Connection, path: Path, tables: set[str]) -> Profi
     metadata: dict[str, str] = {}
     device = None
     if "TARGET_INFO_GPU" in tables:
-        gcols = _columns(con, "TARGET_INFO_GPU")
+        gcols = sqlite_columns(con, "TARGET_INFO_GPU")
         if "name" in gcols:
             names = [r[0] for r in con.execute("SELECT name FROM TARGET_INFO_GPU")]
             if names:
@@ -280,7 +273,7 @@ def _read_sqlite(con: sqlite3.Connection, path: Path, tables: set[str]) -> Profi
             if r:
                 metadata["compute_capability"] = f"{r[0]}.{r[1]}"
                 metadata["arch"] = f"sm_{r[0]}{r[1]}"
-    if "TARGET_INFO_CUDA_DEVICE" in tables and device is None and "name" in _columns(con, "TARGET_INFO_CUDA_DEVICE"):
+    if "TARGET_INFO_CUDA_DEVICE" in tables and device is None and "name" in sqlite_columns(con, "TARGET_INFO_CUDA_DEVICE"):
         r = con.execute("SELECT name FROM TARGET_INFO_CUDA_DEVICE").fetchone()
         if r:
             device = str(r[0])

@@ -29,6 +29,7 @@ from hipgauge.profiles.timeline import (
     memcpy_call_blocks,
 )
 
+from .files import open_sqlite, sqlite_columns
 from .ranges import iteration_of
 
 FORMAT = "nsys-sqlite"
@@ -39,17 +40,9 @@ _MEM_KIND = {0: "Unknown", 1: "Pageable", 2: "Pinned", 3: "Device", 4: "Array", 
              7: "Managed"}
 
 
-def _cols(con: sqlite3.Connection, table: str) -> set[str]:
-    return {r[1] for r in con.execute(f'PRAGMA table_info("{table}")')}
-
-
 def read_nsys_timeline(path: str | Path, max_bytes: int | None = None) -> Timeline:
     path = Path(path)
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
-    except sqlite3.Error as exc:
-        raise InputError(f"not a readable SQLite database: {exc}", path) from None
+    con, tables = open_sqlite(path)
     try:
         if "CUPTI_ACTIVITY_KIND_RUNTIME" not in tables or "CUPTI_ACTIVITY_KIND_KERNEL" not in tables:
             raise InputError("no CUPTI_ACTIVITY_KIND_RUNTIME and KERNEL tables: no timeline to replay", path)
@@ -62,7 +55,7 @@ def read_nsys_timeline(path: str | Path, max_bytes: int | None = None) -> Timeli
 
 def _read(con: sqlite3.Connection, path: Path, tables: set[str]) -> Timeline:
     strings = "StringIds" in tables
-    rcols = _cols(con, "CUPTI_ACTIVITY_KIND_RUNTIME")
+    rcols = sqlite_columns(con, "CUPTI_ACTIVITY_KIND_RUNTIME")
     rname = ("(SELECT value FROM StringIds s WHERE s.id = r.nameId)" if strings and "nameId" in rcols
              else "r.name" if "name" in rcols else "NULL")
     rows = con.execute(f'SELECT r.globalTid, r.start, r."end", {rname}, r.correlationId '
@@ -73,7 +66,7 @@ def _read(con: sqlite3.Connection, path: Path, tables: set[str]) -> Timeline:
     calls = calls.with_columns(pl.col("name").map_elements(call_kind, return_dtype=pl.Int8).alias("kind"))
 
     parts = []
-    kcols = _cols(con, "CUPTI_ACTIVITY_KIND_KERNEL")
+    kcols = sqlite_columns(con, "CUPTI_ACTIVITY_KIND_KERNEL")
     kname_col = next((c for c in ("demangledName", "shortName", "mangledName", "name") if c in kcols), None)
     kname = (f"(SELECT value FROM StringIds s WHERE s.id = k.{kname_col})" if strings and kname_col
              else f"k.{kname_col}" if kname_col else "NULL")
@@ -84,7 +77,7 @@ def _read(con: sqlite3.Connection, path: Path, tables: set[str]) -> Timeline:
         schema={"stream": pl.Int64, "start_ns": pl.Int64, "end_ns": pl.Int64, "name": pl.String, "kind": pl.Int8,
                 "corr": pl.Int64, "pid": pl.Int64}, orient="row"))
     if "CUPTI_ACTIVITY_KIND_MEMCPY" in tables:
-        mcols = _cols(con, "CUPTI_ACTIVITY_KIND_MEMCPY")
+        mcols = sqlite_columns(con, "CUPTI_ACTIVITY_KIND_MEMCPY")
         pidm = "m.globalPid" if "globalPid" in mcols else "NULL"
         ck = "m.copyKind" if "copyKind" in mcols else "NULL"
         sk = "m.srcKind" if "srcKind" in mcols else "NULL"
@@ -97,7 +90,7 @@ def _read(con: sqlite3.Connection, path: Path, tables: set[str]) -> Timeline:
             schema={"stream": pl.Int64, "start_ns": pl.Int64, "end_ns": pl.Int64, "name": pl.String, "kind": pl.Int8,
                     "corr": pl.Int64, "pid": pl.Int64}, orient="row"))
     if "CUPTI_ACTIVITY_KIND_MEMSET" in tables:
-        scols = _cols(con, "CUPTI_ACTIVITY_KIND_MEMSET")
+        scols = sqlite_columns(con, "CUPTI_ACTIVITY_KIND_MEMSET")
         pids = "m.globalPid" if "globalPid" in scols else "NULL"
         parts.append(pl.DataFrame(con.execute(
             f"SELECT m.streamId, m.start, m.\"end\", 'Memset', {OP_MEMSET}, m.correlationId, {pids} "
@@ -128,7 +121,7 @@ def _read(con: sqlite3.Connection, path: Path, tables: set[str]) -> Timeline:
     source = "none"
     nvtx_starts: list[int] = []
     if "NVTX_EVENTS" in tables:
-        ncols = _cols(con, "NVTX_EVENTS")
+        ncols = sqlite_columns(con, "NVTX_EVENTS")
         text = ("COALESCE(n.text, (SELECT value FROM StringIds s WHERE s.id = n.textId))"
                 if "textId" in ncols and strings else "n.text")
         rng = con.execute(f'SELECT n.start, n."end", {text} FROM NVTX_EVENTS n '

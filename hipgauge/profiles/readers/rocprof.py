@@ -27,7 +27,7 @@ from hipgauge.kernel_names import KD_SUFFIX
 from hipgauge.model import Profile
 
 from .chrome_json import ChromeTrace
-from .files import read_bytes
+from .files import open_sqlite, read_bytes, sqlite_columns
 from .finish import finish_profile
 from .frame import AGGREGATE_WARNING, expand_aggregate
 from .ranges import attribute_ranges
@@ -150,27 +150,14 @@ def read_rocprof_v1_json(path: str | Path, max_bytes: int | None = None) -> Prof
 
 
 # --------------------------------------------------------------------------- rocprof v1 DB
-def _connect(path: Path) -> tuple[sqlite3.Connection, set[str]]:
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
-    except sqlite3.Error as exc:
-        raise InputError(f"not a readable SQLite database: {exc}", path) from None
-    return con, names
-
-
-def _cols(con: sqlite3.Connection, table: str) -> list[str]:
-    return [r[1] for r in con.execute(f'PRAGMA table_info("{table}")')]
-
-
 def read_rocprof_v1_db(path: str | Path, max_bytes: int | None = None) -> Profile:
     path = Path(path)
-    con, tables = _connect(path)
+    con, tables = open_sqlite(path)
     try:
         ops = next((t for t in tables if t.lower() == "ops"), None)
         if ops is None:
             raise InputError("no OPS table: not a rocprof v1 results.db", path)
-        cols = set(_cols(con, ops))
+        cols = sqlite_columns(con, ops)
 
         def c(name: str) -> str:
             return f'"{name}"' if name in cols else "NULL"
@@ -341,11 +328,11 @@ def read_rocprofv3_json(path: str | Path, max_bytes: int | None = None) -> Profi
 # --------------------------------------------------------------------------- rocpd SQLite
 def read_rocpd(path: str | Path, max_bytes: int | None = None) -> Profile:
     path = Path(path)
-    con, tables = _connect(path)
+    con, tables = open_sqlite(path)
     try:
         if "kernels" not in tables:
             raise InputError("no 'kernels' view: not a rocpd database (schema 3)", path)
-        kcols = set(_cols(con, "kernels"))
+        kcols = sqlite_columns(con, "kernels")
 
         def c(name: str) -> str:
             return f"k.{name}" if name in kcols else "NULL"
@@ -360,7 +347,7 @@ def read_rocpd(path: str | Path, max_bytes: int | None = None) -> Profile:
         data = con.execute(q).fetchall()
         agent_names: dict[Any, str] = {}
         if "rocpd_info_agent" in tables:
-            acols = set(_cols(con, "rocpd_info_agent"))
+            acols = sqlite_columns(con, "rocpd_info_agent")
             label = "product_name" if "product_name" in acols else "name" if "name" in acols else None
             if label and "absolute_index" in acols:
                 for idx, nm, *rest in con.execute(f"SELECT absolute_index, {label}" + (", type" if "type" in acols else "")

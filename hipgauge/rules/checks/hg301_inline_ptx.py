@@ -2,9 +2,11 @@
 
 What it does
 ------------
-Flags every `asm`/`__asm__` statement whose text is not AMDGCN assembly. More specific rules
-(tensor-core PTX, wgmma, TMA, cp.async) replace this one on the same line. An `asm` statement
-inside a `#define` body is found lexically and reported with medium confidence.
+Flags every `asm`/`__asm__` statement in device code whose text is not AMDGCN assembly, and asm
+anywhere whose text is PTX (special registers such as `%laneid`, `.reg`/state spaces, dotted opcodes
+such as `mov.u32`). Host asm that is not PTX (an x86 `rdtsc` or ARM `mrs` cycle timer) is left alone.
+More specific rules (tensor-core PTX, wgmma, TMA, cp.async) replace this one on the same line. An
+`asm` statement inside a `#define` body is found lexically (PTX syntax only), with medium confidence.
 
 Why is this bad?
 ----------------
@@ -58,6 +60,12 @@ ANCHOR = ASM
 _AMDGCN = re.compile(r'"\s*(?:v_|s_|ds_|buffer_|global_|flat_)')
 
 
+#: PTX syntax: special registers, state spaces / .reg declarations, dotted opcodes (``mov.u32``, ``ld.global.nc``)
+PTX = re.compile(r"%%?(?:laneid|warpid|nwarpid|smid|nsmid|gridid|clock(?:64)?|globaltimer\w*|tid|ntid|ctaid|nctaid|"
+                 r"lanemask_\w+|dynamic_smem_size|total_smem_size)\b|\.(?:reg|pred|shared|global|param|local|const)\b|"
+                 r"\b[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+\s")
+
+
 def check(node, ctx):
     asm = ancestor(node, "gnu_asm_expression", limit=3)
     if asm is None:
@@ -65,6 +73,8 @@ def check(node, ctx):
     body = asm_text(asm)
     if _AMDGCN.search(body):
         return []
+    if not PTX.search(body) and not ctx.in_device_code(asm):
+        return []  # host asm (an x86 rdtsc / ARM cntvct cycle timer) is not PTX
     first = body.strip('"').split(";")[0].strip()[:40]
     return [Hit(asm, HIGH, f"`{first}`" if first else "")]
 
@@ -82,7 +92,7 @@ def check_macro(body, at, end, macro, ctx):
     raw = ctx.data[macro.start:macro.end]
     s = _STRING.search(raw, end)
     text_ = s.group(0).decode("utf-8", "replace") if s else ""
-    if _AMDGCN.search(text_) or _HOST_ASM.search(text_):
+    if _AMDGCN.search(text_) or _HOST_ASM.search(text_) or not PTX.search(text_):
         return []
     first = re.sub(r"^(?:\s|\{|\\[nt])+", "", text_.strip('"')).split(";")[0].strip()[:40]
     return [(at, f"`{first}`" if first else "")]

@@ -4,8 +4,9 @@ What it does
 ------------
 Flags, in `#define` bodies, CUDA names assembled by token pasting (`cuda##Name`, `CUBLAS_##x`,
 `cublas##T##gemm`) and kernel launches (`<<<` inside the macro), and `#include` of a CUDA runtime
-header (`cuda_runtime.h`, `cuda.h`, …) from a `.h`/`.hpp`/`.cpp`/`.cc` file (low confidence: it
-matters when hipify is only run over the `.cu` files).
+header (`cuda_runtime.h`, `cuda.h`, …) from a `.h`/`.hpp`/`.cpp`/`.cc` file when the HIPIFY mapping has no HIP
+counterpart for it (low confidence). A header hipify maps (`cuda_runtime.h` → `hip/hip_runtime.h`) is
+no gap: hipify rewrites it in any file it is given.
 
 Why is this bad?
 ----------------
@@ -39,6 +40,9 @@ void copy(float* d, const float* h, size_t n) {
 
 from __future__ import annotations
 
+import re
+
+from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.rules.checks._common import any_of, include
 from hipgauge.rules.hit import LOW, Hit
 from hipgauge.rules.spec import RuleMeta
@@ -79,8 +83,19 @@ def check(node, ctx):
     if node.type not in ("preproc_include", "system_lib_string", "string_literal", "string_content") \
             and not node.text.startswith(b"#"):
         return []
+    if _hipify_translates(node):
+        return []  # hipify (and hipgauge translate) rewrite this header wherever it is: no gap
     return [Hit(node, LOW, "CUDA header included from a non-.cu file: hipify it too (hipify-clang with a "
                            "compilation database), and compile it with the HIP include path")]
+
+
+def _hipify_translates(node) -> bool:
+    """Whether the header the ``#include`` names has a HIP counterpart in the HIPIFY mapping."""
+    m = re.search(rb"[<\"]([^>\"]+)[>\"]", node.text or b"")
+    if m is None:
+        return False
+    entry = load_mapping().lookup_header(m.group(1).decode("utf-8", "replace"))
+    return entry is not None and bool(entry.hip_name) and entry.has_counterpart
 
 
 def check_macro(body, at, end, macro, ctx):

@@ -1,0 +1,79 @@
+"""Issue #16: `hipgauge --version`, and `translate` parsed without Typer (same result as the Typer command)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hipgauge.cli import main
+
+F16 = Path(__file__).parent / "data" / "issue16"
+
+PROBE = """
+import sys
+from hipgauge.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit as e:
+    code = e.code
+heavy = sorted(m for m in ("typer", "rich", "pydantic", "polars", "duckdb", "jinja2") if m in sys.modules)
+print("LOADED", ",".join(heavy), code, file=sys.stderr)
+"""
+
+
+def _probe(args: list[str]) -> tuple[str, str]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=300)
+    line = [ln for ln in proc.stderr.splitlines() if ln.startswith("LOADED")][-1]
+    return proc.stdout, line
+
+
+def test_version_flag_loads_no_cli_framework():
+    out, loaded = _probe(["--version"])
+    assert out.startswith("hipgauge ") and loaded.split()[1:] == ["0"]  # nothing heavy loaded, exit 0
+
+
+def test_translate_json_runs_without_typer_rich_or_the_data_libraries(tmp_path):
+    out, loaded = _probe(["translate", str(F16), "-o", str(tmp_path / "o"), "--json", "--no-share",
+                          "--rocm-version", "5.2"])
+    assert json.loads(out)["schema"] == "hipgauge.translate/1"
+    assert loaded.split()[1:] == ["0"], loaded
+
+
+def test_help_lists_version_and_leaves_the_data_libraries_unloaded():
+    out, loaded = _probe(["--help"])
+    assert "--version" in out
+    assert not set(loaded.split()[1].split(",")) & {"polars", "duckdb", "jinja2", "rich", "pydantic"}
+
+
+def test_fast_translate_gives_the_typer_commands_document(tmp_path, capsys):
+    from hipgauge.cli import app
+
+    args = ["translate", str(F16), "--json", "--no-share", "--rocm-version", "6.2", "--no-rewrite", "hip-symbol"]
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "-o", str(tmp_path / "fast")])
+    assert exc.value.code == 0
+    fast = json.loads(capsys.readouterr().out)
+    with pytest.raises(SystemExit) as exc:
+        app(args=[*args, "-o", str(tmp_path / "typer")], prog_name="hipgauge")
+    assert exc.value.code in (0, None)
+    slow = json.loads(capsys.readouterr().out)
+    for d in (fast, slow):
+        d.pop("output")
+    assert fast == slow
+    assert "hip-symbol" not in fast["options"]["safe_rewrites"]
+
+
+def test_unknown_option_and_help_go_to_typer(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["translate", str(F16), "-o", str(tmp_path / "o"), "--bogus"])
+    assert exc.value.code == 2 and "No such option" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["translate", "--help"])
+    assert exc.value.code == 0 and "--rocm-version" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main(["translate", str(tmp_path / "missing"), "-o", str(tmp_path / "o2")])
+    assert exc.value.code == 2
