@@ -22,8 +22,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from pydantic import AfterValidator, AllowInfNan, Strict, StrictBool, StrictInt, StrictStr, TypeAdapter, ValidationError
-
 from hipgauge.errors import InputError
 from hipgauge.tomlfile import read_toml_file
 
@@ -148,6 +146,8 @@ class Config:
 def _validate(spec: Key, value: Any, dotted: str, where: str) -> Any:
     """``value`` checked by pydantic against the key's type (strict: no coercion, no booleans for numbers,
     no inf/nan) and its check; any failure is one InputError naming ``where`` and the key."""
+    from pydantic import ValidationError  # noqa: PLC0415 - pydantic loads only when a file or flag sets a value
+
     if value is None:
         return None
     try:
@@ -169,6 +169,9 @@ def _adapter(spec: Key) -> Any:
 
 def _build_adapter(spec: Key) -> Any:
     """A strict pydantic ``TypeAdapter`` of one key: its type, finite numbers, then its check."""
+    from pydantic import (  # noqa: PLC0415 - see _validate
+        AfterValidator, AllowInfNan, Strict, StrictBool, StrictInt, StrictStr, TypeAdapter)
+
     number = Annotated[Union[StrictInt, Annotated[float, Strict(), AllowInfNan(False)]], "number"]
     base: Any = {str: StrictStr, int: StrictInt, list: Annotated[list, Strict()], bool: StrictBool}.get(
         spec.type, number) if not isinstance(spec.type, tuple) else number
@@ -195,7 +198,7 @@ def _check_or_fail(check: Callable[[Any], str | None]) -> Callable[[Any], Any]:
     return run
 
 
-def _reason(spec: Key, value: Any, exc: ValidationError) -> str:
+def _reason(spec: Key, value: Any, exc: Any) -> str:
     """The one-line reason of a pydantic error, in hipgauge's words."""
     errors = exc.errors(include_url=False)
     for e in errors:
