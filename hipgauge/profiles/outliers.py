@@ -22,7 +22,7 @@ from typing import Any
 from hipgauge.datafiles import load_data_toml
 from hipgauge.model import ParityRow
 from hipgauge.profiles.grouping import classify
-from hipgauge.profiles.signatures import decode, describe
+from hipgauge.profiles.signatures import decode, describe, encode
 
 #: a row is only an outlier when its candidate time over expectation is at least this share of the candidate's time
 MIN_EXCESS_SHARE = 0.01
@@ -194,7 +194,5 @@ def find_outliers(rows: list[ParityRow], candidate_total_ns: float, candidate_la
 
 def describe_dict(sig: dict[str, Any]) -> str:
     """``describe`` for a signature given as ``Signature.to_dict()``."""
-    from hipgauge.profiles.signatures import encode
-
     return describe(encode(sig.get("operator") or "", sig.get("input_dims") or [], sig.get("input_types") or [],
                            sig.get("concrete_inputs") or []))
