@@ -1,7 +1,8 @@
 """Project configuration: ``hipgauge.toml`` or ``[tool.hipgauge]`` in ``pyproject.toml``.
 
-Every key is declared in ``SCHEMA`` with its type, a check and a default; an unknown key, a wrong
-type or an out-of-range value is an ``InputError`` whose one line names the file and the key
+Every key is declared in ``SCHEMA`` with its type, a check and a default; each value is validated by
+pydantic (strict: no coercion, no booleans for numbers, no inf/nan, then the key's check). An unknown key,
+a wrong type or an out-of-range value is an ``InputError`` whose one line names the file and the key
 (``hipgauge.toml: economics.hourly_rate: must be ≥ 0, got -5``).
 
 Values carry their provenance: ``Config.source(key)`` says whether a value came from the file
@@ -10,10 +11,11 @@ Values carry their provenance: ``Config.source(key)`` says whether a value came 
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Annotated, Any, Callable, Union
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -142,17 +144,80 @@ class Config:
 
 
 def _validate(spec: Key, value: Any, dotted: str, where: str) -> Any:
+    """``value`` checked by pydantic against the key's type (strict: no coercion, no booleans for numbers,
+    no inf/nan) and its check; any failure is one InputError naming ``where`` and the key."""
+    from pydantic import ValidationError  # noqa: PLC0415 - pydantic loads only when a file or flag sets a value
+
     if value is None:
         return None
-    if isinstance(value, bool) and spec.type is not bool:
-        raise InputError(f"{dotted}: expected {_type_name(spec.type)}, got a boolean", where)
-    if not isinstance(value, spec.type):
-        raise InputError(f"{dotted}: expected {_type_name(spec.type)}, got {type(value).__name__} {value!r}", where)
+    try:
+        return _adapter(spec).validate_python(value)
+    except ValidationError as exc:
+        raise InputError(f"{dotted}: {_reason(spec, value, exc)}", where) from None
+
+
+_ADAPTERS: dict[int, tuple[Key, Any]] = {}
+
+
+def _adapter(spec: Key) -> Any:
+    """A strict pydantic validator of one key (built once per key)."""
+    kept = _ADAPTERS.get(id(spec))
+    if kept is None or kept[0] is not spec:
+        kept = _ADAPTERS[id(spec)] = (spec, _build_adapter(spec))
+    return kept[1]
+
+
+def _build_adapter(spec: Key) -> Any:
+    """A strict pydantic ``TypeAdapter`` of one key: its type, finite numbers, then its check."""
+    from pydantic import (  # noqa: PLC0415 - see _validate
+        AfterValidator, AllowInfNan, Strict, StrictBool, StrictInt, StrictStr, TypeAdapter)
+
+    number = Annotated[Union[StrictInt, Annotated[float, Strict(), AllowInfNan(False)]], "number"]
+    base: Any = {str: StrictStr, int: StrictInt, list: Annotated[list, Strict()], bool: StrictBool}.get(
+        spec.type, number) if not isinstance(spec.type, tuple) else number
+    validators: list[Any] = [AfterValidator(_finite_or_fail)]
     if spec.check is not None:
-        reason = spec.check(value)
-        if reason:
-            raise InputError(f"{dotted}: {reason}", where)
+        validators.append(AfterValidator(_check_or_fail(spec.check)))
+    annotated: Any = Annotated  # subscripted with a built tuple (no star inside [] before Python 3.11)
+    return TypeAdapter(annotated[tuple([base, *validators])])
+
+
+def _finite_or_fail(value: Any) -> Any:
+    if not _finite(value):
+        raise ValueError(f"must be a finite number, got {value!r}")
     return value
+
+
+def _check_or_fail(check: Callable[[Any], str | None]) -> Callable[[Any], Any]:
+    def run(value: Any) -> Any:
+        reason = check(value)
+        if reason:
+            raise ValueError(reason)
+        return value
+
+    return run
+
+
+def _reason(spec: Key, value: Any, exc: Any) -> str:
+    """The one-line reason of a pydantic error, in hipgauge's words."""
+    errors = exc.errors(include_url=False)
+    for e in errors:
+        if e.get("type") == "value_error":  # our own check's reason
+            return str(e.get("ctx", {}).get("error", e.get("msg", "")))
+        if e.get("type") == "finite_number":
+            return f"must be a finite number, got {value!r}"
+    if isinstance(value, bool):
+        return f"expected {_type_name(spec.type)}, got a boolean"
+    return f"expected {_type_name(spec.type)}, got {type(value).__name__} {value!r}"
+
+
+def _finite(value: Any) -> bool:
+    """False when ``value`` is, or (in a list) holds, an infinite or NaN float."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    return True
 
 
 def _type_name(t: type | tuple[type, ...]) -> str:
@@ -186,7 +251,7 @@ def find_config(start: Path) -> Path | None:
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file():
             try:
-                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+                data = tomllib.loads(pyproject.read_text(encoding="utf-8-sig"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 continue
             tool = data.get("tool", {})

@@ -19,7 +19,7 @@ def read_toml_file(path: Path, not_found: str, unreadable: str) -> dict[str, Any
     """The parsed file; InputError(``not_found``), InputError(``unreadable: <error class>``) or
     InputError(``not valid TOML: …``), each naming ``path``."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a leading UTF-8 BOM (Windows editors) is not TOML
     except FileNotFoundError:
         raise InputError(not_found, path) from None
     except (OSError, UnicodeDecodeError) as exc:

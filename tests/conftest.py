@@ -44,3 +44,29 @@ def have(tool: str) -> bool:
 needs_hipcc = pytest.mark.skipif(not (have("hipcc") or Path("/usr/bin/hipcc").exists()), reason="hipcc is not installed (apt-get install hipcc libamdhip64-dev rocm-device-libs)")
 needs_nvcc = pytest.mark.skipif(not have("nvcc"), reason="nvcc is not installed")
 needs_chromium = pytest.mark.skipif(not (have("chromium") or have("chromium-browser")), reason="chromium is not installed")
+
+
+@pytest.fixture(autouse=True)
+def _hipgauge_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own ``HIPGAUGE_HOME`` (the default history store lives there), under pytest's
+    temporary folder: no test writes to the user's data folder or into a scanned tree."""
+    home = tmp_path_factory.mktemp("hipgauge-home")
+    monkeypatch.setenv("HIPGAUGE_HOME", str(home))
+    return home
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Temporary files of the code under test (``tempfile.mkdtemp``: build-check's work folder, the fuzz
+    scratch folders, a compiler's TMPDIR in a child process) go below pytest's own temporary folder, which
+    pytest cleans (it keeps the last three runs), so a test run leaves nothing of its own in /tmp."""
+    import os
+    import tempfile
+
+    factory = getattr(config, "_tmp_path_factory", None)
+    if factory is None:
+        return
+    scratch = factory.getbasetemp() / "tmp"
+    scratch.mkdir(exist_ok=True)
+    os.environ["TMPDIR"] = str(scratch)
+    tempfile.tempdir = str(scratch)

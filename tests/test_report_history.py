@@ -55,7 +55,7 @@ def test_history_section_html_trend_plot_and_markdown_table(tmp_path):
     assert "http://" not in section.replace('xmlns="http://www.w3.org/2000/svg"', "")
     text = render_markdown(doc)
     assert "## History across toolchain releases" in text
-    row = next(line for line in text.splitlines() if line.startswith("| decode\\_boxes\\_kernel") and "#2" in line)
+    row = next(line for line in text.splitlines() if line.startswith("| decode_boxes_kernel") and "#2" in line)
     assert "1.310" in row and "ROCm 6.2 → 6.3" in row and "1.260×" in row
 
 

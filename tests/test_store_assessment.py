@@ -52,11 +52,14 @@ def test_two_real_assessments_make_a_history(tmp_path: Path) -> None:
     assert trend.points[1].step == pytest.approx(1600 / 1250)
 
 
-def test_record_assessment_default_path_is_under_cwd(tmp_path: Path, monkeypatch) -> None:
+def test_record_assessment_default_path_is_hipgauge_home_not_cwd(tmp_path: Path, monkeypatch) -> None:
+    """#17 row 3 (changed on purpose): the default store is in $HIPGAUGE_HOME, never the working folder."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HIPGAUGE_HOME", str(tmp_path / "home"))
     doc, base, cand, _ = _doc("cand_mi300x_rocm62.json")
     record_assessment(doc, None, baseline=base, candidate=cand, probe_compilers=False)
-    assert (tmp_path / ".hipgauge" / "history.duckdb").is_file()
+    assert (tmp_path / "home" / "history.duckdb").is_file()
+    assert not (tmp_path / ".hipgauge").exists()
     assert not (TESTS / "data" / "realistic" / ".hipgauge").exists()  # never inside the scanned tree
 
 

@@ -94,13 +94,20 @@ def test_not_a_store_is_one_line_error(tmp_path: Path) -> None:
     assert "bad.duckdb" in str(info.value) and "\n" not in str(info.value)
 
 
-def test_default_store_path(tmp_path: Path) -> None:
+def test_default_store_path_is_the_user_data_folder_never_the_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """#17 row 3: the default store is never in the scanned tree (an old ``.hipgauge/`` there is not used):
+    ``$HIPGAUGE_HOME``, else ``$XDG_DATA_HOME/hipgauge``, else ``~/.local/share/hipgauge``."""
     (tmp_path / "proj" / ".git").mkdir(parents=True)
-    (tmp_path / "proj" / "sub").mkdir()
-    assert default_store_path(tmp_path / "proj" / "sub") == tmp_path / "proj" / ".hipgauge" / "history.duckdb"
-    (tmp_path / "proj" / "sub" / ".hipgauge").mkdir()
+    (tmp_path / "proj" / "sub" / ".hipgauge").mkdir(parents=True)
     (tmp_path / "proj" / "sub" / ".hipgauge" / "history.duckdb").write_bytes(b"")
-    assert default_store_path(tmp_path / "proj" / "sub") == tmp_path / "proj" / "sub" / ".hipgauge" / "history.duckdb"
+    monkeypatch.setenv("HIPGAUGE_HOME", str(tmp_path / "home"))
+    assert default_store_path(tmp_path / "proj" / "sub") == tmp_path / "home" / "history.duckdb"
+    monkeypatch.delenv("HIPGAUGE_HOME")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_store_path() == tmp_path / "xdg" / "hipgauge" / "history.duckdb"
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/ignored")
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    assert default_store_path() == tmp_path / "user" / ".local" / "share" / "hipgauge" / "history.duckdb"
 
 
 def test_record_assessment_reads_git_commit(tmp_path: Path) -> None:

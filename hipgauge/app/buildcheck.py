@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,7 @@ from hipgauge.toolchain.occupancy import (
     Occupancy,
     amd_occupancy,
     arch_limits,
+    known_archs,
     nvidia_occupancy,
 )
 from hipgauge.toolchain.resources import Diagnostic, KernelResources
@@ -115,12 +117,20 @@ class BuildCheckResult(Record):
     kernels: list[KernelRow] = field(default_factory=list)
     translation: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
+    units_total: int = 0  # translation units found
+    units_checked: int = 0  # units whose every planned compile ran (fewer when the time budget ran out)
+    budget_s: float | None = None  # the time budget the run had (None: none)
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
         d = {"schema": SCHEMA, **d}
         d["summary"] = {
             "translation_units": len({c.file for c in self.compiles}),
+            "units_checked": self.units_checked,
+            "units_total": self.units_total,
+            "coverage": (f"{self.units_checked} of {self.units_total} units checked"
+                         + (f" (the {self.budget_s:g} s budget ran out)" if self.units_checked < self.units_total
+                            and self.budget_s is not None else "")),
             "amd": {a: _arch_summary(self.compiles, a) for a in self.amd_arch},
             "nvidia": {a: _arch_summary(self.compiles, a) for a in self.nvidia_arch},
             "kernels": len(self.kernels),
@@ -520,16 +530,23 @@ def _include_dirs(src_root: Path, hip_root: Path | None, given: list[str],
 def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch: list[str] | None = None,
                 timeout_s: float = 300.0, jobs: int = 2, include_dirs: list[str] | None = None,
                 defines: list[str] | None = None, exclude: list[str] | None = None,
-                on_progress: Callable[[int], None] | None = None, rocm: Any = None) -> BuildCheckResult:
-    """Compile the tree at ``path`` for each AMD and NVIDIA arch; see the module docstring."""
+                on_progress: Callable[[int], None] | None = None, rocm: Any = None,
+                budget_s: float | None = None) -> BuildCheckResult:
+    """Compile the tree at ``path`` for each AMD and NVIDIA arch; see the module docstring.
+
+    ``budget_s``: stop starting compiles when this many seconds have passed (a compile in flight gets only the
+    time left); the result keeps what ran and says ``k of n units checked``."""
+    deadline = None if budget_s is None else time.monotonic() + budget_s
     src = Path(path)
     if not src.exists():
         raise InputError("not found", src)
     amd = list(amd_arch if amd_arch is not None else ["gfx90a", "gfx940"])
     nv = list(nvidia_arch if nvidia_arch is not None else ["sm_90", "sm_80"])
-    for a in amd + nv:
-        if arch_limits(a) is None:
-            raise InputError(f"unknown arch {a!r} (known: sm_80, sm_90, gfx90a, gfx940, gfx942)")
+    for vendor, archs in (("amd", amd), ("nvidia", nv)):
+        for a in archs:
+            if (arch_limits(a) or {}).get("vendor") != vendor:
+                raise InputError(f"{vendor} arch {a!r}: not a known {'AMD' if vendor == 'amd' else 'NVIDIA'} target "
+                                 f"(known: {', '.join(known_archs(vendor))})")
     src_r = src.resolve()
     single = src_r.is_file()
     entries, _skipped = walk_tree([src_r], list(exclude or []), 8 * 1024 * 1024)
@@ -583,24 +600,42 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
             display_of[str(Path(e.path).resolve())] = shown
             if hip_root is not None:
                 display_of[str(hip_root.joinpath(*e.display.split("/")).resolve())] = shown
-        tasks: list[Callable[..., CompileResult]] = []  # each called with no argument (its defaults bind the loop)
+        tasks: list[tuple[str, Callable[[float], CompileResult]]] = []
+
+        def task(u: _Unit, vendor: str, a: str, compiler: Compiler, incs: list[str],
+                 defs: list[str]) -> Callable[[float], CompileResult]:
+            """One compile, called with the seconds it may take."""
+            return lambda t: _compile(u, vendor, a, compiler, work / "obj", t, incs, defs, units_by_display, display_of)
+
         for u in units:
             if hipcc is not None:
-                for a in amd:
-                    tasks.append(lambda u=u, a=a: _compile(u, "amd", a, hipcc, work / "obj", timeout_s,
-                                                           amd_incs, amd_defines,
-                                                           units_by_display, display_of))
+                tasks.extend((u.display, task(u, "amd", a, hipcc, amd_incs, amd_defines)) for a in amd)
             if nvcc is not None and not hip_tree and str(u.cuda_path.resolve()) not in hip_units:
-                for a in nv:
-                    tasks.append(lambda u=u, a=a: _compile(u, "nvidia", a, nvcc, work / "obj", timeout_s,
-                                                           nv_incs, list(defines or []),
-                                                           units_by_display, display_of))
+                tasks.extend((u.display, task(u, "nvidia", a, nvcc, nv_incs, list(defines or []))) for a in nv)
+
+        def run_task(item: tuple[str, Callable[[float], CompileResult]]) -> CompileResult | None:
+            left = timeout_s if deadline is None else min(timeout_s, deadline - time.monotonic())
+            if left <= 0:
+                return None  # the budget ran out before this compile started
+            return item[1](left)
+
         compiles: list[CompileResult] = []
+        missed: set[str] = set()
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            for res in pool.map(lambda t: t(), tasks):
+            for item, res in zip(tasks, pool.map(run_task, tasks)):
+                if res is None or (deadline is not None and res.error and time.monotonic() >= deadline):
+                    missed.add(item[0])  # not run, or stopped by the budget: the unit is not checked
+                    if res is None:
+                        continue
                 compiles.append(res)
                 if on_progress:
                     on_progress(1)
+        result.units_total = len(units)
+        result.units_checked = sum(1 for u in units if u.display not in missed) if tasks else 0
+        result.budget_s = budget_s
+        if missed:
+            result.warnings.append(f"time budget of {budget_s:g} s ran out: {result.units_checked} of "
+                                   f"{result.units_total} units checked; the rest were not compiled")
         result.compiles = sorted(compiles, key=lambda c: (c.file, c.vendor, c.arch))
         result.kernels = _kernel_rows(units, result.compiles, amd, nv)
         for c in result.compiles:

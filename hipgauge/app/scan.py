@@ -27,6 +27,7 @@ from hipgauge.model import (
     Severity,
     SkippedFile,
 )
+from hipgauge.progress import listening
 from hipgauge.rules.engine import check_file
 from hipgauge.rules.registry import anchor_index
 from hipgauge.rules.share import file_stats
@@ -266,10 +267,24 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
         map_files = serial_map if len(entries) < SERIAL_BELOW or workers <= 1 else local_map(workers)
     chunks = chunk_entries(entries, workers) if len(entries) >= SERIAL_BELOW else [[e] for e in entries]
     results: list[FileResult] = []
-    for chunk_result in map_files(scan_chunk, [(c, options) for c in chunks]):
-        results.extend(chunk_result)
-        if on_progress is not None:
-            on_progress(len(chunk_result))
+    if map_files is serial_map and on_progress is not None:  # in this process: progress inside each file too
+        for chunk in chunks:
+            for entry in chunk:
+                done = [0.0]
+
+                def moved(fraction: float, done: list[float] = done) -> None:
+                    if fraction > done[0]:
+                        on_progress(fraction - done[0])  # type: ignore[arg-type]
+                        done[0] = fraction
+
+                with listening(moved):
+                    results.append(scan_file(entry, options))
+                on_progress(1 - done[0])  # type: ignore[arg-type]
+    else:
+        for chunk_result in map_files(scan_chunk, [(c, options) for c in chunks]):
+            results.extend(chunk_result)
+            if on_progress is not None:
+                on_progress(len(chunk_result))
     res = assemble(results, skipped, root)
     res.dual_target = dual_inventory(options.dual, [r.dual for r in sorted(results, key=lambda r: r.file)
                                                     if r.dual is not None and r.skipped is None])

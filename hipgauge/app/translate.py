@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
+from hipgauge.app.tree_copy import copy_unchanged, keep_modes
 from hipgauge.source.coverage import not_analysed
 from hipgauge.source.dualtarget import tree_dual
 from hipgauge.errors import InputError
@@ -60,6 +61,7 @@ class TranslateResult(Record):
     options: dict[str, Any] = field(default_factory=dict)
     rewrite_stats: list[FileStats] = field(default_factory=list)  # translate's own count after rewriting
     share_stats: list[FileStats] | None = None  # rules.share per file (None: not computed)
+    copied_not_analysed: list[str] = field(default_factory=list)  # over max_file_bytes: copied unchanged, in no count
 
     def totals(self) -> dict[str, Any]:
         rw = self.rewrite_stats or self.stats
@@ -89,6 +91,7 @@ class TranslateResult(Record):
             "files": len(rw),
             "files_changed": sum(1 for f in self.files if f["changed"]),
             "files_copied": len(self.copied),
+            "files_not_analysed": len(self.copied_not_analysed),
             "lines": sum(s.lines for s in rw),
             "cuda_lines": cuda,
             "clean_lines": clean,
@@ -119,6 +122,7 @@ class TranslateResult(Record):
             "unconverted": [u.to_dict() for u in self.unconverted],
             "safe_rewrites": [r.to_dict() for r in self.safe_rewrites],
             "copied": self.copied,
+            "not_analysed": self.copied_not_analysed,
             "skipped": [s.to_dict() for s in self.skipped],
             "warnings": self.warnings,
         }
@@ -282,7 +286,7 @@ def _other_files(src_r: Path, known: set[str], max_bytes: int) -> list[tuple[Pat
             if rel in known or p.is_symlink():
                 continue
             try:
-                if not p.is_file() or p.stat().st_size > max_bytes:
+                if not p.is_file():  # any size: a file translate does not read is copied as it is
                     continue
             except OSError:
                 continue
@@ -448,6 +452,7 @@ def translate_tree(src: Path | str, out: Path | str, options: TranslateOptions |
         raise InputError(f"cannot create the output folder: {exc.strerror or exc}", out_p) from None
     try:
         result = _translate_into(src_r, staging, src_p, out_p, options, on_progress, write=True)
+        keep_modes(src_r, staging, single=not src_r.is_dir())
         if final_r.exists():
             final_r.rmdir()  # check_output_folder made sure it is empty
         os.replace(staging, final_r)
@@ -468,8 +473,16 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
                              options={"safe_rewrites": sorted(options.safe_rewrites),
                                       "launch_style": options.launch_style, "amd_arch": list(options.amd_arch),
                                       "rules_share": options.rules_share})
+    for skip in skipped:  # the walk never follows a link out of the tree: say so, as for one found below
+        if "outside the tree" in skip.reason:
+            result.warnings.append(f"{skip.path}: symbolic link pointing outside the input tree; not translated")
     load_mapping()
-    local = _local_names(entries, keep=True)
+    headers: list[Any] = []
+    if options.include_dirs:  # -I: headers outside the tree are read for the names they define, never written
+        found, _ = walk_tree([Path(d) for d in options.include_dirs], [], options.max_file_bytes)
+        headers = [h for h in found if h.kind == "header"]
+    header_names = _local_names(headers) if headers else frozenset()  # first: each call empties the read cache
+    local = _local_names(entries, keep=True) | header_names
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
     if opts.shims is None or (opts.rules_share and opts.share_dual is None):
         dual = tree_dual(entries, max_bytes=options.max_file_bytes, known_cuda=frozenset(load_mapping().entries))
@@ -481,7 +494,7 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
     if opts.rules_share:
         from hipgauge.app.scan import tree_scan_names  # noqa: PLC0415 - scan's pipeline: only for its share
 
-        defined, qualifier_macros = tree_scan_names(entries, max_bytes=options.max_file_bytes)
+        defined, qualifier_macros = tree_scan_names([*entries, *headers], max_bytes=options.max_file_bytes)
         opts = replace(opts, share_defined=defined, share_qualifier_macros=qualifier_macros)
     if write:
         out_r.mkdir(parents=True, exist_ok=True)
@@ -518,19 +531,43 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
             if done.share_stats is not None:
                 share_stats.append(done.share_stats)
     result.share_stats = share_stats if opts.rules_share else None
+    if write:
+        _copy_too_large(result, entries_root=root, out_r=out_r, single=single, max_bytes=options.max_file_bytes)
     if not single and write:
         for path, rel in _other_files(src_r, known, options.max_file_bytes):
             target = _safe_target(out_r, rel)
             if target is None:
                 continue
             try:
-                data = path.read_bytes()
+                _checked_parent(target, out_r)
+                copy_unchanged(path, target)
             except OSError as exc:
                 result.skipped.append(SkippedFile(rel, f"unreadable: {exc.strerror or exc}"))
                 continue
-            write_new(target, data, out_r)
             result.copied.append(rel)
     return result
+
+
+def _copy_too_large(result: TranslateResult, entries_root: Path, out_r: Path, single: bool, max_bytes: int) -> None:
+    """A source file over ``max_file_bytes`` is copied unchanged into the HIP tree, with a warning; it stays in
+    ``skipped`` (not analysed: its lines are in no count)."""
+    for skip in list(result.skipped):
+        if not skip.reason.startswith("too large"):
+            continue
+        source = entries_root / (Path(skip.path).name if single else Path(*skip.path.split("/")))
+        target = _safe_target(out_r, Path(skip.path).name if single else skip.path)
+        if target is None or not source.is_file() or source.is_symlink():
+            continue
+        try:
+            _checked_parent(target, out_r)
+            copy_unchanged(source, target)
+        except OSError as exc:
+            result.warnings.append(f"{skip.path}: over max_file_bytes ({max_bytes}) and could not be copied: "
+                                   f"{exc.strerror or exc}")
+            continue
+        result.copied_not_analysed.append(skip.path)
+        result.warnings.append(f"{skip.path}: over max_file_bytes ({max_bytes} bytes): copied unchanged, not "
+                               "translated and not counted in the share")
 
 
 def _with_tree_facts(opts: TranslateOptions, entries: list[Any], result: TranslateResult) -> TranslateOptions:

@@ -83,7 +83,12 @@ def main(argv: list[str] | None = None) -> None:
             fast()
             sys.exit(0)  # as Typer's commands end
         else:
-            app(args=argv, prog_name="hipgauge")
+            import typer.main
+
+            from hipgauge.cli.app import tidy_metavars
+
+            # plain metavars in the help (PATH..., N, TEXT); see tidy_metavars
+            tidy_metavars(typer.main.get_command(app)).main(args=argv, prog_name="hipgauge")
     except HipgaugeError as exc:
         err.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)

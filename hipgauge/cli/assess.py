@@ -5,7 +5,7 @@ Commands only: parse the arguments, run the pipeline (hipgauge/decide/pipeline.p
 
 from __future__ import annotations
 
-import json
+import math
 import time
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -129,6 +129,7 @@ def build_document(run: Any, cfg: Any) -> dict[str, Any]:
 def write_document(doc: dict[str, Any], run: Any, out_dir: Path, sources: list[Path]) -> Path:
     """Write the report folder (index.html, report.md, assessment.json, findings.sarif) atomically."""
     from hipgauge.report.html import render_html
+    from hipgauge.report.jsontext import dumps
     from hipgauge.report.markdown import render_markdown
     from hipgauge.report.writer import text_writer, write_report
 
@@ -137,10 +138,12 @@ def write_document(doc: dict[str, Any], run: Any, out_dir: Path, sources: list[P
     def sarif(path: Path) -> None:
         from hipgauge.report.sarif import write_sarif
 
-        write_sarif(findings, path)
+        note = write_sarif(findings, path)
+        if note:
+            warn(note)
 
     renderers = {
-        "assessment.json": text_writer(lambda: json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n"),
+        "assessment.json": text_writer(lambda: dumps(doc, default=str) + "\n"),
         "report.md": text_writer(lambda: render_markdown(doc)),
         "index.html": text_writer(lambda: render_html(doc)),
         "findings.sarif": sarif,
@@ -191,7 +194,10 @@ def assess(
     sets: Optional[list[str]] = typer.Option(None, "--set", help="override a config key: section.key=value; repeatable"),
     json_out: bool = typer.Option(False, "--json", help="print the hipgauge.assessment/1 JSON document"),
     store: bool = typer.Option(False, "--store", help="also record the assessment in the history store (see hipgauge history)"),
-    store_db: Optional[Path] = typer.Option(None, "--db", help="history store for --store (default: .hipgauge/history.duckdb here or above)"),
+    store_db: Optional[Path] = typer.Option(None, "--db", help="history store for --store (default: history.duckdb in $HIPGAUGE_HOME, else the user data folder)"),
+    include_dir: Optional[list[Path]] = typer.Option(None, "--include-dir", "-I",
+                                                     help="extra include folder for the build check (repeatable; "
+                                                          "added before build.include_dirs)"),
     strict: bool = typer.Option(False, "--strict", help="exit 2 (after writing the report) when any file could not be analysed"),
     define: Optional[list[str]] = typer.Option(None, "-D", "--define", help="preprocessor switch for the dual-target "
                                                "view: NAME[=V] (both builds), hip:NAME[=V] or cuda:NAME[=V]; repeatable"),
@@ -200,7 +206,14 @@ def assess(
     from hipgauge.cli.scan import checked_defines
 
     check_percentile_target(percentile, target_ms)
+    if not math.isfinite(build_budget):
+        raise InputError(f"--build-budget-s {build_budget}: must be a finite number of seconds")
     cfg = _config(config, paths[0], sets)
+    if include_dir:
+        from hipgauge.cli.flags import include_folders
+
+        cfg.override("build.include_dirs", [*(str(d) for d in include_folders(include_dir)),
+                                            *cfg.get("build.include_dirs")])
     if define:
         cfg.override("defines", list(checked_defines([*cfg.get("defines"), *define])))
     opts = _opts(paths, baseline=baseline, candidate=candidate, latency_csv=latency_csv,
@@ -226,8 +239,14 @@ def _assess_and_write(opts: Any, cfg: Any, output: Path, json_out: bool, title: 
     if store:  # history store (hipgauge/store): stored first, so the report's trends end at this assessment
         from hipgauge.store import HistoryStore
 
-        stored_id = store_and_attach_history(doc, run, store_db)
-        err.print(f"stored as assessment #{stored_id} in {HistoryStore(store_db).path}", markup=False, highlight=False)
+        try:
+            stored_id = store_and_attach_history(doc, run, store_db)
+        except InputError as exc:  # an unwritable store never costs the report: it is written, with a warning
+            run.warnings.append(f"not stored in the history: {exc}")
+            if json_out:
+                warn(f"not stored in the history: {exc}")
+        else:
+            err.print(f"stored as assessment #{stored_id} in {HistoryStore(store_db).path}", markup=False, highlight=False)
     folder = write_document(doc, run, output, opts.paths)
     if json_out:
         emit_json(doc)

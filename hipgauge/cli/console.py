@@ -4,7 +4,6 @@ command's fast path (``cli/fast.py``) uses them without importing Typer."""
 
 from __future__ import annotations
 
-import json
 import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -57,8 +56,11 @@ err: Any = LazyConsole(stderr=True, highlight=False)
 
 
 def emit_json(document: dict[str, Any]) -> None:
-    """Print one JSON document on stdout (with its "schema" key first)."""
-    sys.stdout.write(json.dumps(document, indent=2, default=_json_default, ensure_ascii=False) + "\n")
+    """Print one JSON document on stdout (with its "schema" key first): strict JSON, no Infinity/NaN
+    (``hipgauge/report/jsontext.py``)."""
+    from hipgauge.report.jsontext import dumps
+
+    sys.stdout.write(dumps(document, default=_json_default) + "\n")
     sys.stdout.flush()
 
 

@@ -32,6 +32,7 @@ def _translate_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-share", action="store_true")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--rocm-version")
+    p.add_argument("-I", "--include-dir", dest="include_dir", action="append", type=Path)
     return p
 
 

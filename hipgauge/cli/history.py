@@ -8,6 +8,7 @@ from typing import Any, Optional
 import typer
 
 from hipgauge.cli.app import app, emit_json, err, out, warn
+from hipgauge.cli.flags import check_percentile_target
 from hipgauge.errors import InputError
 
 
@@ -38,7 +39,7 @@ def _store(db: Optional[Path]):
 
 @app.command()
 def history(
-    db: Optional[Path] = typer.Option(None, "--db", help="history store (default: .hipgauge/history.duckdb here or above)"),
+    db: Optional[Path] = typer.Option(None, "--db", help="history store (default: history.duckdb in $HIPGAUGE_HOME, else the user data folder)"),
     kernel: Optional[str] = typer.Option(None, "--kernel", "-k", help="kernel label: glob (conv*) or substring, case-insensitive"),
     project: Optional[str] = typer.Option(None, "--project", help="only this project"),
     json_out: bool = typer.Option(False, "--json", help="machine-readable output (hipgauge.history/1)"),
@@ -87,6 +88,7 @@ def gate(
     hot = parse_fraction(hot_share, "--hot-share")
     if hot > 1.0:
         raise InputError(f"--hot-share: must be at most 100%, got {hot_share!r}")
+    check_percentile_target(percentile, target_ms)
     if target_ms is not None and target_ms <= 0:
         raise InputError(f"--target-ms: must be > 0, got {target_ms:g}")
     if not 0 < percentile <= 100:

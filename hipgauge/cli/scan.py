@@ -10,6 +10,7 @@ from typing import Any, Optional
 import typer
 
 from hipgauge.cli.app import app, emit_json, err, out, progress, warn
+from hipgauge.cli.flags import include_folders
 from hipgauge.errors import InputError
 
 
@@ -78,7 +79,7 @@ def _exists(path: Path) -> bool:
         return False
 
 
-def write_atomic_sarif(findings: list[Any], target: Path, scanned: set[Path]) -> None:
+def write_atomic_sarif(findings: list[Any], target: Path, scanned: set[Path]) -> str | None:
     """Write SARIF via a temporary file and a rename; never over a scanned source file."""
     from hipgauge.report.sarif import write_sarif
 
@@ -94,13 +95,37 @@ def write_atomic_sarif(findings: list[Any], target: Path, scanned: set[Path]) ->
         raise InputError(f"cannot write SARIF: {exc.strerror or exc}", target) from None
     os.close(fd)
     try:
-        write_sarif(findings, tmp)
+        note = write_sarif(findings, tmp)
         os.replace(tmp, resolved)
     except OSError as exc:
         raise InputError(f"cannot write SARIF: {exc.strerror or exc}", target) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+    return note
+
+
+SEVERITIES = ("blocker", "wrong-results", "slow", "info")  # worst first, as hipgauge.model.Severity
+
+
+def severity_threshold(value: str | None) -> str | None:
+    """``--fail-on``'s value checked (InputError naming the option), or None."""
+    if value is None:
+        return None
+    v = value.strip().lower()
+    if v not in SEVERITIES:
+        raise InputError(f"--fail-on {value!r}: must be one of {', '.join(SEVERITIES)}")
+    return v
+
+
+def fail_if_findings_at_or_above(findings: list[Any], threshold: str) -> None:
+    """GateFailed (exit 1) when a finding's severity is ``threshold`` or worse."""
+    from hipgauge.errors import GateFailed
+
+    worst = SEVERITIES[: SEVERITIES.index(threshold) + 1]
+    hits = [f for f in findings if str(getattr(f.severity, "value", f.severity)) in worst]
+    if hits:
+        raise GateFailed(f"{len(hits)} finding(s) at or above {threshold} (--fail-on {threshold})")
 
 
 @app.command()
@@ -115,6 +140,13 @@ def scan(
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="worker processes (default: all cores)"),
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
     max_findings: int = typer.Option(25, "--max-findings", min=0, help="findings listed in the terminal view (0: counts only)"),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", metavar="SEVERITY",
+                                          help="exit 1 when a finding at or above this severity exists: blocker, "
+                                               "wrong-results, slow or info (for CI and pre-commit)"),
+    include_dir: Optional[list[Path]] = typer.Option(None, "--include-dir", "-I",
+                                                     help="folder of headers the code includes, outside the tree "
+                                                          "(repeatable): the names its headers define, such as a "
+                                                          "CUDA_CHECK macro, are the project's own, not library calls"),
     strict: bool = typer.Option(False, "--strict", help="exit 2 when any file could not be analysed"),
     define: Optional[list[str]] = typer.Option(None, "-D", "--define", help="preprocessor switch for the dual-target "
                                                "view: NAME[=V] (both builds), hip:NAME[=V] or cuda:NAME[=V]; repeatable"),
@@ -127,8 +159,10 @@ def scan(
 
     if executor not in ("local", "dask"):
         raise InputError(f"--executor must be local or dask, got {executor!r}")
+    threshold = severity_threshold(fail_on)
     trees = expand_paths(list(paths))
     cfg = config_mod.load(config, start=None if config else trees[0])
+    includes = include_folders(include_dir, None)
     options = ScanOptions(
         exclude=(*cfg.get("exclude"), *(exclude or [])),
         ignore=tuple(cfg.get("ignore")),
@@ -144,11 +178,21 @@ def scan(
             raise InputError("--executor dask needs dask[distributed]: pip install 'hipgauge[dask]'") from None
         map_files = make_map(scheduler, workers)
     entries, skipped = walk_tree(trees, list(options.exclude), options.max_file_bytes, python=True)
+    if includes:  # headers outside the tree: read for the names they define only, never scanned for findings
+        from dataclasses import replace as _replace
+
+        from hipgauge.app.scan import tree_scan_names
+
+        headers, _ = walk_tree(includes, [], options.max_file_bytes)
+        defined, qual = tree_scan_names([*entries, *[h for h in headers if h.kind == "header"]],
+                                        max_bytes=options.max_file_bytes)
+        options = _replace(options, defined=defined, qualifier_macros=qual)
     root = str(trees[0]) if len(trees) == 1 else ", ".join(str(t) for t in trees)
     with progress("scanning", total=len(entries), enabled=not no_progress and not json_out) as advance:
         result = scan_entries(entries, skipped, options, root, map_files=map_files, on_progress=advance)
+    sarif_note = None
     if sarif is not None:
-        write_atomic_sarif(result.findings, sarif, {e.path.resolve() for e in entries})
+        sarif_note = write_atomic_sarif(result.findings, sarif, {e.path.resolve() for e in entries})
     document = scan_document(result)
     if json_out:
         emit_json(document)
@@ -159,7 +203,11 @@ def scan(
     for w in result.warnings:
         if not json_out:
             warn(w)
+    if sarif_note:
+        warn(sarif_note)
     exit_if_strict(strict, document["summary"].get("caveat"))
+    if threshold is not None:
+        fail_if_findings_at_or_above(result.findings, threshold)
 
 
 def checked_defines(items: list[str]) -> tuple[str, ...]:
@@ -181,5 +229,5 @@ def exit_if_strict(strict: bool, caveat: str | None) -> None:
         raise typer.Exit(2)
 
 
-__all__ = ["scan", "expand_paths"]
+__all__ = ["scan", "expand_paths", "severity_threshold"]
 _ = err

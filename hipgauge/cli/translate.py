@@ -8,6 +8,7 @@ from typing import Any, Optional
 import typer
 
 from hipgauge.cli.app import app, emit_json, out, progress, warn
+from hipgauge.cli.flags import check_archs, include_folders
 from hipgauge.cli.translate_run import _load_config
 from hipgauge.errors import InputError
 
@@ -35,6 +36,10 @@ def translate(
     config: Optional[Path] = typer.Option(None, "--config", help="hipgauge.toml (default: found from PATH upwards)"),
     no_share: bool = typer.Option(False, "--no-share", help="skip scan's rules share (faster); the share printed is translate's own count"),
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
+    include_dir: Optional[list[Path]] = typer.Option(None, "--include-dir", "-I",
+                                                     help="folder of headers the code includes, outside the tree "
+                                                          "(repeatable): macros its headers define are the "
+                                                          "project's own and are not rewritten"),
     rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help="ROCm release to translate for, e.g. 6.2 "
                                                "(default: the installed hipcc's, else the newest in rocm_releases.toml)"),
 ) -> None:
@@ -43,7 +48,8 @@ def translate(
 
     run_translate(path, output, json_out=json_out, no_safe_rewrites=no_safe_rewrites, no_rewrite=no_rewrite,
                   launch=launch, amd_arch=amd_arch, exclude=exclude, config=config, no_share=no_share,
-                  no_progress=no_progress, rocm_version=rocm_version)
+                  no_progress=no_progress, rocm_version=rocm_version,
+                  include_dir=include_dir)
 
 
 @app.command("build-check")
@@ -56,6 +62,9 @@ def build_check_cmd(
     jobs: int = typer.Option(2, "--jobs", min=1, help="parallel compiler calls"),
     config: Optional[Path] = typer.Option(None, "--config", help="hipgauge.toml (default: found from PATH upwards)"),
     no_progress: bool = typer.Option(False, "--no-progress", help="no progress bar"),
+    include_dir: Optional[list[Path]] = typer.Option(None, "--include-dir", "-I",
+                                                     help="extra include folder for the compiles (repeatable; "
+                                                          "added before build.include_dirs)"),
     rocm_version: Optional[str] = typer.Option(None, "--rocm-version", help="ROCm release the on-the-fly translation "
                                                "targets (default: the installed hipcc's)"),
 ) -> None:
@@ -63,6 +72,8 @@ def build_check_cmd(
     from hipgauge.app.buildcheck import build_check
     from hipgauge.translate.target import resolve_target
 
+    check_archs("--amd-arch", amd_arch, "amd")
+    check_archs("--nvidia-arch", nvidia_arch, "nvidia")
     target = resolve_target(rocm_version)
     if not path.exists():
         raise InputError("not found", path)
@@ -70,10 +81,10 @@ def build_check_cmd(
     amd = list(amd_arch or cfg.get("build.amd_arch"))
     nv = list(nvidia_arch or cfg.get("build.nvidia_arch"))
     t = float(timeout if timeout is not None else cfg.get("build.timeout_s"))
-    if t <= 0:
-        raise InputError(f"--timeout must be > 0, got {t:g}")
+    if not (t > 0) or t == float("inf"):
+        raise InputError(f"--timeout must be a finite number > 0, got {t:g}")
     with progress("compiling", total=None, enabled=not no_progress and not json_out) as advance:
-        result = build_check(path, amd, nv, t, jobs=jobs, include_dirs=list(cfg.get("build.include_dirs")),
+        result = build_check(path, amd, nv, t, jobs=jobs, include_dirs=[*(str(d) for d in include_folders(include_dir)), *cfg.get("build.include_dirs")],
                              defines=list(cfg.get("build.defines")), exclude=list(cfg.get("exclude")),
                              on_progress=advance, rocm=target)
     doc = result.to_dict()

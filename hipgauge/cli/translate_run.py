@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from hipgauge.cli.console import emit_json, out, progress, warn
+from hipgauge.cli.flags import check_archs, include_folders
 from hipgauge.errors import InputError
 
 
@@ -21,7 +22,7 @@ def run_translate(path: Path, output: Path, json_out: bool = False, no_safe_rewr
                   no_rewrite: Optional[list[str]] = None, launch: str = "chevron",
                   amd_arch: Optional[list[str]] = None, exclude: Optional[list[str]] = None,
                   config: Optional[Path] = None, no_share: bool = False, no_progress: bool = False,
-                  rocm_version: Optional[str] = None) -> None:
+                  rocm_version: Optional[str] = None, include_dir: Optional[list[Path]] = None) -> None:
     """Translate ``path`` into the new folder ``output``; print the JSON document or the summary."""
     from hipgauge.translate.rewrite import LAUNCH_STYLES, TranslateOptions
     from hipgauge.translate.safe_rewrites import ALL_SAFE_REWRITES
@@ -33,6 +34,7 @@ def run_translate(path: Path, output: Path, json_out: bool = False, no_safe_rewr
     for name in no_rewrite or []:
         if name not in ALL_SAFE_REWRITES:
             raise InputError(f"--no-rewrite must be one of {', '.join(sorted(ALL_SAFE_REWRITES))}; got {name!r}")
+    check_archs("--amd-arch", amd_arch, "amd")
     if not path.exists():
         raise InputError("not found", path)
     cfg = _load_config(config, path)
@@ -43,6 +45,7 @@ def run_translate(path: Path, output: Path, json_out: bool = False, no_safe_rewr
         exclude=tuple([*cfg.get("exclude"), *(exclude or [])]),
         max_file_bytes=int(cfg.get("max_file_bytes")),
         rules_share=not no_share, rocm=resolve_target(rocm_version),
+        include_dirs=tuple(str(d) for d in include_folders(include_dir)),
     )
     with progress("translating", total=None, enabled=not no_progress and not json_out) as advance:
         try:

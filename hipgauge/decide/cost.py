@@ -357,4 +357,6 @@ def parse_set(config: Config, assignments: list[str]) -> None:
             value = raw.strip()
         if isinstance(value, float) and math.isnan(value):
             raise InputError(f"--set {key}: not a number")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InputError(f"--set {key}={raw.strip()}: must be a finite number")
         config.override(key, value)

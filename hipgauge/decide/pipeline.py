@@ -34,6 +34,7 @@ from hipgauge.profiles.match import load_user_map
 from hipgauge.profiles.parity import ComparisonResult, compare_profiles
 from hipgauge.profiles.projection import ProjectionResult, parse_assume, project_baseline
 from hipgauge.profiles.timeline_load import load_timeline
+from hipgauge.source.walk import walk_tree
 from hipgauge.translate.rewrite import TranslateOptions
 
 if TYPE_CHECKING:
@@ -137,6 +138,12 @@ def _translate(opts: AssessOptions, config: Config) -> Any:
                               write=False)
 
 
+#: seconds the build-check child needs to start (imports) and to write its result, kept out of its budget
+_JOB_START_S = 2.0
+#: how long past the budget the parent waits for the child's partial result before killing it
+_JOB_GRACE_S = 10.0
+
+
 class _BuildJob:
     """build-check running in a child process group, started early and collected at the end."""
 
@@ -169,9 +176,15 @@ class _BuildJob:
                 return
         self.tmp = tempfile.mkdtemp(prefix="hipgauge-build-job-")
         self.out = Path(self.tmp) / "result.json"
-        self.proc = subprocess.Popen([sys.executable, "-m", "hipgauge.decide.buildcheck_job", json.dumps(args), str(self.out)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         self.budget = opts.build_budget_s
+        # The child stops starting compiles at the budget and returns what it has ("k of n units checked");
+        # the parent kills it only if it overruns that by GRACE. Its temporary files (the translated tree,
+        # objects, the compilers' own) all go below self.tmp, which the parent removes whatever happens.
+        job_args = {**args, "budget_s": max(0.5, self.budget - _JOB_START_S)}
+        env = {**os.environ, "TMPDIR": self.tmp}
+        self.proc = subprocess.Popen([sys.executable, "-m", "hipgauge.decide.buildcheck_job", json.dumps(job_args),
+                                      str(self.out)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -189,7 +202,7 @@ class _BuildJob:
         if self.proc is None:
             raise _NotRun(self.reason)
         try:
-            self.proc.wait(max(0.0, self.budget - (time.perf_counter() - self.t0)))
+            self.proc.wait(max(0.0, self.budget + _JOB_GRACE_S - (time.perf_counter() - self.t0)))
         except subprocess.TimeoutExpired:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -206,7 +219,9 @@ class _BuildJob:
             shutil.rmtree(self.tmp, ignore_errors=True)
         if doc.get("status") == "failed":
             raise RuntimeError(doc.get("reason", "failed"))
-        doc["cache_key"] = self.key
+        summary = doc.get("summary") or {}
+        if summary.get("units_checked", 0) >= summary.get("units_total", 0):
+            doc["cache_key"] = self.key  # a partial result (budget ran out) is never reused as the whole
         if self.note:
             doc["note"] = self.note
         return doc
@@ -237,6 +252,16 @@ def _cached(folder: Path, key: str) -> dict[str, Any] | None:
     return None
 
 
+def _require_sources(paths: list[Path], config: Config) -> None:
+    """InputError naming the path when no source file hipgauge reads is found under ``paths`` (an empty
+    folder, a tree of only build files or documents): nothing to assess, and no triage to print."""
+    entries, _skipped = walk_tree(list(paths), list(config.get("exclude")), int(config.get("max_file_bytes")),
+                                  python=True)
+    if not any(e.kind in ("cuda", "cpp", "header", "python") for e in entries):
+        shown = ", ".join(str(p) for p in paths)
+        raise InputError("no CUDA sources found (no .cu/.cuh, C/C++ or Python file hipgauge reads)", shown)
+
+
 def run_assessment(opts: AssessOptions, config: Config, on_stage: Callable[[str], None] | None = None,
                    stages: set[str] | None = None) -> AssessmentRun:
     """Run the stages (``stages`` limits which: scan, translate, build-check, profiles, cost, decide)."""
@@ -259,6 +284,8 @@ def run_assessment(opts: AssessOptions, config: Config, on_stage: Callable[[str]
     for p in [*opts.paths, opts.baseline, opts.candidate, opts.latency_csv, opts.candidate_latency_csv, opts.map_file]:
         if p is not None and not Path(p).exists():
             raise InputError("not found", p)
+    if "scan" in want:
+        _require_sources(opts.paths, config)
     job = _BuildJob(opts, config) if "build-check" in want else None  # compiles while the rest runs
     try:
         _run_stages(run, opts, config, want, job, target, percentile, on_stage)
@@ -286,6 +313,9 @@ def _run_stages(run: AssessmentRun, opts: AssessOptions, config: Config, want: s
             run.build_check = {"status": last["status"], "reason": last["reason"]}
         elif isinstance(run.build_check, dict):
             run.build_check["classification"] = classify_build_check(run.build_check)
+            summary = run.build_check.get("summary") or {}
+            if summary.get("units_checked", 0) < summary.get("units_total", 0):
+                run.warnings.append(f"build-check: {summary.get('coverage')}; the results shown are partial")
         if run.comparison is not None and isinstance(run.build_check, dict) and run.build_check.get("kernels"):
             # build-check's theoretical occupancy beside the achieved figures of the compare rows
             add_theoretical(run.comparison, run.build_check)

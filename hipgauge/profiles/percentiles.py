@@ -30,17 +30,14 @@ METHOD_KERNEL_SUM = "kernel-sum"
 
 
 def percentile(values: list[float], p: float) -> float:
-    """The p-th percentile (0..100) with linear interpolation between order statistics (numpy's default)."""
+    """The p-th percentile (0..100) with linear interpolation between order statistics (numpy's default),
+    computed by polars (``Series.quantile(..., interpolation="linear")``)."""
     if not values:
         raise ValueError("percentile of no values")
-    ordered = sorted(values)
-    if len(ordered) == 1:
-        return float(ordered[0])
-    rank = (len(ordered) - 1) * min(max(p, 0.0), 100.0) / 100.0
-    lo = math.floor(rank)
-    hi = min(lo + 1, len(ordered) - 1)
-    frac = rank - lo
-    return float(ordered[lo] + (ordered[hi] - ordered[lo]) * frac)
+    q = min(max(p, 0.0), 100.0) / 100.0
+    value = pl.Series(values, dtype=pl.Float64).quantile(q, interpolation="linear")
+    assert value is not None  # a non-empty series always has one
+    return float(value)
 
 
 def required_iterations(p: float) -> int:

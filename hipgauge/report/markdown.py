@@ -1,7 +1,7 @@
 """Render the assessment dict as Markdown (report.md).
 
-Every value from a trace or a source file goes through ``md()`` (HTML-significant characters become
-entities, Markdown punctuation is backslash-escaped, newlines flattened); code excerpts go in a fence
+Every value from a trace or a source file goes through ``md()`` (``&``, ``<``, ``>`` become entities; only
+the characters that would start markup are backslash-escaped; newlines flattened); code excerpts go in a fence
 longer than any backtick run inside them, so nothing in a kernel name or a source line can become markup.
 """
 
@@ -14,17 +14,49 @@ from hipgauge.report import counter_parity
 from hipgauge.report.figures import ms_of_ns, num, pct, usd
 from hipgauge.report.parity_text import signature_words
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~$])")
+#: always special inline (CommonMark + GFM): escapes, code spans, emphasis, links/images, table cells, math
+_MD_ALWAYS = re.compile(r"([\\`*\[\]|$])")
+#: ``_`` starts or ends emphasis only at a word boundary (``my_kernel`` is plain text; ``__global__`` is not)
+_MD_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+#: ``~~`` is GFM strikethrough
+_MD_TILDES = re.compile(r"~(?=~)|(?<=~)~")
+#: at the start of a line these open a heading, a list item or a quote (a marker followed by a blank or the end)
+_MD_LINE_START = re.compile(r"^(?:(\d{1,9})([.)])|([#+\-])|(>))(?=\s|$)|^(>)")
 
 
 def md(value: Any) -> str:
-    """Escape one inline value for Markdown (table-cell safe)."""
+    """Escape one inline value for Markdown (table-cell safe), and only what Markdown needs: ``(``, ``+``,
+    ``_`` inside a word and the like stay as they are, so report.md reads well as plain text too."""
     if value is None:
         return "—"
     text = str(value)
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    return re.sub(r"[\r\n]+", " ", text)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _MD_ALWAYS.sub(r"\\\1", text)
+    text = _MD_UNDERSCORE.sub(r"\\_", text)
+    text = _MD_TILDES.sub(r"\\~", text)
+    text = re.sub(r"[\r\n]+", " ", text)
+    match = _MD_LINE_START.match(text)
+    if match:
+        digits = match.group(1)
+        text = f"{digits}\\{text[len(digits):]}" if digits else "\\" + text  # "1\. x"; "\# x", "\- x", "\> x"
+    return text
+
+
+#: the fence language of a snippet, by the kind of file it comes from
+_FENCE_LANG = {"cmake": "cmake", "make": "makefile", "python": "python", "setup.py": "python"}
+
+
+def fence_lang(file: str) -> str:
+    """``cmake`` for CMakeLists.txt/*.cmake, ``makefile``, ``python``; ``cuda`` for the rest (C/C++/CUDA)."""
+    name = str(file).replace("\\", "/").rsplit("/", 1)[-1]
+    lower = name.lower()
+    if name == "CMakeLists.txt" or lower.endswith(".cmake"):
+        return "cmake"
+    if name in ("Makefile", "makefile", "GNUmakefile") or lower.endswith(".mk"):
+        return "makefile"
+    if lower.endswith(".py"):
+        return "python"
+    return "cuda"
 
 
 def fence(code: str, lang: str = "") -> str:
@@ -130,7 +162,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
     L += _table(["measure", "value", "source"], [
         ["1 · translation share", pct(h["translation_share"]["value"]), h["translation_share"]["source"]],
         ["2 · per-kernel parity", parity, md(hp["source"])],
-        ["3 · hours to close the gap", hours, hh["source"]],
+        ["3 · hours to close the gap", hours + ("" if doc.get("parity") else
+                                                 " (kernel tuning not included: no candidate measured)"),
+         hh["source"]],
         ["4 · lock-in value − upkeep", (f"{usd(hn['value'])}" if hn.get("lockin_known", True) else
                                          f"unknown − {usd(hn['upkeep_usd_per_year'])} upkeep")
          + f"/year; {md(hn.get('break_even') or '')}", hn["source"]],
@@ -229,7 +263,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
             L.append(f"- **{md(f['code'])}** {md(f['severity'])} {md(f['file'])}:{f['line']}"
                      + f" — {md(f['message'])}" + (f" Fix: {md(f['fix'])}" if f.get("fix") else ""))
             if f.get("snippet"):
-                L += ["", fence(f["snippet"], "cuda"), ""]
+                L += ["", fence(f["snippet"], fence_lang(f["file"])), ""]
         L.append("")
 
     L += ["## Build check", ""]

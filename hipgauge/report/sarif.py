@@ -3,6 +3,12 @@
 Levels: blocker and wrong-results → "error", slow → "warning", info → "note". ``precision`` follows
 the finding's confidence. Locations are relative, '/'-separated URIs under ``%SRCROOT%``.
 ``partialFingerprints`` hash code + file + snippet so a finding keeps its identity when lines move.
+
+Caps (GitHub code scanning takes at most 25,000 results per run and shows the first 5,000 by severity):
+at most ``MAX_PER_RULE_FILE`` results of one rule in one file, ``MAX_PER_RULE`` of one rule and
+``MAX_RESULTS`` in all, kept in severity then file/line order. What was left out is stated in the run's
+``properties.truncated`` and in a warning notification of its invocation, and ``write_sarif`` returns the
+same sentence for the command to print as a warning.
 """
 
 from __future__ import annotations
@@ -21,6 +27,42 @@ SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/hipgauge/hipgauge"
 LEVEL = {Severity.BLOCKER: "error", Severity.WRONG_RESULTS: "error", Severity.SLOW: "warning", Severity.INFO: "note"}
 PRECISION = {Confidence.HIGH: "high", Confidence.MEDIUM: "medium", Confidence.LOW: "low"}
+MAX_RESULTS = 25_000  # GitHub code scanning: results per run
+MAX_PER_RULE = 5_000  # the results GitHub shows per run; one noisy rule must not hide the others
+MAX_PER_RULE_FILE = 500  # one generated file must not fill a rule's share
+_SEVERITY_ORDER = {Severity.BLOCKER: 0, Severity.WRONG_RESULTS: 1, Severity.SLOW: 2, Severity.INFO: 3}
+
+
+def cap_findings(findings: list[Finding], max_results: int = MAX_RESULTS, per_rule: int = MAX_PER_RULE,
+                 per_rule_file: int = MAX_PER_RULE_FILE) -> tuple[list[Finding], dict[str, Any] | None]:
+    """(the findings kept, in their order; the summary of what was left out, or None when nothing was)."""
+    order = sorted(range(len(findings)), key=lambda i: (_SEVERITY_ORDER.get(Severity(findings[i].severity), 9),
+                                                        findings[i].file, findings[i].line, i))
+    by_rule: dict[str, int] = {}
+    by_rule_file: dict[tuple[str, str], int] = {}
+    keep: set[int] = set()
+    dropped: dict[str, int] = {}
+    for i in order:
+        f = findings[i]
+        if len(keep) >= max_results or by_rule.get(f.code, 0) >= per_rule or \
+                by_rule_file.get((f.code, f.file), 0) >= per_rule_file:
+            dropped[f.code] = dropped.get(f.code, 0) + 1
+            continue
+        keep.add(i)
+        by_rule[f.code] = by_rule.get(f.code, 0) + 1
+        by_rule_file[(f.code, f.file)] = by_rule_file.get((f.code, f.file), 0) + 1
+    if not dropped:
+        return findings, None
+    total = len(findings)
+    worst = ", ".join(f"{code} {n}" for code, n in sorted(dropped.items(), key=lambda kv: (-kv[1], kv[0]))[:5])
+    summary = {
+        "kept": len(keep), "total": total, "left_out_by_rule": dict(sorted(dropped.items())),
+        "limits": {"results": max_results, "per_rule": per_rule, "per_rule_and_file": per_rule_file},
+        "text": (f"SARIF capped: {len(keep)} of {total} findings written (at most {per_rule_file} per rule and file, "
+                 f"{per_rule} per rule, {max_results} in all, for GitHub code scanning); left out: {worst}; "
+                 "hipgauge scan --json lists them all"),
+    }
+    return [findings[i] for i in sorted(keep)], summary
 
 
 def _rule_descriptor(rule: Any) -> dict[str, Any]:
@@ -61,7 +103,7 @@ def _fingerprint(f: Finding) -> str:
 
 
 def sarif_document(findings: Iterable[Finding], rules: list[Any] | None = None) -> dict[str, Any]:
-    findings = list(findings)
+    findings, truncated = cap_findings(list(findings))
     rules = list(rules) if rules is not None else all_rules()
     known = {r.code for r in rules}
     used = sorted({f.code for f in findings})
@@ -102,8 +144,17 @@ def sarif_document(findings: Iterable[Finding], rules: list[Any] | None = None) 
     }
     if missing:
         run["properties"] = {"unknown_rules": missing}
+    if truncated is not None:
+        run.setdefault("properties", {})["truncated"] = {k: v for k, v in truncated.items() if k != "text"}
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
+            {"level": "warning", "message": {"text": truncated["text"]}}]}]
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
 
-def write_sarif(findings: Iterable[Finding], path: Path | str, rules: list[Any] | None = None) -> None:
-    Path(path).write_text(json.dumps(sarif_document(findings, rules), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+def write_sarif(findings: Iterable[Finding], path: Path | str, rules: list[Any] | None = None) -> str | None:
+    """Write the SARIF file; returns the one-line note when findings were capped (else None)."""
+    doc = sarif_document(findings, rules)
+    Path(path).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    notes = [n["message"]["text"] for inv in doc["runs"][0].get("invocations", [])
+             for n in inv.get("toolExecutionNotifications", [])]
+    return notes[0] if notes else None

@@ -92,7 +92,8 @@ def print_assessment(console: Console, doc: dict[str, Any], folder: str | None =
         val = "not measured (no profile)"
     t.add_row("2 per-kernel parity", Text(val), source)
     hh = h["hours_to_close"]
-    t.add_row("3 hours to close", "—" if hh["low"] is None else f"{hh['low']:,.0f}–{hh['high']:,.0f} h", hh["source"])
+    t.add_row("3 hours to close", ("—" if hh["low"] is None else f"{hh['low']:,.0f}–{hh['high']:,.0f} h")
+              + ("" if doc.get("parity") else " (kernel tuning not included: no candidate measured)"), hh["source"])
     hn = h["lockin_minus_upkeep"]
     value = usd(hn["value"]) if hn.get("lockin_known", True) else f"unknown − {usd(hn['upkeep_usd_per_year'])} upkeep"
     t.add_row("4 lock-in − upkeep", Text(f"{value}/year; {hn.get('break_even') or ''}"), hn["source"])

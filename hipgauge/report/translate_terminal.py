@@ -31,6 +31,9 @@ def render_translate(out: Console, doc: dict[str, Any], limit: int = 20) -> None
     _p(out, f"safe rewrites: {rewrites}; lines changed: {s['lines_changed']}")
     _p(out, f"translation share: {s['translation_share']:.1%} of {s['cuda_lines']} CUDA lines need no hand edit "
               "(measured on this tree)")
+    if s.get("files_not_analysed"):
+        _p(out, f"not analysed: {s['files_not_analysed']} file(s) over max_file_bytes, copied unchanged and not in "
+                "the share above")
     if not doc["options"].get("rules_share", True):
         _p(out, "(--no-share: scan's rules share not computed; this is translate's own count of lines left with no "
            "unconverted reference)")

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any, Iterable
 
 from hipgauge.model import Finding
+from hipgauge.progress import within_file
 from hipgauge.rules.buildtext import strip_comments
 from hipgauge.rules.checks._common import DEVICE_CODE
 from hipgauge.rules.hit import MEDIUM, Hit, LineHit
@@ -118,7 +119,10 @@ def _source_findings(ctx: Context, anchors: list[tuple[int, int, tuple[RuleSpec,
     seen: set[tuple[str, int]] = set()
     out: list[tuple[RuleSpec, Finding]] = []
     folding: dict[str, tuple[RuleSpec, list[tuple[Finding, str]]]] = {}
-    for start, end, rules in anchors:
+    size = max(len(ctx.data), 1)
+    for n, (start, end, rules) in enumerate(anchors):
+        if n % 1024 == 1023:  # a large generated file: let the progress bar move inside it
+            within_file(start / size)
         path = path_to(root, start, end)
         set_path(path)
         token = path[-1]

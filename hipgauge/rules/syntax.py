@@ -222,11 +222,15 @@ class Context:
         span = self.device_span_at(fn.start_byte)
         if span is None or not span[3] or span[0] != fn.start_byte:
             return None
-        line = fn.start_point[0] + 1
+        return self._kernels_by_place.get((fn.start_point[0] + 1, span[2]))
+
+    @cached_property
+    def _kernels_by_place(self) -> dict[tuple[int, str], Any]:
+        """The inventory's kernels by (line, name), the first of each (one lookup per function, not a scan)."""
+        index: dict[tuple[int, str], Any] = {}
         for k in getattr(self.inventory, "kernels", None) or ():
-            if k.line == line and k.name == span[2]:
-                return k
-        return None
+            index.setdefault((k.line, k.name), k)
+        return index
 
     # ---- constants -------------------------------------------------------------------------
     @cached_property

@@ -2,8 +2,10 @@
 
 Honours ``.gitignore`` files (at every level, git's own matching via pathspec) and ``exclude`` globs
 (gitignore syntax, matched against the path relative to the scanned root). Follows symlinks to folders
-once (a folder reached twice, e.g. through a symlink loop, is not entered again); a symlink that cannot
-be resolved is reported as skipped. Never raises for a bad file: it lands in the skipped list.
+once (a folder reached twice, e.g. through a symlink loop, is not entered again) and only inside the
+tree: a link (to a file or a folder) whose target lies outside the scanned root is skipped, never read.
+A file reached twice (named on the command line and inside a folder also given) is listed once, by its
+real path. A symlink that cannot be resolved is reported as skipped. Never raises for a bad file: it lands in the skipped list.
 
 Extensionless headers (``cuda/std/atomic``, libc++-style) are walked as headers when they sit below an
 include-like folder (``include``, ``inc``…) and their first bytes start like C/C++ (``//``, ``/*``,
@@ -135,6 +137,13 @@ class _Walker:
         self.skipped: list[SkippedFile] = []
         self.seen_dirs: set[tuple[int, int]] = set()
         self.seen_files: set[str] = set()
+        self.seen_real: set[str] = set()  # real paths already listed: a file and its folder both given count once
+        self.root_real: str | None = None  # the real path of the tree being walked: links never lead out of it
+
+    def outside(self, real: str) -> bool:
+        """Whether the real path ``real`` lies outside the tree being walked."""
+        root = self.root_real
+        return root is not None and real != root and not real.startswith(root.rstrip(os.sep) + os.sep)
 
     def excluded(self, rel: str, is_dir: bool) -> bool:
         if self.exclude is None:
@@ -146,13 +155,18 @@ class _Walker:
         kind = kind_of(name)
         return None if kind == "python" and not self.python else kind
 
-    def add_file(self, path: Path, display: str, st: os.stat_result | None = None, kind: str | None = None) -> None:
+    def add_file(self, path: Path, display: str, st: os.stat_result | None = None, kind: str | None = None,
+                 real: str | None = None) -> None:
         kind = kind or self.kind(path.name)
         if kind is None:
             return
         if display in self.seen_files:
             return
         self.seen_files.add(display)
+        real = real or os.path.realpath(path)
+        if real in self.seen_real:
+            return  # the same file reached again (named on its own and inside a folder also given)
+        self.seen_real.add(real)
         try:
             st = st or path.stat()
         except OSError as exc:
@@ -189,6 +203,7 @@ class _Walker:
         spec = _read_gitignore(folder)
         if spec is not None:
             ignores = [*ignores, (prefix, spec)]
+        real_folder = os.path.realpath(folder)
         try:
             with os.scandir(folder) as it:
                 items = sorted(it, key=lambda e: e.name)
@@ -206,6 +221,11 @@ class _Walker:
             if self.excluded(rel, is_dir) or _ignored(rel, is_dir, ignores):
                 continue
             path = Path(item.path)
+            link = item.is_symlink()
+            real = os.path.realpath(path) if link else os.path.join(real_folder, item.name)
+            if link and self.outside(real) and (is_dir or self.kind(item.name) is not None):
+                self.skipped.append(SkippedFile(rel, "symlink pointing outside the tree (not followed)"))
+                continue
             if is_dir:
                 self.walk_dir(path, rel, ignores, include_dir)
                 continue
@@ -214,13 +234,13 @@ class _Walker:
                 kind = bare_header_kind(item.name, include_dir, path)
                 if kind is None:
                     continue
-            if item.is_symlink():
+            if link:
                 try:
                     path.resolve(strict=True)
                 except (OSError, RuntimeError):
                     self.skipped.append(SkippedFile(rel, "symlink loop or dangling symlink"))
                     continue
-            self.add_file(path, rel, kind=kind)
+            self.add_file(path, rel, kind=kind, real=real)
 
 
 def _ignored(rel: str, is_dir: bool, ignores: list[tuple[str, pathspec.PathSpec]]) -> bool:
@@ -250,7 +270,9 @@ def walk_tree(paths: list[Path], exclude: list[str], max_file_bytes: int,
         if not exists:
             walker.skipped.append(SkippedFile(str(root), "not found"))
         elif is_dir:
+            walker.root_real = os.path.realpath(root)
             walker.walk_dir(root, prefix, [])
+            walker.root_real = None
         elif walker.kind(root.name) is not None:
             walker.add_file(root, root.name)
         elif "." not in root.name and root.name not in MAKE_NAMES and looks_like_header(root):

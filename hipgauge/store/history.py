@@ -1,4 +1,5 @@
-"""The assessment history: an embedded DuckDB file (default ``.hipgauge/history.duckdb``).
+"""The assessment history: an embedded DuckDB file (default ``history.duckdb`` in the user's data folder,
+``$HIPGAUGE_HOME`` or ``$XDG_DATA_HOME/hipgauge``; never in the scanned tree).
 
 One process writes at a time (``StoreLock`` around every read-write connection); each assessment is
 written in one transaction, so a reader sees it whole or not at all, and a run killed mid-write
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 from contextlib import contextmanager
 from fnmatch import fnmatchcase
@@ -39,18 +41,31 @@ STORE_DIR = ".hipgauge"
 STORE_FILE = "history.duckdb"
 
 
+#: environment variable naming the folder for hipgauge's own data (the history store); tests set it to a tmp_path
+HOME_ENV = "HIPGAUGE_HOME"
+
+
+def data_home() -> Path:
+    """hipgauge's folder for its own data, never inside a scanned tree: ``$HIPGAUGE_HOME`` when set, else
+    ``$XDG_DATA_HOME/hipgauge``, else the platform's user data folder (``~/.local/share/hipgauge`` on Linux,
+    ``~/Library/Application Support/hipgauge`` on macOS, ``%LOCALAPPDATA%\\hipgauge`` on Windows)."""
+    given = os.environ.get(HOME_ENV, "").strip()
+    if given:
+        return Path(given).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME", "").strip()
+    if xdg and Path(xdg).is_absolute():  # the XDG spec: a relative value is ignored
+        return Path(xdg) / "hipgauge"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "hipgauge"
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "hipgauge"
+    return Path.home() / ".local" / "share" / "hipgauge"
+
+
 def default_store_path(start: Path | str | None = None) -> Path:
-    """An existing ``.hipgauge/history.duckdb`` at or above ``start`` (default: the current directory),
-    else ``.hipgauge/history.duckdb`` in the nearest folder holding ``.git`` or a ``pyproject.toml``/``hipgauge.toml``,
-    else in ``start`` itself."""
-    here = Path(start or Path.cwd()).resolve()
-    for folder in [here, *here.parents]:
-        if (folder / STORE_DIR / STORE_FILE).is_file():
-            return folder / STORE_DIR / STORE_FILE
-    for folder in [here, *here.parents]:
-        if any((folder / marker).exists() for marker in (".git", "hipgauge.toml", "pyproject.toml")):
-            return folder / STORE_DIR / STORE_FILE
-    return here / STORE_DIR / STORE_FILE
+    """The default history store: ``history.duckdb`` in ``data_home()``. It never lies in the scanned tree or
+    the working folder (``start`` is accepted for older callers and not used); ``--db`` picks another file."""
+    return data_home() / STORE_FILE
 
 
 def _pattern_matches(pattern: str | None, label: str) -> bool:

@@ -25,8 +25,12 @@ class StoreLock:
         self._fd: int | None = None
 
     def __enter__(self) -> "StoreLock":
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:  # a read-only or missing location: one line naming it (exit 2), never a traceback
+            raise InputError(f"cannot write the history store here: {exc.strerror or exc.__class__.__name__}",
+                             exc.filename or self.path.parent) from None
         mode = (fcntl.LOCK_EX if self.exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
         deadline = time.monotonic() + self.timeout_s
         while True:

@@ -23,6 +23,7 @@ class TranslateOptions:
     rules_share: bool = True  # also run scan's inventory + rules per file for the scan-defined translation share
     workers: int | None = None  # local process pool size for a tree; None = all cores (serial under 8 files)
     lexical: bool = True  # try the lexical fast path (translate/lexical.py) before parsing; False: tree path only
+    include_dirs: tuple[str, ...] = ()  # header folders outside the tree (-I): their macros are the project's own
     rocm: Any = None  # knowledge.rocm_releases.RocmTarget the text is adjusted to (None: no target-aware pass)
     rocm_version: str | None = None  # --rocm-version as given (None: the installed hipcc's, else the newest)
     runtime_include_files: frozenset[str] = frozenset()  # files that get #include <hip/hip_runtime.h>

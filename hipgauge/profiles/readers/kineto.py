@@ -34,6 +34,7 @@ names looked up) → ``finish_profile``.
 from __future__ import annotations
 
 import gc
+import json
 from array import array
 from dataclasses import dataclass, field
 from functools import partial
@@ -198,6 +199,8 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
     if ev.gpu["gkind"].count(_G_KERNEL) == 0:
         if not ev.header and ev.seen == 0:
             raise InputError("no trace events: not a PyTorch profiler trace", path)
+        if ev.bad:  # the kernels were there but malformed: say which field of which event
+            raise InputError(f"no usable GPU kernel event: {ev.warnings[0]}", path)
         raise InputError("no GPU kernel events in this trace (was the profiler run with the CUDA activity?)", path)
     vendor, device, dev_names, metadata = _describe(ev.header, ev.runtime_names)
     try:
@@ -286,6 +289,7 @@ def _parse_events(trace: ChromeTrace) -> _Events:
     runtime_names: set[str] = set()
     bad = 0
     first_bad: int | None = None
+    first_why = ""
     seen = 0
 
     for events in trace.events():
@@ -302,8 +306,8 @@ def _parse_events(trace: ChromeTrace) -> _Events:
                     kind = _KIND_OP if cat in _OP_CATS else _KIND_ANNOT
                     if kind == _KIND_ANNOT and (name.startswith(_STEP_PREFIX) or iteration_of(name) is not None):
                         kind = _KIND_STEP
-                    o_ts.append(e["ts"])
-                    o_dur.append(e.get("dur", 0))
+                    o_ts.append(_number(e, "ts"))
+                    o_dur.append(_number(e, "dur", 0))
                     o_thread.append(thread_ix.setdefault((e.get("pid"), e.get("tid")), len(thread_ix)))
                     o_ext.append(args.get("External id", -1))
                     o_name.append(name_ix.setdefault(name, len(name_ix)))
@@ -333,8 +337,8 @@ def _parse_events(trace: ChromeTrace) -> _Events:
                         continue
                     args = e.get("args") or {}
                     g_kind.append(_G_KERNEL if cat in _KERNEL_CATS else _G_MEMCPY if cat in _MEMCPY_CATS else _G_MEMSET)
-                    g_ts.append(e["ts"])
-                    g_dur.append(e["dur"])
+                    g_ts.append(_number(e, "ts"))
+                    g_dur.append(_number(e, "dur"))
                     g_name.append(name_ix.setdefault(e.get("name", ""), len(name_ix)))
                     pid, tid = e.get("pid"), e.get("tid")
                     g_thread.append(thread_ix.setdefault((pid, tid), len(thread_ix)))
@@ -358,10 +362,11 @@ def _parse_events(trace: ChromeTrace) -> _Events:
                         n = _step_number(name)
                         if n is not None:
                             gpu_steps.append((n, float(e["ts"]), float(e.get("dur", 0))))
-            except (KeyError, TypeError, ValueError, OverflowError, AttributeError):
+            except (KeyError, TypeError, ValueError, OverflowError, AttributeError) as exc:
                 bad += 1
                 if first_bad is None:
                     first_bad = seen
+                    first_why = _why_bad(e, exc)
                 # an event that failed half-way left some columns one longer: drop that partial row
                 for group in ((o_thread, o_ts, o_dur, o_ext, o_name, o_kind, o_sig),
                               (r_thread, r_ts, r_corr, r_ext, r_dur, r_name),
@@ -389,8 +394,47 @@ def _parse_events(trace: ChromeTrace) -> _Events:
         seen=seen, bad=bad, first_bad=first_bad,
     )
     if bad:
-        ev.warnings.append(f"{bad} trace event(s) with missing or malformed fields were skipped (first: event #{first_bad})")
+        ev.warnings.append(f"{bad} trace event(s) with missing or malformed fields were skipped "
+                           f"(first: event #{first_bad}{first_why})")
     return ev
+
+
+class _BadField(ValueError):
+    """A field of an event that is there but not a number (``"dur": true``, ``"ts": "12"``)."""
+
+    def __init__(self, field: str, value: Any):
+        super().__init__(field)
+        self.field, self.value = field, value
+
+
+def _number(e: dict[str, Any], field: str, default: float | None = None) -> float:
+    """``e[field]`` when it is a JSON number (not true/false, not a string); ``default`` when absent."""
+    if field not in e and default is not None:
+        return default
+    value = e[field]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _BadField(field, value)
+    return value
+
+
+def _why_bad(e: Any, exc: Exception) -> str:
+    """`` "name": "dur" is true, not a number`` for the warning line (the event's name, the field, its value)."""
+    name = e.get("name") if isinstance(e, dict) else None
+    shown = f" {str(name)[:80]!r}" if name else ""
+    if isinstance(exc, _BadField):
+        value = json.dumps(exc.value)[:40] if _jsonable(exc.value) else type(exc.value).__name__
+        return f"{shown}: field \"{exc.field}\" is {value}, not a number"
+    if isinstance(exc, KeyError):
+        return f"{shown}: field \"{exc.args[0] if exc.args else '?'}\" is missing"
+    return f"{shown}: {exc.__class__.__name__}"
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+        return True
+    except (TypeError, ValueError):
+        return False
 
 
 # ---------------------------------------------------------------- phase 2: vendor, device, metadata

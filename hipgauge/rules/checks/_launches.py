@@ -39,8 +39,30 @@ def launches(ctx: Any) -> list[Launch]:
     return found
 
 
+def launches_of(ctx: Any, kernel: str | None) -> list[Launch]:
+    """The launches of one kernel (an index built once per file: a generated file with 70k kernels and as
+    many launches stays linear)."""
+    index = getattr(ctx, "_launches_by_kernel", None)
+    if index is None:
+        index = {}
+        for launch in launches(ctx):
+            index.setdefault(launch.kernel, []).append(launch)
+        ctx._launches_by_kernel = index
+    return index.get(kernel, [])
+
+
 def _declared(ctx: Any, name: str) -> str | None:
-    """The initialiser of ``dim3 name(…)`` / ``int name = …;`` in the file, as ``dim3(…)`` or the expression."""
+    """The initialiser of ``dim3 name(…)`` / ``int name = …;`` in the file, as ``dim3(…)`` or the expression
+    (one search of the file per name, kept on ``ctx``)."""
+    cache = getattr(ctx, "_declared_cache", None)
+    if cache is None:
+        cache = ctx._declared_cache = {}
+    if name not in cache:
+        cache[name] = _declared_uncached(ctx, name)
+    return cache[name]
+
+
+def _declared_uncached(ctx: Any, name: str) -> str | None:
     rx = re.compile(rb"\b(dim3|int|unsigned|auto|size_t)\s+" + re.escape(name.encode()) + rb"\s*(?:=\s*([^;{}]+)|([({][^;]*[)}]))\s*;")
     m = rx.search(ctx.data)
     if m is None:

@@ -54,7 +54,7 @@ from __future__ import annotations
 import re
 
 from hipgauge.rules.checks._common import words
-from hipgauge.rules.checks._launches import block_threads, launches
+from hipgauge.rules.checks._launches import block_threads, launches_of
 from hipgauge.rules.hit import LOW, MEDIUM, Hit
 from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import TYPE_BYTES, declared_type, descendants, qualifiers
@@ -128,7 +128,7 @@ def check(fn, ctx):
     if any(b in head for b in _BOUNDS):
         return []
     name = kernel.name if kernel is not None else function_name(fn)
-    sizes = [block_threads(ctx, site.block) for site in launches(ctx) if site.kernel == name]
+    sizes = [block_threads(ctx, launch.block) for launch in launches_of(ctx, name)]
     known = [s for s in sizes if s is not None]
     if not known or max(known) > _MAX_SMALL_BLOCK:
         return []
