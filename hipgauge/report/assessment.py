@@ -122,8 +122,8 @@ def _slack_section(projection: ProjectionResult, whatif: list[float]) -> dict[st
     groups.sort(key=lambda g: -g["time_ms"])
     if replayed is not None:
         model = ("projected by timeline replay: the group's kernels at r × their measured time in the baseline's "
-                 "timeline, replayed and combined with the latency CSV as `projection.model` says; the largest r "
-                 "within the target found by bisection")
+                 "timeline, replayed and combined with the latency CSV as projection.model in assessment.json says; "
+                 "the largest r within the target found by bisection")
     else:
         model = ("projected = L + t_group × (r − 1); the group may be at most 1 + (T − L) / t_group times slower "
                  "(L: baseline latency at the percentile, T: target, t_group: the group's per-iteration time)")
