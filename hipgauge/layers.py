@@ -41,10 +41,6 @@ LAYER_OF: dict[str, str] = {
     # the public Python API (hipgauge.scan / hipgauge.compare): a facade over the pipelines. The package root
     # re-exports it lazily by name (importlib at attribute access), which is not an import edge.
     "api": "app",
-    # decide/pipeline.py (the assess pipeline) and decide/buildcheck_job.py chain stages: they belong to
-    # app/ and sit in its layer until they move there.
-    "decide.pipeline": "app",
-    "decide.buildcheck_job": "app",
     # report: every renderer, the terminal included
     "report": "report",
     # cli: argument parsing, and the process entry point

@@ -1,6 +1,6 @@
 """``hipgauge decide``, ``hipgauge cost``, ``hipgauge assess`` and ``hipgauge demo``.
 
-Commands only: parse the arguments, run the pipeline (hipgauge/decide/pipeline.py), choose a renderer.
+Commands only: parse the arguments, run the pipeline (hipgauge/app/assess.py), choose a renderer.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def _stage_printer(enabled: bool):
 
 
 def _opts(paths: list[Path], **kw: Any) -> Any:
-    from hipgauge.decide.pipeline import AssessOptions
+    from hipgauge.app.assess import AssessOptions
 
     return AssessOptions(paths=[Path(p) for p in paths], **kw)
 
@@ -88,7 +88,7 @@ def _run_partial(opts: Any, cfg: Any, json_out: bool, stages: set[str], result: 
                  printer: Callable[[Any, dict[str, Any]], None]) -> None:
     """Run only ``stages`` and show the run's ``result`` (``decision`` / ``cost``): JSON, or ``printer``
     then the stage notes; InputError("could not <verb>: …") when that stage gave nothing."""
-    from hipgauge.decide.pipeline import run_assessment
+    from hipgauge.app.assess import run_assessment
 
     run = run_assessment(opts, cfg, on_stage=_stage_printer(not json_out), stages=stages)
     record = getattr(run, result)
@@ -228,7 +228,7 @@ def assess(
 
 def _assess_and_write(opts: Any, cfg: Any, output: Path, json_out: bool, title: str = "", store: bool = False,
                       store_db: Path | None = None) -> dict[str, Any]:
-    from hipgauge.decide.pipeline import run_assessment
+    from hipgauge.app.assess import run_assessment
     from hipgauge.report.terminal import print_assessment
     from hipgauge.report.writer import check_output_dir
 
@@ -330,7 +330,7 @@ def demo(
         cfg.override("build.include_dirs", [str(ex["source"] / "include")])
     if ex["baseline"] is None:
         warn("the example's captured baseline (captures/detector_ncu_raw.csv) is missing: source-only assessment")
-    from hipgauge.decide.pipeline import Workload
+    from hipgauge.app.assess import Workload
 
     workloads = []
     if ex["torch_trace"] is not None:

@@ -1,6 +1,6 @@
 """Run build-check in a child process so the assessment can stop it at its time budget.
 
-``python -m hipgauge.decide.buildcheck_job ARGS_JSON OUT_JSON``: runs
+``python -m hipgauge.app.buildcheck_job ARGS_JSON OUT_JSON``: runs
 ``app.buildcheck.build_check(**args)`` and writes its ``to_dict()`` (or ``{"status": "failed", …}``)
 to OUT_JSON. The parent starts it in its own session and kills the whole group when the budget is spent,
 so no compiler outlives the assessment.

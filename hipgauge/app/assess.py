@@ -182,7 +182,7 @@ class _BuildJob:
         # objects, the compilers' own) all go below self.tmp, which the parent removes whatever happens.
         job_args = {**args, "budget_s": max(0.5, self.budget - _JOB_START_S)}
         env = {**os.environ, "TMPDIR": self.tmp}
-        self.proc = subprocess.Popen([sys.executable, "-m", "hipgauge.decide.buildcheck_job", json.dumps(job_args),
+        self.proc = subprocess.Popen([sys.executable, "-m", "hipgauge.app.buildcheck_job", json.dumps(job_args),
                                       str(self.out)],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
 
