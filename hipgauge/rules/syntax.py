@@ -137,6 +137,15 @@ def call_args(call: Any) -> list[Any]:
     return [c for c in args.named_children if c.type != "comment"]
 
 
+def launch_config(call: Any) -> list[Any]:
+    """The ``<<<grid, block, shmem, stream>>>`` arguments of a kernel launch (no comments); ``[]`` for a plain call."""
+    launch = call.child_by_field_name("config") or next((c for c in call.children if c.type == "kernel_call_syntax"),
+                                                          None)
+    if launch is None:
+        return []
+    return [c for c in launch.named_children if c.type != "comment"]
+
+
 def qualifiers(fn: Any) -> frozenset[str]:
     return frozenset(c.type for c in fn.children if c.type in ("__global__", "__device__", "__host__"))
 

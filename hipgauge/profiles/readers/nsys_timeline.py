@@ -40,6 +40,11 @@ _MEM_KIND = {0: "Unknown", 1: "Pageable", 2: "Pinned", 3: "Device", 4: "Array", 
              7: "Managed"}
 
 
+#: one GPU op as the queries below select it (kernel, memcpy, memset alike)
+_OP_ROW = {"stream": pl.Int64, "start_ns": pl.Int64, "end_ns": pl.Int64, "name": pl.String, "kind": pl.Int8,
+           "corr": pl.Int64, "pid": pl.Int64}
+
+
 def read_nsys_timeline(path: str | Path, max_bytes: int | None = None) -> Timeline:
     path = Path(path)
     con, tables = open_sqlite(path)
@@ -74,8 +79,7 @@ def _read(con: sqlite3.Connection, path: Path, tables: set[str]) -> Timeline:
     parts.append(pl.DataFrame(con.execute(
         f'SELECT k.streamId, k.start, k."end", {kname}, {OP_KERNEL}, k.correlationId, {pid} '
         f'FROM CUPTI_ACTIVITY_KIND_KERNEL k').fetchall(),
-        schema={"stream": pl.Int64, "start_ns": pl.Int64, "end_ns": pl.Int64, "name": pl.String, "kind": pl.Int8,
-                "corr": pl.Int64, "pid": pl.Int64}, orient="row"))
+        schema=_OP_ROW, orient="row"))
     if "CUPTI_ACTIVITY_KIND_MEMCPY" in tables:
         mcols = sqlite_columns(con, "CUPTI_ACTIVITY_KIND_MEMCPY")
         pidm = "m.globalPid" if "globalPid" in mcols else "NULL"
@@ -87,16 +91,14 @@ def _read(con: sqlite3.Connection, path: Path, tables: set[str]) -> Timeline:
         parts.append(pl.DataFrame(
             [(s, a, b, f"Memcpy {_COPY_KIND.get(c, '?')} ({_MEM_KIND.get(sk_, '?')} -> {_MEM_KIND.get(dk_, '?')})",
               OP_MEMCPY, corr, p) for s, a, b, c, sk_, dk_, corr, p in rows],
-            schema={"stream": pl.Int64, "start_ns": pl.Int64, "end_ns": pl.Int64, "name": pl.String, "kind": pl.Int8,
-                    "corr": pl.Int64, "pid": pl.Int64}, orient="row"))
+            schema=_OP_ROW, orient="row"))
     if "CUPTI_ACTIVITY_KIND_MEMSET" in tables:
         scols = sqlite_columns(con, "CUPTI_ACTIVITY_KIND_MEMSET")
         pids = "m.globalPid" if "globalPid" in scols else "NULL"
         parts.append(pl.DataFrame(con.execute(
             f"SELECT m.streamId, m.start, m.\"end\", 'Memset', {OP_MEMSET}, m.correlationId, {pids} "
             f"FROM CUPTI_ACTIVITY_KIND_MEMSET m").fetchall(),
-            schema={"stream": pl.Int64, "start_ns": pl.Int64, "end_ns": pl.Int64, "name": pl.String, "kind": pl.Int8,
-                    "corr": pl.Int64, "pid": pl.Int64}, orient="row"))
+            schema=_OP_ROW, orient="row"))
     ops = pl.concat(parts).filter(pl.col("end_ns") >= pl.col("start_ns")).sort("start_ns", maintain_order=True)
     if ops.height == 0:
         raise InputError("no kernels, copies or sets: no device timeline to replay", path)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from hipgauge.rules.hit import MEDIUM, Hit
 from hipgauge.rules.spec import RuleMeta
-from hipgauge.rules.syntax import call_args, call_name
+from hipgauge.rules.syntax import call_args, call_name, launch_config
 
 CODE = "HG109"
 RULE = RuleMeta(
@@ -51,10 +51,7 @@ ANCHOR = rb"<<<"
 
 
 def check(node, ctx):
-    launch = node.child_by_field_name("config") or next((c for c in node.children if c.type == "kernel_call_syntax"), None)
-    if launch is None:
-        return []
-    args = [c for c in launch.named_children if c.type != "comment"]
+    args = launch_config(node)
     if len(args) < 2:
         return []
     block = args[1]

@@ -55,7 +55,7 @@ from typing import Any
 from hipgauge.rules.checks._launches import _declared
 from hipgauge.rules.hit import HIGH, MEDIUM, Hit
 from hipgauge.rules.spec import RuleMeta
-from hipgauge.rules.syntax import call_args, call_name, descendants, function_name, qualifiers
+from hipgauge.rules.syntax import call_args, call_name, descendants, function_name, launch_config, qualifiers
 from hipgauge.source import macros as mac
 
 CODE = "HG111"
@@ -131,10 +131,7 @@ def _width_names(ctx: Any, text: str) -> list[str]:
 
 
 def check(node, ctx):
-    launch = node.child_by_field_name("config") or next((c for c in node.children if c.type == "kernel_call_syntax"), None)
-    if launch is None:
-        return []
-    args = [c for c in launch.named_children if c.type != "comment"]
+    args = launch_config(node)
     if len(args) < 2:
         return []
     fn = node.child_by_field_name("function")

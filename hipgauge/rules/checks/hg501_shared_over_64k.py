@@ -38,7 +38,7 @@ from __future__ import annotations
 from hipgauge.rules.checks._common import any_of, words
 from hipgauge.rules.hit import HIGH, MEDIUM, Hit
 from hipgauge.rules.spec import RuleMeta
-from hipgauge.rules.syntax import TYPE_BYTES, call_args, call_name, declared_type, descendants, text
+from hipgauge.rules.syntax import TYPE_BYTES, call_args, call_name, declared_type, descendants, launch_config, text
 
 CODE = "HG501"
 RULE = RuleMeta(
@@ -87,11 +87,9 @@ def check(node, ctx):
         if v is not None and v > LDS_BYTES:
             return [Hit(node, HIGH, f"dynamic shared memory {v} bytes > 65536")]
         return []
-    launch = next((c for c in node.children if c.type == "kernel_call_syntax"), None)
-    if launch is not None:
-        cfg = [c for c in launch.named_children if c.type != "comment"]
-        if len(cfg) >= 3:
-            v = ctx.fold(cfg[2])
-            if v is not None and v > LDS_BYTES:
-                return [Hit(cfg[2], HIGH, f"dynamic shared memory {v} bytes > 65536")]
+    cfg = launch_config(node)
+    if len(cfg) >= 3:
+        v = ctx.fold(cfg[2])
+        if v is not None and v > LDS_BYTES:
+            return [Hit(cfg[2], HIGH, f"dynamic shared memory {v} bytes > 65536")]
     return []
