@@ -88,6 +88,11 @@ class LimitedReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def seek_raw(self, offset: int) -> None:
+        """Start reading an uncompressed file at ``offset`` (the bytes before it count toward the cap)."""
+        self._raw.seek(offset)
+        self.count = offset
+
     def read(self, size: int = -1) -> bytes:
         try:
             data = self._fh.read(size)

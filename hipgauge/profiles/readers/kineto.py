@@ -34,9 +34,7 @@ names looked up) → ``finish_profile``.
 from __future__ import annotations
 
 import gc
-import json
 from array import array
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -47,29 +45,31 @@ import polars as pl
 
 from hipgauge.errors import InputError
 from hipgauge.model import Profile
-from hipgauge.profiles.signatures import encode as encode_signature
 
-from .chrome_json import ChromeTrace
 from .finish import finish_profile
 from .frame import dims
+from .kineto_events import (
+    G_KERNEL,
+    G_MEMCPY,
+    G_MEMSET,
+    KIND_ANNOT,
+    KIND_OP,
+    KIND_STEP,
+    STEP_PREFIX,
+    KinetoEvents,
+    parse_events,
+    step_number,
+)
 from .kineto_timeline import TimelineColumns, build_timeline
 from .ranges import iteration_of
 from .registry import Format, Head
 
 FORMAT = "kineto"
 
-_OP_CATS = frozenset({"cpu_op", "Operator", "operator"})
-_ANNOT_CATS = frozenset({"user_annotation"})
-_GPU_ANNOT_CATS = frozenset({"gpu_user_annotation"})
-_RUNTIME_CATS = frozenset({"cuda_runtime", "cuda_driver", "Runtime", "Driver"})
-_KERNEL_CATS = frozenset({"kernel", "Kernel"})
-_MEMCPY_CATS = frozenset({"gpu_memcpy", "Memcpy"})
-_MEMSET_CATS = frozenset({"gpu_memset", "Memset"})
-_FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu"})
-
-_KIND_OP, _KIND_ANNOT, _KIND_STEP = 0, 1, 2
-_G_KERNEL, _G_MEMCPY, _G_MEMSET = 0, 1, 2
-_STEP_PREFIX = "ProfilerStep#"
+_KIND_OP, _KIND_ANNOT, _KIND_STEP = KIND_OP, KIND_ANNOT, KIND_STEP
+_G_KERNEL, _G_MEMCPY, _G_MEMSET = G_KERNEL, G_MEMCPY, G_MEMSET
+_STEP_PREFIX = STEP_PREFIX
+_step_number = step_number
 
 
 def _to_ns(col: str) -> pl.Expr:
@@ -90,13 +90,6 @@ _MAX_US = 9e15
 def _sane(*cols: str) -> pl.Expr:
     """Rows whose µs columns are finite and within ±_MAX_US (an overflowing value cannot become int ns)."""
     return pl.all_horizontal([pl.col(c).is_finite() & (pl.col(c).abs() < _MAX_US) for c in cols])
-
-
-def _step_number(name: str) -> int | None:
-    try:
-        return int(name[len(_STEP_PREFIX) :])
-    except ValueError:
-        return None
 
 
 def _version(key: str, value: Any) -> str | None:
@@ -148,26 +141,6 @@ def _innermost_ops(ops: pl.DataFrame, launches: pl.DataFrame) -> pl.DataFrame:
 
 
 
-@dataclass
-class _Events:
-    """The trace as compact columns, one dict of arrays per event family (keys are frame column names)."""
-
-    ops: dict[str, array]  # CPU ranges: cpu_op / user_annotation / ProfilerStep
-    runtime: dict[str, array]  # runtime / driver calls
-    gpu: dict[str, array]  # kernels, memcpy, memset
-    flows: dict[str, array]  # kernel-side ends of ac2g flows (fallback kernel ↔ runtime link)
-    gpu_steps: list[tuple[int, float, float]]  # gpu_user_annotation ProfilerStep#N: (N, ts µs, dur µs)
-    names: list[str]
-    shapes: list[str | None]
-    signatures: list[str]  # operator call signatures (profiles.signatures.encode), by sig id
-    runtime_names: set[str]
-    header: dict[str, Any]
-    seen: int = 0
-    bad: int = 0
-    first_bad: int | None = None
-    warnings: list[str] = field(default_factory=list)
-
-
 def _user_iterations(annot: pl.DataFrame, names: list[str]) -> list[tuple[int, int, int]]:
     """Without ProfilerStep#N: the outermost user ranges numbering an iteration (``record_function("iteration_3")``)."""
     found = sorted(((ts, -end, n) for ts, end, nid in annot.iter_rows() if (n := iteration_of(names[nid])) is not None))
@@ -180,21 +153,22 @@ def _user_iterations(annot: pl.DataFrame, names: list[str]) -> list[tuple[int, i
     return sorted(out)
 
 
-def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int | None = None) -> Profile:
-    # The cyclic GC would rescan the millions of short-lived event dicts orjson builds (3-4x slower);
-    # nothing here creates reference cycles, so it is paused while reading.
+def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int | None = None,
+                parts: int | None = None) -> Profile:
+    """``parts``: how many byte ranges to read in parallel (None: one per CPU, see ``kineto_events``)."""
+    # The cyclic GC would rescan the millions of short-lived event structs (3-4x slower); nothing here
+    # creates reference cycles, so it is paused while reading.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _read(Path(path), max_bytes, chunk_bytes)
+        return _read(Path(path), max_bytes, chunk_bytes, parts)
     finally:
         if enabled:
             gc.enable()
 
 
-def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile:
-    trace = ChromeTrace(path, max_bytes=max_bytes, **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}))
-    ev = _parse_events(trace)
+def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None, parts: int | None) -> Profile:
+    ev = parse_events(path, max_bytes, chunk_bytes, parts)
     warnings = ev.warnings
     if ev.gpu["gkind"].count(_G_KERNEL) == 0:
         if not ev.header and ev.seen == 0:
@@ -223,7 +197,7 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None) -> Profile
                           attachments={"timeline": partial(build_timeline, timeline, path)} if timeline else None)
 
 
-def _timeline_columns(ev: _Events) -> TimelineColumns:
+def _timeline_columns(ev: KinetoEvents) -> TimelineColumns:
     """The columns the replay timeline needs, taken from this pass (built into a ``Timeline`` only when a
     projection asks for it: ``Profile.attachments['timeline']`` is that builder)."""
     r_dur, r_name = ev.runtime.pop("r_dur"), ev.runtime.pop("r_name")
@@ -246,195 +220,6 @@ def _timeline_columns(ev: _Events) -> TimelineColumns:
         g_name=gpu["name_id"], g_kind=gpu["gkind"], g_corr=gpu["corr"], g_tid=gpu["g_thread"],
         f_tid=flows["g_thread"], f_ts=flows["start_ns"], f_id=flows["fid"], h_ts=ts[kinds == _KIND_OP].copy(),
         steps=steps, user=user, names=ev.names)
-
-
-# ---------------------------------------------------------------- phase 1: the event stream → columns
-def _signature_id(name: str, args: dict[str, Any], index: dict[bytes, int], values: list[str]) -> int:
-    """The interned id of a cpu_op's call signature (name, Input Dims, Input type, Concrete Inputs);
-    -1 when the trace was recorded without shapes. One orjson call per op makes the key (the cheap part
-    of a pass that runs for every cpu_op); the canonical text is written once per distinct signature."""
-    d = args.get("Input Dims")
-    if d is None:
-        return -1
-    t, c = args.get("Input type"), args.get("Concrete Inputs")
-    try:
-        key = orjson.dumps((name, d, t, c))
-    except TypeError:
-        return -1
-    i = index.get(key)
-    if i is None:
-        i = index[key] = len(values)
-        values.append(encode_signature(name, d, t, c))
-    return i
-
-
-def _parse_events(trace: ChromeTrace) -> _Events:
-    """One pass over the stream: each event lands in its family's columns (names, threads and launch
-    shapes interned); an event with missing or malformed fields is skipped and counted."""
-    name_ix: dict[str, int] = {}
-    thread_ix: dict[tuple[Any, Any], int] = {}
-    shape_ix: dict[Any, int] = {}
-    sig_ix: dict[bytes, int] = {}
-    sig_values: list[str] = []
-
-    o_thread, o_ts, o_dur, o_ext, o_name, o_kind = array("i"), array("d"), array("d"), array("q"), array("i"), array("b")
-    o_sig = array("i")
-    r_thread, r_ts, r_corr, r_ext = array("i"), array("d"), array("q"), array("q")
-    r_dur, r_name = array("d"), array("i")  # for the replay timeline (kineto_timeline.TimelineColumns)
-    g_kind, g_name, g_thread, g_dev, g_stream = array("b"), array("i"), array("i"), array("q"), array("q")
-    g_ts, g_dur, g_ext, g_corr = array("d"), array("d"), array("q"), array("q")
-    g_grid, g_block, g_regs, g_smem = array("q"), array("q"), array("q"), array("q")
-    f_thread, f_ts, f_id = array("i"), array("d"), array("q")
-    gpu_steps: list[tuple[int, float, float]] = []
-    runtime_names: set[str] = set()
-    bad = 0
-    first_bad: int | None = None
-    first_why = ""
-    seen = 0
-
-    for events in trace.events():
-        for e in events:
-            try:
-                cat = e.get("cat")
-                if cat is None:
-                    continue
-                if cat in _OP_CATS or cat in _ANNOT_CATS:
-                    if e.get("ph") != "X":
-                        continue
-                    name = e.get("name", "")
-                    args = e.get("args") or {}
-                    kind = _KIND_OP if cat in _OP_CATS else _KIND_ANNOT
-                    if kind == _KIND_ANNOT and (name.startswith(_STEP_PREFIX) or iteration_of(name) is not None):
-                        kind = _KIND_STEP
-                    o_ts.append(_number(e, "ts"))
-                    o_dur.append(_number(e, "dur", 0))
-                    o_thread.append(thread_ix.setdefault((e.get("pid"), e.get("tid")), len(thread_ix)))
-                    o_ext.append(args.get("External id", -1))
-                    o_name.append(name_ix.setdefault(name, len(name_ix)))
-                    o_kind.append(kind)
-                    o_sig.append(_signature_id(name, args, sig_ix, sig_values) if kind == _KIND_OP else -1)
-                elif cat in _RUNTIME_CATS:
-                    args = e.get("args") or {}
-                    corr = args.get("correlation", -1)
-                    if corr is None or corr < 0:
-                        continue
-                    r_ts.append(e["ts"])
-                    r_thread.append(thread_ix.setdefault((e.get("pid"), e.get("tid")), len(thread_ix)))
-                    r_corr.append(corr)
-                    r_ext.append(args.get("External id", -1))
-                    r_dur.append(e.get("dur", 0))
-                    r_name.append(name_ix.setdefault(e.get("name", ""), len(name_ix)))
-                    if len(runtime_names) < 64:
-                        runtime_names.add(e.get("name", ""))
-                elif cat in _FLOW_CATS:
-                    if e.get("ph") != "f":  # the kernel-side end of the flow is all the fallback needs
-                        continue
-                    f_ts.append(e["ts"])
-                    f_thread.append(thread_ix.setdefault((e.get("pid"), e.get("tid")), len(thread_ix)))
-                    f_id.append(e.get("id", -1))
-                elif cat in _KERNEL_CATS or cat in _MEMCPY_CATS or cat in _MEMSET_CATS:
-                    if e.get("ph", "X") != "X":
-                        continue
-                    args = e.get("args") or {}
-                    g_kind.append(_G_KERNEL if cat in _KERNEL_CATS else _G_MEMCPY if cat in _MEMCPY_CATS else _G_MEMSET)
-                    g_ts.append(_number(e, "ts"))
-                    g_dur.append(_number(e, "dur"))
-                    g_name.append(name_ix.setdefault(e.get("name", ""), len(name_ix)))
-                    pid, tid = e.get("pid"), e.get("tid")
-                    g_thread.append(thread_ix.setdefault((pid, tid), len(thread_ix)))
-                    dev = args.get("device", pid)
-                    g_dev.append(dev if isinstance(dev, int) else -1)
-                    stream = args.get("stream", tid)
-                    g_stream.append(stream if isinstance(stream, int) else -1)
-                    g_ext.append(args.get("External id", -1))
-                    g_corr.append(args.get("correlation", -1))
-                    grid = args.get("grid")
-                    g_grid.append(-1 if grid is None else shape_ix.setdefault(tuple(grid) if isinstance(grid, list) else grid, len(shape_ix)))
-                    block = args.get("block")
-                    g_block.append(-1 if block is None else shape_ix.setdefault(tuple(block) if isinstance(block, list) else block, len(shape_ix)))
-                    regs = args.get("registers per thread", -1)
-                    g_regs.append(regs if isinstance(regs, int) else -1)
-                    smem = args.get("shared memory", -1)
-                    g_smem.append(smem if isinstance(smem, int) else -1)
-                elif cat in _GPU_ANNOT_CATS:
-                    name = e.get("name", "")
-                    if name.startswith(_STEP_PREFIX):
-                        n = _step_number(name)
-                        if n is not None:
-                            gpu_steps.append((n, float(e["ts"]), float(e.get("dur", 0))))
-            except (KeyError, TypeError, ValueError, OverflowError, AttributeError) as exc:
-                bad += 1
-                if first_bad is None:
-                    first_bad = seen
-                    first_why = _why_bad(e, exc)
-                # an event that failed half-way left some columns one longer: drop that partial row
-                for group in ((o_thread, o_ts, o_dur, o_ext, o_name, o_kind, o_sig),
-                              (r_thread, r_ts, r_corr, r_ext, r_dur, r_name),
-                              (f_thread, f_ts, f_id), (g_kind, g_name, g_thread, g_dev, g_stream, g_ts, g_dur, g_ext,
-                                                       g_corr, g_grid, g_block, g_regs, g_smem)):
-                    n = min(len(c) for c in group)
-                    for c in group:
-                        del c[n:]
-            finally:
-                seen += 1
-
-    ev = _Events(
-        ops={"thread": o_thread, "ts": o_ts, "dur": o_dur, "ext": o_ext, "name_id": o_name, "kind": o_kind, "sig": o_sig},
-        runtime={"r_thread": r_thread, "r_ts": r_ts, "corr": r_corr, "r_ext": r_ext, "r_dur": r_dur, "r_name": r_name},
-        gpu={"gkind": g_kind, "name_id": g_name, "g_thread": g_thread, "dev": g_dev, "stream": g_stream, "start_ns": g_ts,
-             "duration_ns": g_dur, "ext": g_ext, "corr": g_corr, "grid_id": g_grid, "block_id": g_block,
-             "registers": g_regs, "shared_mem_bytes": g_smem},
-        flows={"g_thread": f_thread, "start_ns": f_ts, "fid": f_id},
-        gpu_steps=gpu_steps,
-        names=list(name_ix),
-        shapes=[dims(list(k) if isinstance(k, tuple) else k) for k in shape_ix],
-        signatures=sig_values,
-        runtime_names=runtime_names,
-        header=trace.header,
-        seen=seen, bad=bad, first_bad=first_bad,
-    )
-    if bad:
-        ev.warnings.append(f"{bad} trace event(s) with missing or malformed fields were skipped "
-                           f"(first: event #{first_bad}{first_why})")
-    return ev
-
-
-class _BadField(ValueError):
-    """A field of an event that is there but not a number (``"dur": true``, ``"ts": "12"``)."""
-
-    def __init__(self, field: str, value: Any):
-        super().__init__(field)
-        self.field, self.value = field, value
-
-
-def _number(e: dict[str, Any], field: str, default: float | None = None) -> float:
-    """``e[field]`` when it is a JSON number (not true/false, not a string); ``default`` when absent."""
-    if field not in e and default is not None:
-        return default
-    value = e[field]
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _BadField(field, value)
-    return value
-
-
-def _why_bad(e: Any, exc: Exception) -> str:
-    """`` "name": "dur" is true, not a number`` for the warning line (the event's name, the field, its value)."""
-    name = e.get("name") if isinstance(e, dict) else None
-    shown = f" {str(name)[:80]!r}" if name else ""
-    if isinstance(exc, _BadField):
-        value = json.dumps(exc.value)[:40] if _jsonable(exc.value) else type(exc.value).__name__
-        return f"{shown}: field \"{exc.field}\" is {value}, not a number"
-    if isinstance(exc, KeyError):
-        return f"{shown}: field \"{exc.args[0] if exc.args else '?'}\" is missing"
-    return f"{shown}: {exc.__class__.__name__}"
-
-
-def _jsonable(value: Any) -> bool:
-    try:
-        json.dumps(value)
-        return True
-    except (TypeError, ValueError):
-        return False
 
 
 # ---------------------------------------------------------------- phase 2: vendor, device, metadata
@@ -486,15 +271,17 @@ def _describe(header: dict[str, Any], runtime_names: set[str]) -> tuple[str, str
 
 # ---------------------------------------------------------------- phase 3: columns → frames
 _ARRAY_TYPES = {"i": pl.Int32, "d": pl.Float64, "q": pl.Int64, "b": pl.Int8}
+_NUMPY_TYPES = {"i": np.int32, "d": np.float64, "q": np.int64, "b": np.int8}
 
 
 def _columns(cols: dict[str, array]) -> pl.DataFrame:
     """A frame of typed arrays, with their types even when empty (a GPU-only trace has no CPU ops:
     untyped empty columns would be null-typed and break the arithmetic)."""
-    return pl.DataFrame({k: pl.Series(k, v, dtype=_ARRAY_TYPES.get(v.typecode)) for k, v in cols.items()})
+    return pl.DataFrame({k: pl.Series(k, np.frombuffer(v, dtype=_NUMPY_TYPES[v.typecode]), dtype=_ARRAY_TYPES[v.typecode])
+                         if len(v) else pl.Series(k, [], dtype=_ARRAY_TYPES[v.typecode]) for k, v in cols.items()})
 
 
-def _frames(ev: _Events, path: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+def _frames(ev: KinetoEvents, path: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(ops, runtime, gpu) frames in int ns, insane and negative rows dropped with a warning. The
     attribution works on narrow frames (ids and times only) and joins the results back once, so the
     5M-row op table and the wide GPU table are never copied through a chain of joins. Each family's
@@ -530,7 +317,7 @@ def _frames(ev: _Events, path: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.Dat
 
 
 # ---------------------------------------------------------------- phase 4: GPU event → launch → operator
-def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev: _Events) -> pl.DataFrame:
+def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev: KinetoEvents) -> pl.DataFrame:
     """Per GPU event (row, start_ns, corr): the innermost operator (op_id) and the launching thread
     and time (l_thread, l_ts), through correlation → runtime call → External id → cpu_op."""
     link = g.select("row", "g_thread", "start_ns", "ext", "corr")
@@ -662,7 +449,7 @@ def _launch_windows(g: pl.DataFrame) -> list[tuple[int, int, int]]:
 
 
 # ---------------------------------------------------------------- phase 7: the kernel rows
-def _kernel_table(g: pl.DataFrame, ev: _Events, dev_names: dict[int, str], device: str | None,
+def _kernel_table(g: pl.DataFrame, ev: KinetoEvents, dev_names: dict[int, str], device: str | None,
                   metadata: dict[str, str]) -> pl.DataFrame:
     """Memory operations summed into ``metadata``; the kernels in file order with their names, operator,
     range, launch shape and device looked up."""
@@ -673,7 +460,7 @@ def _kernel_table(g: pl.DataFrame, ev: _Events, dev_names: dict[int, str], devic
 
     k = g.filter(pl.col("gkind") == _G_KERNEL).sort("row")
     name_values = pl.Series("v", ev.names, dtype=pl.String)
-    shape_values = pl.Series("s", ev.shapes, dtype=pl.String)
+    shape_values = pl.Series("s", [dims(orjson.loads(k)) for k in ev.shapes], dtype=pl.String)
     sig_values = pl.Series("g", ev.signatures, dtype=pl.String)
 
     def lookup(col: str, values: pl.Series) -> pl.Expr:

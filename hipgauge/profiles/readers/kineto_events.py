@@ -1,0 +1,712 @@
+"""The parse phase of the Kineto reader: trace events → compact per-family columns (``KinetoEvents``).
+
+**Parser: msgspec, with a typed schema.** Each chunk of the ``traceEvents`` array (``chrome_json`` cuts
+it at event boundaries) is decoded by ``msgspec.json`` straight into ``TraceEvent`` structs that declare
+only the fields this reader uses. Everything else in an event (``Input Strides``, ``Ev Idx``, ``cbid``,
+``queued``…) is skipped by the C decoder without building a Python object, and the three signature
+fields (``Input Dims``, ``Input type``, ``Concrete Inputs``) are kept as ``msgspec.Raw`` byte slices:
+they are parsed once per *distinct* signature, not once per op. On a 64 MB chunk of an H200 trace this
+decodes at about 320 MB/s where orjson, which must build a dict for every event and every nested
+list, managed about 30 MB/s; ``benchmarks/bench_ingest.py`` measures the whole reader. The schema types
+``ts``/``dur`` as numbers and ``External id``/``correlation`` as integers, so malformed events fail the
+fast path; a chunk that fails is decoded event by event and only the bad events are skipped and counted
+(``BadEvent``, with the field and value named).
+
+**Parallel parts.** An uncompressed trace larger than ``PARALLEL_MIN_BYTES`` is cut into byte ranges at
+event boundaries (``split_points``: a ``}`` ``,`` ``{`` sequence whose following megabyte parses as
+events), one per CPU (``HIPGAUGE_INGEST_WORKERS`` overrides; at most ``MAX_PARTS``). This process reads
+the first range while a ``python -m`` child per other range reads its own and sends its columns back
+pickled; ``merge`` renumbers the interned names, threads, shapes and signatures of later parts into the
+first part's tables. A part that fails for any reason (a false boundary, a malformed file) makes the
+whole file be read again in one sequential pass, so errors are reported exactly as without parts. A
+gzip stream cannot be split: it is read in one pass.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+
+from hipgauge.errors import InputError
+from hipgauge.profiles.signatures import encode as encode_signature
+
+from .chrome_json import ChromeTrace
+from .files import check_records, is_gzip, max_bytes_limit
+from .ranges import iteration_of
+
+OP_CATS = frozenset({"cpu_op", "Operator", "operator"})
+ANNOT_CATS = frozenset({"user_annotation"})
+GPU_ANNOT_CATS = frozenset({"gpu_user_annotation"})
+RUNTIME_CATS = frozenset({"cuda_runtime", "cuda_driver", "Runtime", "Driver"})
+KERNEL_CATS = frozenset({"kernel", "Kernel"})
+MEMCPY_CATS = frozenset({"gpu_memcpy", "Memcpy"})
+MEMSET_CATS = frozenset({"gpu_memset", "Memset"})
+FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu"})
+
+KIND_OP, KIND_ANNOT, KIND_STEP = 0, 1, 2
+G_KERNEL, G_MEMCPY, G_MEMSET = 0, 1, 2
+STEP_PREFIX = "ProfilerStep#"
+
+#: files at least this large (uncompressed) are read in parallel parts
+PARALLEL_MIN_BYTES = 256 * 1024**2
+MAX_PARTS = 4
+#: bytes after a candidate split point that must parse as whole events for it to be taken
+_SPLIT_PROBE_BYTES = 1024**2
+_SPLIT_WINDOW_BYTES = 16 * 1024**2
+#: how much larger (in parts) the first range is than the others (their process start and result transfer)
+_FIRST_PART_EXTRA = 0.08
+
+_UNSET = msgspec.UNSET
+_NO_RAW = msgspec.Raw()
+
+
+class EventArgs(msgspec.Struct, gc=False):
+    """The ``args`` of an event: only what the reader uses (msgspec skips the other keys)."""
+
+    external_id: int | msgspec.UnsetType = msgspec.field(name="External id", default=_UNSET)
+    correlation: int | None | msgspec.UnsetType = _UNSET
+    device: Any = _UNSET
+    stream: Any = _UNSET
+    grid: msgspec.Raw = _NO_RAW
+    block: msgspec.Raw = _NO_RAW
+    registers: Any = msgspec.field(name="registers per thread", default=-1)
+    shared_memory: Any = msgspec.field(name="shared memory", default=-1)
+    input_dims: msgspec.Raw = msgspec.field(name="Input Dims", default=_NO_RAW)
+    input_type: msgspec.Raw = msgspec.field(name="Input type", default=_NO_RAW)
+    concrete_inputs: msgspec.Raw = msgspec.field(name="Concrete Inputs", default=_NO_RAW)
+
+
+class TraceEvent(msgspec.Struct, gc=False):
+    """One Chrome trace event, as far as the Kineto reader looks at it."""
+
+    ph: Any = None
+    cat: str | None = None
+    name: str = ""
+    pid: int | float | str | None = None
+    tid: int | float | str | None = None
+    ts: float | msgspec.UnsetType = _UNSET
+    dur: float | msgspec.UnsetType = _UNSET
+    id: Any = None
+    args: EventArgs | None = None
+
+
+class BadEvent:
+    """An event that did not fit the schema (or lacks a field its family needs), kept to be counted."""
+
+    __slots__ = ("cat", "index", "why")
+
+    def __init__(self, index: int, why: str):
+        self.cat = "\0bad"
+        self.index = index
+        self.why = why
+
+
+_EVENTS = msgspec.json.Decoder(list[TraceEvent])
+_ONE_EVENT = msgspec.json.Decoder(TraceEvent)
+_RAW_ITEMS = msgspec.json.Decoder(list[msgspec.Raw])
+_ANY = msgspec.json.Decoder()
+
+
+def decode_chunk(buf: bytes | memoryview) -> list[Any]:
+    """``[event, …]`` bytes → ``TraceEvent`` structs (a ``BadEvent`` where one does not fit); ``ValueError``
+    when the bytes are not JSON (``ChromeTrace`` then tries another cut)."""
+    try:
+        return _EVENTS.decode(buf)
+    except msgspec.ValidationError:
+        pass
+    except msgspec.DecodeError as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        items = _RAW_ITEMS.decode(buf)
+    except msgspec.DecodeError as exc:
+        raise ValueError(str(exc)) from None
+    out: list[Any] = []
+    for i, raw in enumerate(items):
+        try:
+            out.append(_ONE_EVENT.decode(raw))
+        except msgspec.ValidationError as exc:
+            out.append(BadEvent(i, _why(raw, exc)))
+    return out
+
+
+def _why(raw: msgspec.Raw, exc: msgspec.ValidationError) -> str:
+    """`` 'name': field "dur" is true, not a number`` from a schema error (the event's name, the field, its value)."""
+    try:
+        doc = _ANY.decode(raw)
+    except msgspec.DecodeError:
+        doc = None
+    if not isinstance(doc, dict):
+        return f": not an object ({type(doc).__name__})"
+    name = doc.get("name")
+    shown = f" {str(name)[:80]!r}" if name else ""
+    message = str(exc)
+    path = message.rsplit("at `$", 1)[1].rstrip("`") if "at `$" in message else ""
+    keys = [k for k in path.replace("[", ".").replace("]", "").split(".") if k]
+    value: Any = doc
+    for k in keys:
+        value = value.get(k) if isinstance(value, dict) else None
+    fld = keys[-1] if keys else "?"
+    shown_value = msgspec.json.encode(value).decode()[:40] if value is not None else "null"
+    wanted = "a number" if "float" in message else "an integer" if "int" in message else message.split(" - ")[0].lower()
+    return f"{shown}: field \"{fld}\" is {shown_value}, not {wanted}"
+
+
+def _shown(e: TraceEvent) -> str:
+    return f" {e.name[:80]!r}" if e.name else ""
+
+
+def _missing(e: TraceEvent, fld: str) -> str:
+    return f"{_shown(e)}: field \"{fld}\" is missing"
+
+
+def _flow_id_problem(e: TraceEvent) -> str | None:
+    if e.id is None or type(e.id) is int:
+        return None
+    return f"{_shown(e)}: field \"id\" is {msgspec.json.encode(e.id).decode()[:40]}, not an integer"
+
+
+def _gpu_correlation_problem(e: TraceEvent) -> str | None:
+    """A GPU event's correlation may be absent (-1) but not null."""
+    if e.args is not None and e.args.correlation is None:
+        return f"{_shown(e)}: field \"correlation\" is null, not an integer"
+    return None
+
+
+# ---------------------------------------------------------------- the columns of one part
+@dataclass
+class KinetoEvents:
+    """The trace as compact columns, one dict of arrays per event family (keys are frame column names)."""
+
+    ops: dict[str, array]  # CPU ranges: cpu_op / user_annotation / ProfilerStep
+    runtime: dict[str, array]  # runtime / driver calls
+    gpu: dict[str, array]  # kernels, memcpy, memset
+    flows: dict[str, array]  # kernel-side ends of ac2g flows (fallback kernel ↔ runtime link)
+    gpu_steps: list[tuple[int, float, float]]  # gpu_user_annotation ProfilerStep#N: (N, ts µs, dur µs)
+    names: list[str]
+    threads: list[tuple[Any, Any]]  # (pid, tid) by thread id
+    shapes: list[bytes]  # launch grid/block JSON text, by shape id
+    signatures: list[str]  # operator call signatures (profiles.signatures.encode), by sig id
+    runtime_names: set[str]
+    header: dict[str, Any]
+    seen: int = 0
+    bad: int = 0
+    first_bad: int | None = None
+    first_why: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+class _Interner(dict):
+    """value → dense id, in first-seen order."""
+
+    def ids(self, values: list[Any]) -> list[int]:
+        for v in values:  # new values first (a set difference would lose first-seen order)
+            if v not in self:
+                self[v] = len(self)
+        return [self[v] for v in values]
+
+
+def _column(arr: array, values: list[Any]) -> bool:
+    """Append ``values`` to ``arr``; False (and ``arr`` unchanged) when one is not of the array's type."""
+    n = len(arr)
+    try:
+        arr.extend(values)
+    except (TypeError, OverflowError):
+        del arr[n:]
+        return False
+    return True
+
+
+class _Builder:
+    """Accumulates the families' columns chunk by chunk: one pass splits a chunk into families, then each
+    column is one list comprehension over a family's structs and one ``array.extend``. An event that
+    lacks a field its family needs is found when its column does not fit the array (``_column`` returns
+    False) and only then are the events of that family checked one by one."""
+
+    def __init__(self) -> None:
+        self.names, self.threads, self.shapes = _Interner(), _Interner(), _Interner()
+        self.sig_cache: dict[tuple[str, int, int, int], list[tuple[msgspec.Raw, msgspec.Raw, msgspec.Raw, int]]] = {}
+        self.sig_ix: dict[str, int] = {}
+        self.ops: dict[str, array[Any]] = {"thread": array("i"), "ts": array("d"), "dur": array("d"), "ext": array("q"),
+                    "name_id": array("i"), "kind": array("b"), "sig": array("i")}
+        self.runtime: dict[str, array[Any]] = {"r_thread": array("i"), "r_ts": array("d"), "corr": array("q"), "r_ext": array("q"),
+                        "r_dur": array("d"), "r_name": array("i")}
+        self.gpu: dict[str, array[Any]] = {"gkind": array("b"), "name_id": array("i"), "g_thread": array("i"), "dev": array("q"),
+                    "stream": array("q"), "start_ns": array("d"), "duration_ns": array("d"), "ext": array("q"),
+                    "corr": array("q"), "grid_id": array("q"), "block_id": array("q"), "registers": array("q"),
+                    "shared_mem_bytes": array("q")}
+        self.flows: dict[str, array[Any]] = {"g_thread": array("i"), "start_ns": array("d"), "fid": array("q")}
+        self.gpu_steps: list[tuple[int, float, float]] = []
+        self.runtime_names: set[str] = set()
+        self.seen = 0
+        self.bad = 0
+        self.first_bad: int | None = None
+        self.first_why = ""
+        self._chunk: list[Any] = []
+
+    # -- helpers
+    def _bad(self, e: Any, why: str) -> None:
+        index = e.index if isinstance(e, BadEvent) else next(i for i, x in enumerate(self._chunk) if x is e)
+        self.bad += 1
+        if self.first_bad is None or self.seen + index < self.first_bad:
+            self.first_bad, self.first_why = self.seen + index, why
+
+    def _valid(self, fam: list[TraceEvent], need_dur: bool = False, check: Any = None) -> list[TraceEvent]:
+        """The events of ``fam`` with a ``ts`` (and ``dur`` when needed) and passing ``check`` (a function
+        returning why an event is bad, or None); the others are counted bad. Called only after a column
+        did not fit, so its cost does not matter."""
+        keep = []
+        for e in fam:
+            why = None
+            if e.ts is _UNSET:
+                why = _missing(e, "ts")
+            elif need_dur and e.dur is _UNSET:
+                why = _missing(e, "dur")
+            elif check is not None:
+                why = check(e)
+            if why is None:
+                keep.append(e)
+            else:
+                self._bad(e, why)
+        return keep
+
+    def _thread_ids(self, fam: list[TraceEvent]) -> list[int]:
+        pids = [e.pid for e in fam]
+        tids = [e.tid for e in fam]
+        n = len(fam)
+        if pids.count(pids[0]) == n and tids.count(tids[0]) == n:  # one thread (the usual case for a family)
+            return self.threads.ids([(pids[0], tids[0])]) * n
+        return self.threads.ids(list(zip(pids, tids, strict=True)))
+
+    def _signatures(self, fam: list[TraceEvent]) -> list[int]:
+        """Interned call-signature ids of cpu_ops (-1 without ``Input Dims``). Comparing ``Raw`` slices is
+        cheaper than copying them out, so ops are first grouped by (name, lengths of the three raw fields)
+        and compared to the few signatures seen with that key; the canonical text is made once per distinct
+        (name, dims, types, concrete inputs)."""
+        out = []
+        cache = self.sig_cache
+        for e in fam:
+            a = e.args
+            if a is None:
+                out.append(-1)
+                continue
+            d, t, c = a.input_dims, a.input_type, a.concrete_inputs
+            key = (e.name, len(d), len(t), len(c))
+            seen = cache.get(key)
+            if seen is not None:
+                for sd, st, sc, sid in seen:
+                    if sd == d and st == t and sc == c:
+                        out.append(sid)
+                        break
+                else:
+                    out.append(self._new_signature(key, d, t, c))
+            else:
+                out.append(self._new_signature(key, d, t, c))
+        return out
+
+    def _new_signature(self, key: tuple[str, int, int, int], d: msgspec.Raw, t: msgspec.Raw, c: msgspec.Raw) -> int:
+        i = self._signature_id((key[0], bytes(d), bytes(t), bytes(c)))
+        # copies that own their bytes: a cached slice must not keep the chunk buffer alive
+        self.sig_cache.setdefault(key, []).append((msgspec.Raw(bytes(d)), msgspec.Raw(bytes(t)), msgspec.Raw(bytes(c)), i))
+        return i
+
+    def _signature_id(self, key: tuple[str, bytes, bytes, bytes]) -> int:
+        name, d, t, c = key
+        if not d or d == b"null":
+            return -1
+        try:
+            text = encode_signature(name, _ANY.decode(d), _ANY.decode(t) if t else None, _ANY.decode(c) if c else None)
+        except (msgspec.DecodeError, TypeError, ValueError):
+            return -1
+        return self.sig_ix.setdefault(text, len(self.sig_ix))
+
+    def _shape_ids(self, raws: list[msgspec.Raw]) -> list[int]:
+        shapes = self.shapes
+        out = []
+        for k in [bytes(r) for r in raws]:
+            if not k or k == b"null":
+                out.append(-1)
+                continue
+            i = shapes.get(k)
+            if i is None:
+                i = shapes[k] = len(shapes)
+            out.append(i)
+        return out
+
+    # -- one chunk
+    def add(self, events: list[Any]) -> None:
+        self._chunk = events
+        fams: tuple[list[Any], ...] = ([], [], [], [], [], [], [])
+        family = _FAMILY.get
+        appends = [f.append for f in fams]
+        for e in events:
+            k = family(e.cat)
+            if k is not None:
+                appends[k](e)
+        ops, annots, runtime, flows, gpu, gpu_annots, bad = fams
+        for b in bad:
+            self._bad(b, b.why)
+        self._add_ranges([e for e in ops if e.ph == "X"], is_op=True)
+        self._add_ranges([e for e in annots if e.ph == "X"], is_op=False)
+        self._add_runtime(runtime)
+        self._add_flows([e for e in flows if e.ph == "f"])  # the kernel-side end is all the fallback needs
+        self._add_gpu([e for e in gpu if e.ph is None or e.ph == "X"])
+        for e in gpu_annots:
+            if e.name.startswith(STEP_PREFIX) and (n := step_number(e.name)) is not None:
+                if e.ts is _UNSET:
+                    self._bad(e, _missing(e, "ts"))
+                else:
+                    self.gpu_steps.append((n, float(e.ts), 0.0 if e.dur is _UNSET else float(e.dur)))
+        self.seen += len(events)
+        self._chunk = []
+
+    def _add_ranges(self, fam: list[TraceEvent], is_op: bool) -> None:
+        if not fam:
+            return
+        o = self.ops
+        if not _column(o["ts"], [e.ts for e in fam]):
+            fam = self._valid(fam)
+            o["ts"].extend([e.ts for e in fam])
+        o["dur"].extend([0.0 if e.dur is _UNSET else e.dur for e in fam])
+        o["thread"].extend(self._thread_ids(fam))
+        o["ext"].extend([-1 if (a := e.args) is None or (x := a.external_id) is _UNSET else x
+                         for e in fam])
+        o["name_id"].extend(self.names.ids([e.name for e in fam]))
+        if is_op:
+            o["kind"].frombytes(bytes(len(fam)))  # KIND_OP == 0
+            o["sig"].extend(self._signatures(fam))
+        else:
+            o["kind"].extend([KIND_STEP if e.name.startswith(STEP_PREFIX) or iteration_of(e.name) is not None
+                              else KIND_ANNOT for e in fam])
+            o["sig"].extend([-1] * len(fam))
+
+    def _add_runtime(self, fam: list[TraceEvent]) -> None:
+        fam = [e for e in fam if (a := e.args) is not None and type(c := a.correlation) is int and c >= 0]
+        if not fam:
+            return
+        r = self.runtime
+        if not _column(r["r_ts"], [e.ts for e in fam]):
+            fam = self._valid(fam)
+            r["r_ts"].extend([e.ts for e in fam])
+        r["r_thread"].extend(self._thread_ids(fam))
+        args = [e.args or _NO_ARGS for e in fam]  # every one has args (its correlation was checked)
+        r["corr"].extend([a.correlation for a in args])
+        r["r_ext"].extend([-1 if (x := a.external_id) is _UNSET else x for a in args])
+        r["r_dur"].extend([0.0 if e.dur is _UNSET else e.dur for e in fam])
+        names = [e.name for e in fam]
+        r["r_name"].extend(self.names.ids(names))
+        if len(self.runtime_names) < 64:
+            for n in names[:256]:
+                if len(self.runtime_names) < 64:
+                    self.runtime_names.add(n)
+
+    def _add_flows(self, fam: list[TraceEvent]) -> None:
+        if not fam:
+            return
+        f = self.flows
+        ids = [-1 if e.id is None else e.id for e in fam]
+        if not _column(f["start_ns"], [e.ts for e in fam]) or not _column(f["fid"], ids):
+            del f["start_ns"][len(f["g_thread"]):]
+            fam = self._valid(fam, check=_flow_id_problem)
+            f["start_ns"].extend([e.ts for e in fam])
+            f["fid"].extend([-1 if e.id is None else e.id for e in fam])
+        f["g_thread"].extend(self._thread_ids(fam))
+
+    def _add_gpu(self, fam: list[TraceEvent]) -> None:
+        if not fam:
+            return
+        g = self.gpu
+        args = [e.args or _NO_ARGS for e in fam]
+        corr = [-1 if (c := a.correlation) is _UNSET else c for a in args]
+        if not _column(g["start_ns"], [e.ts for e in fam]) or not _column(g["duration_ns"], [e.dur for e in fam]) \
+                or not _column(g["corr"], corr):
+            n = len(g["gkind"])
+            for col in ("start_ns", "duration_ns", "corr"):
+                del g[col][n:]
+            fam = self._valid(fam, need_dur=True, check=_gpu_correlation_problem)
+            args = [e.args or _NO_ARGS for e in fam]
+            corr = [-1 if (c := a.correlation) is _UNSET else c for a in args]
+            g["start_ns"].extend([e.ts for e in fam])
+            g["duration_ns"].extend([e.dur for e in fam])
+            g["corr"].extend(corr)
+            if not fam:
+                return
+        g["gkind"].extend([G_KERNEL if e.cat in KERNEL_CATS else G_MEMCPY if e.cat in MEMCPY_CATS else G_MEMSET
+                           for e in fam])
+        g["name_id"].extend(self.names.ids([e.name for e in fam]))
+        g["g_thread"].extend(self._thread_ids(fam))
+        g["dev"].extend([d if type(d := (e.pid if a.device is _UNSET else a.device)) is int else -1
+                         for e, a in zip(fam, args, strict=True)])
+        g["stream"].extend([s if type(s := (e.tid if a.stream is _UNSET else a.stream)) is int else -1
+                            for e, a in zip(fam, args, strict=True)])
+        g["ext"].extend([-1 if (x := a.external_id) is _UNSET else x for a in args])
+        g["grid_id"].extend(self._shape_ids([a.grid for a in args]))
+        g["block_id"].extend(self._shape_ids([a.block for a in args]))
+        g["registers"].extend([r if type(r := a.registers) is int else -1 for a in args])
+        g["shared_mem_bytes"].extend([s if type(s := a.shared_memory) is int else -1 for a in args])
+
+    def result(self, header: dict[str, Any]) -> KinetoEvents:
+        return KinetoEvents(
+            ops=self.ops, runtime=self.runtime, gpu=self.gpu, flows=self.flows, gpu_steps=self.gpu_steps,
+            names=list(self.names), threads=list(self.threads), shapes=list(self.shapes),
+            signatures=list(self.sig_ix), runtime_names=self.runtime_names, header=header,
+            seen=self.seen, bad=self.bad, first_bad=self.first_bad, first_why=self.first_why)
+
+
+_NO_ARGS = EventArgs()
+#: event category → family slot in ``_Builder.add`` (ops, annotations, runtime, flows, GPU, GPU steps, bad)
+_FAMILY: dict[str | None, int] = {
+    **dict.fromkeys(OP_CATS, 0), **dict.fromkeys(ANNOT_CATS, 1), **dict.fromkeys(RUNTIME_CATS, 2),
+    **dict.fromkeys(FLOW_CATS, 3), **dict.fromkeys(KERNEL_CATS | MEMCPY_CATS | MEMSET_CATS, 4),
+    **dict.fromkeys(GPU_ANNOT_CATS, 5), "\0bad": 6,
+}
+
+
+def step_number(name: str) -> int | None:
+    try:
+        return int(name[len(STEP_PREFIX):])
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------- one part, and the whole file
+def parse_part(path: Path, max_bytes: int | None = None, chunk_bytes: int | None = None,
+               start: int = 0, stop: int | None = None) -> KinetoEvents:
+    """The events of bytes ``[start, stop)`` of the file (the whole file by default) as columns."""
+    trace = ChromeTrace(path, max_bytes=max_bytes, decode=decode_chunk, start=start, stop=stop,
+                        **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}))
+    b = _Builder()
+    for events in trace.events():
+        b.add(events)
+    return b.result(trace.header)
+
+
+def parts_wanted() -> int:
+    env = os.environ.get("HIPGAUGE_INGEST_WORKERS")
+    if env:
+        try:
+            return max(1, min(int(env), 64))
+        except ValueError:
+            raise InputError(f"HIPGAUGE_INGEST_WORKERS={env!r} is not a whole number") from None
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_PARTS))
+
+
+def parse_events(path: Path, max_bytes: int | None = None, chunk_bytes: int | None = None,
+                 parts: int | None = None, min_parallel_bytes: int = PARALLEL_MIN_BYTES) -> KinetoEvents:
+    """The whole trace as columns: in parallel byte ranges when it is large and uncompressed, else in
+    one pass. The result does not depend on how the file was split (``merge``)."""
+    n = parts_wanted() if parts is None else parts
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0
+    if n <= 1 or size < min_parallel_bytes or size > max_bytes_limit(max_bytes) or is_gzip(path):
+        return _finish(parse_part(path, max_bytes, chunk_bytes))
+    cuts = split_points(path, size, n)
+    if not cuts:
+        return _finish(parse_part(path, max_bytes, chunk_bytes))
+    bounds: list[int | None] = [0, *cuts, None]
+    children = [_spawn(path, max_bytes, chunk_bytes, cuts[i - 1], bounds[i + 1]) for i in range(1, len(bounds) - 1)]
+    try:
+        first = parse_part(path, max_bytes, chunk_bytes, 0, cuts[0])
+        rest = [_collect(c) for c in children]
+    except (InputError, _PartFailed) as exc:
+        for c in children:
+            c.kill()
+            c.wait()
+        ev = parse_part(path, max_bytes, chunk_bytes)  # the one-pass read reports a malformed file exactly
+        if isinstance(exc, _PartFailed):
+            ev.warnings.append(f"reading in {len(bounds) - 1} parallel parts failed ({exc}); read in one pass instead")
+        return _finish(ev)
+    merged = merge([first, *rest])
+    check_records(merged.seen, path)
+    return _finish(merged)
+
+
+def _finish(ev: KinetoEvents) -> KinetoEvents:
+    if ev.bad:
+        ev.warnings.append(f"{ev.bad} trace event(s) with missing or malformed fields were skipped "
+                           f"(first: event #{ev.first_bad}{ev.first_why})")
+    return ev
+
+
+class _PartFailed(Exception):
+    """A child reading one byte range did not return its columns."""
+
+
+def _spawn(path: Path, max_bytes: int | None, chunk_bytes: int | None, start: int, stop: int | None) -> subprocess.Popen:
+    """A ``python -m`` child reading one byte range (a plain process, not multiprocessing: nothing of the
+    caller's ``__main__`` is re-run in it)."""
+    package_root = str(Path(__file__).resolve().parents[3])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = package_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    cmd = [sys.executable, "-m", __name__, str(path), str(start), "" if stop is None else str(stop),
+           "" if max_bytes is None else str(max_bytes), "" if chunk_bytes is None else str(chunk_bytes)]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def _collect(child: subprocess.Popen) -> KinetoEvents:
+    out, err = child.communicate()
+    if child.returncode != 0:
+        raise _PartFailed(err.decode(errors="replace").strip()[-300:])
+    try:
+        ev = pickle.loads(out)
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError) as exc:
+        raise _PartFailed(f"unreadable result: {exc}") from None
+    if not isinstance(ev, KinetoEvents):
+        raise _PartFailed("unexpected result")
+    return ev
+
+
+def split_points(path: Path, size: int, parts: int) -> list[int]:
+    """Byte offsets (each the ``{`` of an event) cutting the file into about ``parts`` equal ranges; an
+    offset is taken only where the megabyte after it decodes as whole events. Empty when none is found."""
+    cuts: list[int] = []
+    with open(path, "rb") as fh:
+        head = fh.read(64 * 1024**2)
+        key = head.find(b'"traceEvents"')
+        if key < 0:
+            return []
+        for k in range(1, parts):
+            # the first part is read here while the others start a process and send their columns back:
+            # it takes a little more than its share
+            share = (k + _FIRST_PART_EXTRA) / (parts + _FIRST_PART_EXTRA)
+            at = max(int(size * share), key + 1, (cuts[-1] + 1) if cuts else 0)
+            fh.seek(at)
+            window = fh.read(_SPLIT_WINDOW_BYTES)
+            cut = _first_boundary(window)
+            if cut is None:
+                return []
+            cuts.append(at + cut)
+    return sorted(set(cuts))
+
+
+def _boundaries(data: bytes, begin: int = 0) -> Iterable[int]:
+    """Positions of the ``{`` of each ``}`` ``,`` ``{`` sequence (whitespace allowed) from ``begin``."""
+    pos = begin
+    while True:
+        k = data.find(b"{", pos)
+        if k < 0:
+            return
+        j = k - 1
+        while j >= 0 and data[j] in b" \t\r\n":
+            j -= 1
+        if j >= 0 and data[j] == 0x2C:
+            j -= 1
+            while j >= 0 and data[j] in b" \t\r\n":
+                j -= 1
+            if j >= 0 and data[j] == 0x7D:
+                yield k
+        pos = k + 1
+
+
+def _first_boundary(window: bytes) -> int | None:
+    """The first boundary in ``window`` after which at least ``_SPLIT_PROBE_BYTES`` decode as events."""
+    for tries, start in enumerate(_boundaries(window)):
+        if tries >= 64:
+            return None
+        end = next((b for b in _boundaries(window, start + _SPLIT_PROBE_BYTES)), None)
+        if end is None:
+            return None
+        body = window[start:end].rstrip(b" \t\r\n")
+        if not body.endswith(b","):
+            continue
+        try:
+            _EVENTS.decode(b"[" + body[:-1] + b"]")
+        except msgspec.ValidationError:
+            return start  # valid JSON events, only some malformed: the boundary is real
+        except msgspec.DecodeError:
+            continue
+        return start
+    return None
+
+
+def merge(parts: list[KinetoEvents]) -> KinetoEvents:
+    """One ``KinetoEvents`` from consecutive parts: ids of names, threads, shapes and signatures are
+    renumbered into the first part's tables, columns appended in file order."""
+    out = parts[0]
+    tables: dict[str, dict[Any, int]] = {
+        "names": {v: i for i, v in enumerate(out.names)}, "threads": {v: i for i, v in enumerate(out.threads)},
+        "shapes": {v: i for i, v in enumerate(out.shapes)}, "signatures": {v: i for i, v in enumerate(out.signatures)},
+    }
+    columns: dict[str, list[tuple[str, str]]] = {  # family → (column, table) for the id columns
+        "ops": [("thread", "threads"), ("name_id", "names"), ("sig", "signatures")],
+        "runtime": [("r_thread", "threads"), ("r_name", "names")],
+        "gpu": [("name_id", "names"), ("g_thread", "threads"), ("grid_id", "shapes"), ("block_id", "shapes")],
+        "flows": [("g_thread", "threads")],
+    }
+    for part in parts[1:]:
+        remap: dict[str, np.ndarray] = {}
+        for table, values in (("names", part.names), ("threads", part.threads), ("shapes", part.shapes),
+                              ("signatures", part.signatures)):
+            ix = tables[table]
+            target: list[Any] = getattr(out, table)
+            mapping = np.empty(len(values) + 1, dtype=np.int64)
+            for i, v in enumerate(values):
+                j = ix.get(v)
+                if j is None:
+                    j = ix[v] = len(target)
+                    target.append(v)
+                mapping[i] = j
+            mapping[len(values)] = -1  # id -1 (none) stays -1
+            remap[table] = mapping
+        for fam in ("ops", "runtime", "gpu", "flows"):
+            mine: dict[str, array] = getattr(out, fam)
+            theirs: dict[str, array] = getattr(part, fam)
+            renumbered = dict(columns[fam])
+            for col, column in theirs.items():
+                id_table = renumbered.get(col)
+                if id_table is None or not len(column):
+                    mine[col].extend(column)
+                    continue
+                ids = np.frombuffer(column, dtype=np.dtype(column.typecode if column.typecode != "q" else "i8"))
+                new = remap[id_table][ids]  # -1 indexes the sentinel slot
+                mine[col].frombytes(new.astype(ids.dtype).tobytes())
+        out.gpu_steps.extend(part.gpu_steps)
+        for name in part.runtime_names:
+            if len(out.runtime_names) < 64:
+                out.runtime_names.add(name)
+        if part.first_bad is not None and out.first_bad is None:
+            out.first_bad, out.first_why = out.seen + part.first_bad, part.first_why
+        out.bad += part.bad
+        out.seen += part.seen
+        out.header.update(part.header)  # the last part holds the keys written after traceEvents
+    return out
+
+
+def _child_main(argv: list[str]) -> int:
+    """``python -m hipgauge.profiles.readers.kineto_events PATH START STOP MAX_BYTES CHUNK``: one part,
+    pickled to stdout."""
+    import gc  # noqa: PLC0415 - child process entry point only
+
+    gc.disable()
+    path, start, stop, max_bytes, chunk = argv
+    try:
+        ev = parse_part(Path(path), int(max_bytes) if max_bytes else None, int(chunk) if chunk else None,
+                        int(start), int(stop) if stop else None)
+    except InputError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    sys.stdout.buffer.write(pickle.dumps(ev, protocol=pickle.HIGHEST_PROTOCOL))
+    sys.stdout.buffer.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    # run through the module's import name, so that what is pickled names hipgauge's class, not __main__'s
+    import importlib
+
+    raise SystemExit(importlib.import_module("hipgauge.profiles.readers.kineto_events")._child_main(sys.argv[1:]))
