@@ -505,10 +505,11 @@ def parts_wanted() -> int:
 
 
 def parse_events(path: Path, max_bytes: int | None = None, chunk_bytes: int | None = None,
-                 parts: int | None = None, min_parallel_bytes: int = PARALLEL_MIN_BYTES) -> KinetoEvents:
-    """The whole trace as columns: in parallel byte ranges when it is large and uncompressed, else in
-    one pass. The result does not depend on how the file was split (``merge``)."""
+                 parts: int | None = None) -> KinetoEvents:
+    """The whole trace as columns: in parallel byte ranges when it is at least ``PARALLEL_MIN_BYTES`` and
+    uncompressed, else in one pass. The result does not depend on how the file was split (``merge``)."""
     n = parts_wanted() if parts is None else parts
+    min_parallel_bytes = PARALLEL_MIN_BYTES
     try:
         size = path.stat().st_size
     except OSError:

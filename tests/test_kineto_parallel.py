@@ -1,0 +1,102 @@
+"""The Kineto reader's parallel parts: a trace read in N byte ranges gives the same profile as one pass.
+
+The real H200 Faster R-CNN trace (tests/data, committed) is decompressed to plain JSON, so that it can be
+split, and read with the parallel threshold lowered: every kernel row, iteration window, metadata entry,
+warning and the replay timeline must equal the one-pass read. A child that fails makes the reader fall
+back to one pass and say so; split points never land inside a string.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from hipgauge.profiles.readers import kineto_events
+from hipgauge.profiles.readers.kineto import read_kineto
+
+TRACE = Path(__file__).parent / "data" / "h200" / "pairs" / "frcnn_fp32_tf32_trace.json.gz"
+
+
+@pytest.fixture
+def plain_trace(tmp_path: Path) -> Path:
+    out = tmp_path / "frcnn.pt.trace.json"
+    out.write_bytes(gzip.decompress(TRACE.read_bytes()))
+    return out
+
+
+def _same(a, b) -> None:
+    assert a.kernels.equals(b.kernels)
+    assert a.iterations == b.iterations
+    assert a.metadata == b.metadata
+    assert a.warnings == b.warnings
+    ta, tb = a.attachments["timeline"](), b.attachments["timeline"]()
+    assert ta.ops.equals(tb.ops) and ta.calls.equals(tb.calls)
+
+
+@pytest.mark.parametrize("parts", [2, 3, 5])
+def test_parts_give_the_one_pass_profile(plain_trace: Path, monkeypatch: pytest.MonkeyPatch, parts: int) -> None:
+    one = read_kineto(plain_trace, parts=1)
+    monkeypatch.setattr(kineto_events, "PARALLEL_MIN_BYTES", 1024)
+    size = plain_trace.stat().st_size
+    cuts = kineto_events.split_points(plain_trace, size, parts)
+    assert len(cuts) == parts - 1 and all(0 < c < size for c in cuts)
+    data = plain_trace.read_bytes()
+    assert all(data[c:c + 1] == b"{" for c in cuts)
+    many = read_kineto(plain_trace, parts=parts)
+    _same(one, many)
+    assert one.kernels.height > 1000
+
+
+def test_small_chunks_and_parts_agree(plain_trace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunk cuts inside nested objects are retried in every part, not only the first."""
+    one = read_kineto(plain_trace, parts=1)
+    monkeypatch.setattr(kineto_events, "PARALLEL_MIN_BYTES", 1024)
+    _same(one, read_kineto(plain_trace, parts=2, chunk_bytes=3000))
+
+
+def test_a_failing_part_falls_back_to_one_pass(plain_trace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    one = read_kineto(plain_trace, parts=1)
+    monkeypatch.setattr(kineto_events, "PARALLEL_MIN_BYTES", 1024)
+
+    def broken(*_args, **_kw):
+        return subprocess.Popen([sys.executable, "-c", "import sys; sys.stderr.write('boom'); sys.exit(3)"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    monkeypatch.setattr(kineto_events, "_spawn", broken)
+    got = read_kineto(plain_trace, parts=2)
+    assert got.kernels.equals(one.kernels)
+    assert any("parallel parts failed (boom)" in w for w in got.warnings)
+
+
+def test_gzip_and_small_files_are_read_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_spawn(*_args, **_kw):
+        raise AssertionError("no child expected")
+
+    monkeypatch.setattr(kineto_events, "_spawn", no_spawn)
+    assert read_kineto(TRACE, parts=4).kernels.height > 1000  # gzip cannot be split
+
+
+def test_split_point_skips_boundaries_inside_strings() -> None:
+    event = {"ph": "X", "cat": "kernel", "name": "k", "ts": 1.0, "dur": 2.0}
+    fake = dict(event, name="lambda}, {lambda")  # a '}, {' inside a kernel name
+    body = ",\n".join(json.dumps(e) for e in [fake] + [event] * 40_000).encode()
+    cut = kineto_events._first_boundary(body)
+    assert cut is not None
+    # the first candidate is inside the string: the chosen one is the start of the second event
+    assert body[cut:].startswith(b'{"ph"') and cut > body.index(b"lambda")
+
+
+def test_workers_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HIPGAUGE_INGEST_WORKERS", "3")
+    assert kineto_events.parts_wanted() == 3
+    monkeypatch.setenv("HIPGAUGE_INGEST_WORKERS", "many")
+    from hipgauge.errors import InputError
+
+    with pytest.raises(InputError, match="HIPGAUGE_INGEST_WORKERS"):
+        kineto_events.parts_wanted()
