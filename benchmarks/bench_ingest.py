@@ -80,7 +80,28 @@ def generate(source: Path, out: Path, min_kernels: int) -> tuple[int, int]:
     return copies * per_copy, n_events
 
 
+def _tree_rss_kb(root: int) -> int:
+    """Resident KB of ``root`` and its descendants now (Linux /proc; 0 elsewhere)."""
+    total, todo, seen = 0, [root], set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except OSError:
+            continue
+        todo.extend(int(c) for c in children)
+    return total
+
+
 def run_measured(cmd: list[str], env: dict[str, str], timeout: float, mem_bytes: int | None) -> dict:
+    """Wall time, the largest single process's peak RSS (``wait4``), and the peak of the whole process tree
+    (the reader's parallel parts run as child processes: their memory adds up), sampled every 20 ms."""
     def limit() -> None:
         if mem_bytes:
             resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
@@ -89,6 +110,7 @@ def run_measured(cmd: list[str], env: dict[str, str], timeout: float, mem_bytes:
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit)
     deadline = t0 + timeout
     status = None
+    tree_peak_kb = 0
     while True:
         pid, st, usage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
@@ -98,18 +120,22 @@ def run_measured(cmd: list[str], env: dict[str, str], timeout: float, mem_bytes:
             proc.kill()
             _, status, usage = os.wait4(proc.pid, 0)
             break
-        time.sleep(0.05)
+        tree_peak_kb = max(tree_peak_kb, _tree_rss_kb(proc.pid))
+        time.sleep(0.02)
     wall = time.perf_counter() - t0
     out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     ok = os.waitstatus_to_exitcode(status) == 0 and wall <= timeout
-    return {"ok": ok, "wall_s": wall, "peak_rss_mb": usage.ru_maxrss / 1024.0, "stdout": out.strip()[-400:],
+    return {"ok": ok, "wall_s": wall, "peak_rss_mb": usage.ru_maxrss / 1024.0, "tree_peak_mb": tree_peak_kb / 1024.0, "stdout": out.strip()[-400:],
             "stderr": err.strip()[-600:], "timed_out": wall > timeout}
 
 
 OURS = """
 import sys, time
 t = time.perf_counter()
+if sys.argv[2] == "cli":  # the allocator settings the hipgauge CLI makes for its profile verbs
+    from hipgauge.cli.allocators import tune_allocators
+    tune_allocators()
 from hipgauge.profiles.load import load_profile
 p = load_profile(sys.argv[1])
 k = p.kernels
@@ -140,6 +166,7 @@ def main() -> int:
     ap.add_argument("--hta-mem-gb", type=float, default=16.0)
     ap.add_argument("--skip-hta", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep the generated trace")
+    ap.add_argument("--reuse", action="store_true", help="reuse a trace a --keep run left in --workdir")
     args = ap.parse_args()
 
     if not args.source.exists():
@@ -148,15 +175,29 @@ def main() -> int:
     args.workdir.mkdir(parents=True, exist_ok=True)
     trace = args.workdir / "rank-0.bench.pt.trace.json"
     t = time.perf_counter()
-    kernels, events = generate(args.source, trace, args.kernels)
-    size_gb = trace.stat().st_size / 1e9
-    print(f"generated {trace}: {kernels:,} kernels, {events:,} events, {size_gb:.2f} GB in {time.perf_counter() - t:.0f} s "
-          f"(replicating {args.source.name})")
+    if args.reuse and trace.exists():
+        kernels, events = -1, -1
+        print(f"reusing {trace} ({trace.stat().st_size / 1e9:.2f} GB; --kernels not checked)")
+    else:
+        kernels, events = generate(args.source, trace, args.kernels)
+        size_gb = trace.stat().st_size / 1e9
+        print(f"generated {trace}: {kernels:,} kernels, {events:,} events, {size_gb:.2f} GB in "
+              f"{time.perf_counter() - t:.0f} s (replicating {args.source.name})")
 
     env = dict(os.environ)
-    ours = run_measured([sys.executable, "-c", OURS, str(trace)], env, 3600, None)
-    print(f"hipgauge : {'ok' if ours['ok'] else 'FAILED'}  wall {ours['wall_s']:.1f} s  peak RSS {ours['peak_rss_mb']:.0f} MB  "
-          f"[{ours['stdout'] or ours['stderr']}]")
+    print("parser: msgspec.json into typed structs (only the fields read; Input Dims/type/Concrete Inputs kept raw), "
+          "byte ranges read in parallel processes (hipgauge/profiles/readers/kineto_events.py says why)")
+    runs = {}
+    for mode, label in (("cli", "hipgauge (as the CLI runs it: cli/allocators.py)"),
+                        ("plain", "hipgauge (library call, default allocators)")):
+        r = runs[mode] = run_measured([sys.executable, "-c", OURS, str(trace), mode], env, 3600, None)
+        print(f"{label}: {'ok' if r['ok'] else 'FAILED'}  wall {r['wall_s']:.1f} s  peak RSS of the process tree "
+              f"{r['tree_peak_mb']:.0f} MB (largest process {r['peak_rss_mb']:.0f} MB)  [{r['stdout'] or r['stderr']}]")
+    ours = runs["cli"]
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"goal (issue #16): <= 15 s and <= 1 GB on 2 cores; this machine: {cpus} CPU(s): "
+          f"{ours['wall_s']:.1f} s ({'met' if ours['wall_s'] <= 15 else 'NOT met'}), "
+          f"{ours['tree_peak_mb'] / 1024:.2f} GB ({'met' if ours['tree_peak_mb'] <= 1024 else 'NOT met'}) (measured, this machine)")
     if args.skip_hta:
         return 0 if ours["ok"] else 1
     hta_env = dict(env)
@@ -168,8 +209,7 @@ def main() -> int:
           f"[{hta['stdout']}]")
     ratio = hta["wall_s"] / ours["wall_s"] if ours["wall_s"] > 0 else float("nan")
     bound = "" if hta["ok"] else " (lower bound: HTA did not finish)"
-    print(f"speed ratio HTA/hipgauge: {ratio:.1f}x{bound}; target >= 10x. hipgauge peak RSS "
-          f"{ours['peak_rss_mb'] / 1024:.2f} GB; target < 2 GB. (measured, this machine)")
+    print(f"speed ratio HTA/hipgauge: {ratio:.1f}x{bound}; target >= 10x. (measured, this machine)")
     if not args.keep:
         trace.unlink(missing_ok=True)
     return 0 if ours["ok"] else 1

@@ -60,6 +60,10 @@ class _CliPackage(types.ModuleType):
 sys.modules[__name__].__class__ = _CliPackage
 
 
+#: verbs that read profiles (big tables): they get the allocator settings of ``cli/allocators.py``
+_PROFILE_VERBS = frozenset({"compare", "project", "decide", "cost", "assess", "demo", "history", "gate"})
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; map errors to exit codes 2 (bad input/usage) and 1 (gate failed).
 
@@ -71,8 +75,11 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.stdout.write(f"hipgauge {__version__}\n")
         sys.exit(0)  # as Typer's commands end
+    from hipgauge.cli.allocators import tune_allocators
     from hipgauge.cli.fast import fast_command
 
+    if args and args[0] in _PROFILE_VERBS:
+        tune_allocators()  # before polars is imported; the source verbs skip it (start-up time)
     fast = fast_command(args)
     if fast is None:
         app = _load()

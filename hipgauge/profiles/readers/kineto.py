@@ -369,21 +369,47 @@ def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev
 
 
 # ---------------------------------------------------------------- phase 5: range and CPU iteration
+def _ends_so_far(ranges: pl.DataFrame) -> pl.Series:
+    """Per row of ``ranges`` (sorted by thread, then start): the latest end among the earlier rows of its
+    thread (null for a thread's first row). A running maximum per thread segment in numpy: polars'
+    ``cum_max().over("thread")`` costs a window pass over millions of rows for what is usually one thread."""
+    if not ranges.height:
+        return pl.Series("prev_end", [], dtype=pl.Int64)
+    ends = ranges.get_column("end").to_numpy()
+    threads = ranges.get_column("thread").to_numpy()
+    out = np.empty(len(ends), dtype=np.int64)
+    starts = np.flatnonzero(np.diff(threads)) + 1
+    bounds = [0, *starts.tolist(), len(ends)]
+    first = np.zeros(len(ends), dtype=bool)
+    for a, b in zip(bounds[:-1], bounds[1:], strict=False):
+        np.maximum.accumulate(ends[a:b], out=out[a:b])
+        first[a] = True
+    prev = np.empty_like(out)
+    prev[1:] = out[:-1]
+    prev[0] = 0
+    return pl.Series("prev_end", prev).set(pl.Series(first), None)
+
+
 def _attribute(link: pl.DataFrame, ops: pl.DataFrame, names: list[str]) -> pl.DataFrame:
     """Adds ``top_id`` (the outermost CPU range enclosing the launch on its thread) and ``iteration``
     (the CPU ProfilerStep#N span holding the launch)."""
-    tops = (
+    ranges = (
         ops.lazy()
         .filter(pl.col("kind") != _KIND_STEP)
         .select("thread", "ts", "end", "name_id", "sig")
         .sort(["thread", "ts", "end"], descending=[False, False, True])
-        .with_columns(pl.col("end").cum_max().shift(1).over("thread").alias("prev_end"))
+        .collect()
+    )
+    tops = (
+        ranges.with_columns(_ends_so_far(ranges).alias("prev_end"))
+        .lazy()
         .filter(pl.col("prev_end").is_null() | (pl.col("ts") >= pl.col("prev_end")))
         .select(pl.col("thread").alias("l_thread"), pl.col("ts").alias("l_ts"), pl.col("end").alias("top_end"),
                 pl.col("name_id").alias("top_id"), pl.col("sig").alias("top_sig"))
         .sort("l_ts")
         .collect()
     )
+    del ranges
     step_rows = ops.filter(pl.col("kind") == _KIND_STEP).select("ts", "end", "name_id")
     launched = link.filter(pl.col("l_ts").is_not_null()).sort("l_ts")
     unlaunched = link.filter(pl.col("l_ts").is_null())

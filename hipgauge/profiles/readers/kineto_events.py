@@ -64,7 +64,7 @@ MAX_PARTS = 4
 _SPLIT_PROBE_BYTES = 1024**2
 _SPLIT_WINDOW_BYTES = 16 * 1024**2
 #: how much larger (in parts) the first range is than the others (their process start and result transfer)
-_FIRST_PART_EXTRA = 0.08
+_FIRST_PART_EXTRA = 0.2
 
 _UNSET = msgspec.UNSET
 _NO_RAW = msgspec.Raw()
@@ -209,7 +209,11 @@ class _Interner(dict):
     """value → dense id, in first-seen order."""
 
     def ids(self, values: list[Any]) -> list[int]:
-        for v in values:  # new values first (a set difference would lose first-seen order)
+        try:
+            return [self[v] for v in values]  # the usual case: every value seen before
+        except KeyError:
+            pass
+        for v in values:  # new values, in first-seen order
             if v not in self:
                 self[v] = len(self)
         return [self[v] for v in values]
@@ -376,7 +380,9 @@ class _Builder:
         if not _column(o["ts"], [e.ts for e in fam]):
             fam = self._valid(fam)
             o["ts"].extend([e.ts for e in fam])
-        o["dur"].extend([0.0 if e.dur is _UNSET else e.dur for e in fam])
+        durs = [e.dur for e in fam]
+        if not _column(o["dur"], durs):
+            o["dur"].extend([0.0 if d is _UNSET else d for d in durs])
         o["thread"].extend(self._thread_ids(fam))
         o["ext"].extend([-1 if (a := e.args) is None or (x := a.external_id) is _UNSET else x
                          for e in fam])
@@ -560,15 +566,18 @@ def _spawn(path: Path, max_bytes: int | None, chunk_bytes: int | None, start: in
 
 
 def _collect(child: subprocess.Popen) -> KinetoEvents:
-    out, err = child.communicate()
-    if child.returncode != 0:
-        raise _PartFailed(err.decode(errors="replace").strip()[-300:])
+    """The child's columns, unpickled straight from its pipe (no copy of the whole pickle is held)."""
+    assert child.stdout is not None and child.stderr is not None
     try:
-        ev = pickle.loads(out)
+        ev = pickle.load(child.stdout)
     except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError) as exc:
-        raise _PartFailed(f"unreadable result: {exc}") from None
+        ev = exc
+    err = child.stderr.read()
+    child.wait()
+    if child.returncode != 0:
+        raise _PartFailed(err.decode(errors="replace").strip()[-300:] or f"exit status {child.returncode}")
     if not isinstance(ev, KinetoEvents):
-        raise _PartFailed("unexpected result")
+        raise _PartFailed(f"unreadable result: {ev}")
     return ev
 
 
