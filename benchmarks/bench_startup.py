@@ -9,18 +9,20 @@ Three measures, each a fresh process per run (median of ``--repeat``):
 3. ``hipgauge translate`` of ``--folders`` small project folders (default 100; 2-3 files each, made from the
    issue #16 programs), one process per folder, as lines/s, against the peer one process per folder.
 
-The peer. The issue asks for hipify-perl; its script (ROCm/HIPIFY ``bin/hipify-perl``) is on no package registry
-and cannot be fetched here, so the peer is PyTorch's ``hipify_python`` (as ``bench_translate.py``), run from the
-interpreter given by ``--torch-python`` (default ``/tmp/benchvenv/bin/python``; make it with
+The peers. hipify-perl (ROCm/HIPIFY ``bin/hipify-perl``, one Perl script; it is on no package registry: give its
+path with ``--hipify-perl`` or ``$HIPIFY_PERL``, e.g. a copy of the file from the HIPIFY repository) runs as
+``hipconvertinplace-perl.sh`` runs it: one ``perl hipify-perl -inplace -quiet-warnings FILES…`` per folder, on a
+fresh copy of the folder (the copy is not timed). A second peer, PyTorch's ``hipify_python`` (as
+``bench_translate.py``), runs from the interpreter given by ``--torch-python`` (default ``/tmp/benchvenv/bin/python``; make it with
 ``python -m venv /tmp/benchvenv && /tmp/benchvenv/bin/pip install torch==2.13.0`` — the CPU wheel). Its module and
 mapping table are loaded without ``torch/__init__`` (stub parent packages), so a run costs what a standalone
 hipify script costs: the interpreter, the mapping table, the translation, like hipify-perl's perl + hash tables
-(stated in the output; the ratios are against this peer, not against hipify-perl). hipgauge is byte-compiled
+(stated in the output). hipgauge is byte-compiled
 first, as ``pip install`` leaves it. hipgauge runs with
 ``--no-progress`` and its default output (the summary table), and with ``--no-share`` (the rewrite only, what a
 hipify does) as the headline; the default (with scan's rules share) is printed too.
 
-    python benchmarks/bench_startup.py [--torch-python PATH] [--repeat 5] [--folders 100]
+    python benchmarks/bench_startup.py [--hipify-perl PATH] [--torch-python PATH] [--repeat 5] [--folders 100]
 """
 
 from __future__ import annotations
@@ -110,6 +112,8 @@ def make_folders(root: Path, count: int) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--torch-python", default="/tmp/benchvenv/bin/python")
+    ap.add_argument("--hipify-perl", default=os.environ.get("HIPIFY_PERL") or shutil.which("hipify-perl") or "",
+                    help="path of the hipify-perl script (default: $HIPIFY_PERL, else hipify-perl on PATH)")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--folders", type=int, default=100)
     args = ap.parse_args()
@@ -126,10 +130,19 @@ def main() -> None:
     # every module on every start (the peer's site-packages were compiled when torch was installed)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(hipgauge.__file__).parent)],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    perl = Path(args.hipify_perl) if args.hipify_perl and Path(args.hipify_perl).is_file() else None
     results: dict[str, object] = {"benchmark": "startup", "source": "measured", "repeat": args.repeat,
-                                  "peer": "torch.utils.hipify.hipify_python (standalone: no torch package init); "
-                                          "hipify-perl is not installable here",
+                                  "peer": ("hipify-perl (" + str(perl) + ")" if perl else "hipify-perl not given")
+                                  + "; torch.utils.hipify.hipify_python (standalone: no torch package init)"
+                                  + ("" if peer_site else " not found"),
                                   "cores": os.cpu_count()}
+
+    def perl_cmd(src: Path, dest: Path) -> list[str]:
+        """A fresh copy of ``src`` (untimed) and the hipify-perl command that converts it in place."""
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(src, dest)
+        files = sorted(str(f) for f in dest.iterdir() if f.suffix in (".cu", ".cuh", ".hpp", ".h", ".cpp"))
+        return ["perl", str(perl), "-inplace", "-quiet-warnings", *files]
     with tempfile.TemporaryDirectory(prefix="hipgauge-bench-startup-") as tmp:
         work = Path(tmp)
         bare = median_of(args.repeat, lambda i: [sys.executable, "-c", "pass"])
@@ -168,6 +181,14 @@ def main() -> None:
             results.update(two_files_peer_s=round(p_two, 3), two_files_ratio_vs_peer=round(p_two / t_two, 2),
                            two_files_cpu_ratio_vs_peer=round(cpu_ratio, 2))
 
+        if perl:
+            h_two = median_of(args.repeat, lambda i: perl_cmd(two, work / f"h{i}"), lambda i: rm(work / f"h{i}"),
+                              "two_perl")
+            print(f"hipify-perl, 2 files (one perl process)        : {h_two:6.3f} s per process")
+            print(f"ratio hipify-perl / hipgauge, 2 files: wall {h_two / t_two:.2f}x, CPU "
+                  f"{CPU['two_perl'] / CPU['two']:.2f}x (target: >= 1, not slower)")
+            results.update(two_files_hipify_perl_s=round(h_two, 3), two_files_ratio_vs_hipify_perl=round(h_two / t_two, 2))
+
         folders = work / "folders"
         lines = make_folders(folders, args.folders)
         names = sorted(p.name for p in folders.iterdir())
@@ -198,6 +219,19 @@ def main() -> None:
                            folders_cpu_ratio_vs_peer=round(cpu_ratio, 2), target_ratio=3.0)
         else:
             print(f"peer not found ({args.torch_python} with torch); ratios skipped")
+        if perl:
+            t_perl = 0.0
+            for n in names:
+                cmd = perl_cmd(folders / n, work / "perl" / n)
+                t_perl += timed(cmd, label="folders_perl")
+            hlps = lines / t_perl
+            print(f"{len(names)} folders, one hipify-perl process each: {t_perl:6.2f} s, {hlps:,.0f} lines/s")
+            print(f"ratio hipgauge / hipify-perl lines/s, one process per folder: wall {lps / hlps:.2f}x, CPU "
+                  f"{CPU['folders_perl'] / CPU['folders']:.2f}x (target >= 3x)")
+            results.update(folders_hipify_perl_s=round(t_perl, 2), folders_hipify_perl_lines_per_s=round(hlps),
+                           folders_ratio_lines_per_s_vs_hipify_perl=round(lps / hlps, 2), target_ratio=3.0)
+        else:
+            print("hipify-perl not given (--hipify-perl or $HIPIFY_PERL): its ratios are skipped")
     print("The machine may be shared: figures are wall clock on this machine in this run; compare the ratios.")
     print(json.dumps(results))
 

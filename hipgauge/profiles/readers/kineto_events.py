@@ -64,7 +64,7 @@ MAX_PARTS = 4
 _SPLIT_PROBE_BYTES = 1024**2
 _SPLIT_WINDOW_BYTES = 16 * 1024**2
 #: how much larger (in parts) the first range is than the others (their process start and result transfer)
-_FIRST_PART_EXTRA = 0.2
+_FIRST_PART_EXTRA = 0.3
 
 _UNSET = msgspec.UNSET
 _NO_RAW = msgspec.Raw()
