@@ -21,9 +21,11 @@ What each column means here:
 - Kernel ↔ runtime links use the ``correlation`` argument; when a kernel lacks it, the ``ac2g`` /
   ``async_cpu_to_gpu`` flow ending at the kernel gives the same id.
 
-The file is streamed (see ``chrome_json``): memory stays bounded by the compact per-event columns.
+The file is streamed (see ``chrome_json``) and decoded by msgspec into typed structs, in parallel byte
+ranges when it is large (``kineto_events`` says how and why): memory stays bounded by the compact
+per-event columns.
 
-Reading runs in named phases: ``_parse_events`` (one pass over the stream into compact columns) →
+Reading runs in named phases: ``kineto_events.parse_events`` (the event stream → compact columns) →
 ``_describe`` (vendor, device, metadata from the trace header) → ``_frames`` (polars tables of CPU
 ops, runtime calls and GPU events) → ``_link_launches`` (GPU event → runtime call → innermost
 ``cpu_op``) → ``_attribute`` (outermost CPU range and ProfilerStep iteration of each launch) →
