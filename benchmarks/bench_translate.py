@@ -11,7 +11,11 @@ its pool workers); the ratio is torch / hipgauge. hipgauge runs three ways: rewr
 also runs the inventory and rule engine on every file). Target: >= 3x. Not part of the test suite. The last
 line is a JSON object for ``benchmarks/run_all.py``.
 
-    python benchmarks/bench_translate.py [--cccl DIR] [--torch-python PATH] [--repeat 3]
+hipify-perl, when given (``--hipify-perl PATH`` or ``$HIPIFY_PERL``: the ROCm/HIPIFY ``bin/hipify-perl`` script,
+on no package registry), converts a fresh copy of the same tree in one ``perl hipify-perl -inplace`` process over
+all the files, as ``hipconvertinplace-perl.sh`` runs it (the copy is not timed); best of ``--repeat``.
+
+    python benchmarks/bench_translate.py [--cccl DIR] [--torch-python PATH] [--hipify-perl PATH] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -143,12 +147,30 @@ def run_torch(python: str, src: Path, work: Path, n: int) -> tuple[float, float]
     return doc["wall"], doc["cpu"]
 
 
+def run_perl(perl: Path, src: Path, work: Path, n: int) -> tuple[float, float]:
+    """(wall s, CPU s) of hipify-perl converting a copy of ``src`` in place, one perl process for every file."""
+    dest = work / f"perl-{n}"
+    shutil.copytree(src, dest)
+    files = sorted(str(p) for p in dest.rglob("*") if p.is_file())
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(["perl", str(perl), "-inplace", "-quiet-warnings", *files], capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    shutil.rmtree(dest, ignore_errors=True)
+    if proc.returncode != 0:
+        sys.exit(f"hipify-perl failed ({proc.returncode}): {proc.stderr.strip()[-300:]}")
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cccl", type=Path, default=next((Path(c) for c in CCCL_CANDIDATES if Path(c).is_dir()), None))
     ap.add_argument("--torch-python", default="/tmp/benchvenv/bin/python")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--hipify-perl", default=os.environ.get("HIPIFY_PERL") or shutil.which("hipify-perl") or "")
     args = ap.parse_args()
+    perl = Path(args.hipify_perl) if args.hipify_perl and Path(args.hipify_perl).is_file() else None
     if args.cccl is None or not args.cccl.is_dir():
         sys.exit("no CCCL headers found; pass --cccl DIR")
     if not Path(args.torch_python).exists():
@@ -170,6 +192,7 @@ def main() -> None:
             "share": [run_hipgauge(src, work, 200 + i) for i in range(max(1, args.repeat // 2))],
         }
         theirs = [run_torch(args.torch_python, src, work, i) for i in range(args.repeat)]
+        perls = [run_perl(perl, src, work, i) for i in range(args.repeat)] if perl else []
     t_wall, t_cpu = min(w for w, _ in theirs), min(c for _, c in theirs)
     best = {k: (min(w for w, _ in v), min(c for _, c in v)) for k, v in runs.items()}
     cores = os.cpu_count() or 1
@@ -187,7 +210,21 @@ def main() -> None:
         print(f"ratio (torch / hipgauge), measured, best of {len(runs[k])}, {k:<6}: wall {t_wall / w:.2f}x, "
               f"CPU {t_cpu / c:.2f}x  (target >= 3x)")
     p_wall, p_cpu = best["pool"]
-    print(json.dumps({
+    perl_figures: dict[str, object] = {}
+    if perls:
+        h_wall, h_cpu = min(w for w, _ in perls), min(c for _, c in perls)
+        print(f"{'hipify-perl (1 perl process, -inplace on a copy)':<66}: {h_wall:7.2f} s wall, {h_cpu:7.2f} s CPU  "
+              f"({size / 1e6 / h_wall:.1f} MB/s)")
+        for k, (w, c) in best.items():
+            print(f"ratio (hipify-perl / hipgauge), measured, best of {len(perls)}, {k:<6}: wall {h_wall / w:.2f}x, "
+                  f"CPU {h_cpu / c:.2f}x")
+        perl_figures = {"hipify_perl_wall_s": round(h_wall, 3), "hipify_perl_cpu_s": round(h_cpu, 3),
+                        "ratio_wall_vs_hipify_perl": round(h_wall / p_wall, 2),
+                        "ratio_wall_serial_vs_hipify_perl": round(h_wall / best["serial"][0], 2),
+                        "ratio_cpu_serial_vs_hipify_perl": round(h_cpu / best["serial"][1], 2)}
+    else:
+        print("hipify-perl not given (--hipify-perl or $HIPIFY_PERL): its ratio is skipped")
+    print(json.dumps({**perl_figures,
         "benchmark": "translate", "ratio_wall_vs_torch": round(t_wall / p_wall, 2),
         "ratio_cpu_vs_torch": round(t_cpu / p_cpu, 2),
         "ratio_wall_serial_vs_torch": round(t_wall / best["serial"][0], 2),
