@@ -8,6 +8,9 @@ one JSON object on a line of its stdout (the last such line wins); without one, 
 are kept as they are. Headline figures are picked from that JSON by name: lines/s for the scan,
 ratios against the peer tool (PyTorch hipify, HolisticTraceAnalysis) for translate and ingest.
 
+The results are also written as ``RESULTS.json`` beside the table. With ``--only``, the benchmarks not re-run
+keep their last results in both files, each row marked with the time and commit it was measured at.
+
 Usage: python benchmarks/run_all.py [--only scan,translate] [--timeout 900] [--out benchmarks/RESULTS.md] [--json]
 """
 
@@ -202,7 +205,8 @@ def markdown(results: list[dict[str, Any]]) -> str:
     ]
     for r in results:
         head = "; ".join(f"{k} = {fmt(v)}" for k, v in headline(r["report"])) or text_headline(r["tail"])
-        lines.append(f"| {r['name']} | {status_of(r)} | {head.replace('|', '/')} | {r['wall_s']:.1f} | {r['peak_rss_mib']:.0f} |")
+        when = f" (run {r.get('run_at', '?')}, commit {r.get('commit', '?')})" if r.get("carried") else ""
+        lines.append(f"| {r['name']}{when} | {status_of(r)} | {head.replace('|', '/')} | {r['wall_s']:.1f} | {r['peak_rss_mib']:.0f} |")
     lines += ["", "Peak RSS is the largest single process of the benchmark (the script, or the largest child it "
               "waited for); the workers of a process pool are not added together.", ""]
     for r in results:
@@ -219,6 +223,23 @@ def markdown(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _previous(path: Path, rerun: set[str]) -> list[dict[str, Any]]:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [dict(r, carried=True) for r in doc.get("results", []) if isinstance(r, dict) and r.get("name") not in rerun]
+
+
+def _write(out: Path, results: list[dict[str, Any]], carried: list[dict[str, Any]]) -> None:
+    order = {p.stem.removeprefix("bench_"): i for i, p in enumerate(sorted(HERE.glob("bench_*.py")))}
+    everything = sorted([*results, *carried], key=lambda r: order.get(r["name"], 99))
+    out.write_text(markdown(everything) + "\n", encoding="utf-8")
+    clean = [{k: v for k, v in r.items() if k != "carried"} for r in everything]
+    out.with_suffix(".json").write_text(json.dumps({"schema": "hipgauge.benchmarks/1", "results": clean}, indent=1) + "\n",
+                                        encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated benchmark names (scan, translate, ingest, replay, startup)")
@@ -233,14 +254,17 @@ def main(argv: list[str] | None = None) -> int:
     if not scripts:
         print(f"no benchmarks found in {HERE} (bench_*.py)", file=sys.stderr)
         return 2
-    results = []
+    results: list[dict[str, Any]] = []
+    # with --only, the other benchmarks' last results (RESULTS.json beside the table) stay in the table, marked
+    carried = _previous(args.out.with_suffix(".json"), {s.stem.removeprefix("bench_") for s in scripts}) if args.only else []
     for script in scripts:
         print(f"running {script.name} …", file=sys.stderr, flush=True)
         extra = ["--kernels", str(args.ingest_kernels)] if script.stem == "bench_ingest" and args.ingest_kernels else []
         result = run_one(script, args.timeout, extra)
+        result.update(run_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), commit=commit())
         print(f"  {status_of(result)}, {result['wall_s']:.1f} s, peak RSS {result['peak_rss_mib']:.0f} MiB", file=sys.stderr)
         results.append(result)
-        args.out.write_text(markdown(results) + "\n", encoding="utf-8")  # after each one: a later kill keeps these
+        _write(args.out, results, carried)  # after each one: a later kill keeps these
     print(f"wrote {args.out}", file=sys.stderr)
     if args.json:
         print(json.dumps({"schema": "hipgauge.benchmarks/1", "results": results}, indent=2))
