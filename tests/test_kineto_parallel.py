@@ -100,3 +100,32 @@ def test_workers_setting(monkeypatch: pytest.MonkeyPatch) -> None:
 
     with pytest.raises(InputError, match="HIPGAUGE_INGEST_WORKERS"):
         kineto_events.parts_wanted()
+
+
+def test_no_child_process_at_all_falls_back(plain_trace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Python that cannot start a child (an embedded interpreter, a process limit): one pass, said once."""
+    one = read_kineto(plain_trace, parts=1)
+    monkeypatch.setattr(kineto_events, "PARALLEL_MIN_BYTES", 1024)
+
+    def cannot(*_args, **_kw):
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(kineto_events, "_spawn", cannot)
+    got = read_kineto(plain_trace, parts=3)
+    assert got.kernels.equals(one.kernels)
+    assert any("Resource temporarily unavailable" in w for w in got.warnings)
+
+
+def test_a_malformed_file_is_reported_as_in_one_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part that hits a truncation gives the one-pass error, not a merge of what the parts read."""
+    from hipgauge.errors import InputError
+
+    body = gzip.decompress(TRACE.read_bytes())
+    cut = tmp_path / "truncated.pt.trace.json"
+    cut.write_bytes(body[: len(body) * 3 // 4])
+    monkeypatch.setattr(kineto_events, "PARALLEL_MIN_BYTES", 1024)
+    with pytest.raises(InputError) as many:
+        read_kineto(cut, parts=3)
+    with pytest.raises(InputError) as one:
+        read_kineto(cut, parts=1)
+    assert str(many.value) == str(one.value)

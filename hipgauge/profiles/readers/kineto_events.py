@@ -526,17 +526,24 @@ def parse_events(path: Path, max_bytes: int | None = None, chunk_bytes: int | No
     if not cuts:
         return _finish(parse_part(path, max_bytes, chunk_bytes))
     bounds: list[int | None] = [0, *cuts, None]
-    children = [_spawn(path, max_bytes, chunk_bytes, cuts[i - 1], bounds[i + 1]) for i in range(1, len(bounds) - 1)]
+    children: list[subprocess.Popen] = []
+    failure: Exception | None = None
     try:
+        for i in range(1, len(bounds) - 1):
+            children.append(_spawn(path, max_bytes, chunk_bytes, cuts[i - 1], bounds[i + 1]))
         first = parse_part(path, max_bytes, chunk_bytes, 0, cuts[0])
         rest = [_collect(c) for c in children]
-    except (InputError, _PartFailed) as exc:
+    except (InputError, _PartFailed, OSError) as exc:  # OSError: no child could be started
+        failure = exc
+    finally:  # on any way out (an error, ^C) no child is left running
         for c in children:
-            c.kill()
+            if c.poll() is None:
+                c.kill()
             c.wait()
+    if failure is not None:
         ev = parse_part(path, max_bytes, chunk_bytes)  # the one-pass read reports a malformed file exactly
-        if isinstance(exc, _PartFailed):
-            ev.warnings.append(f"reading in {len(bounds) - 1} parallel parts failed ({exc}); read in one pass instead")
+        if not isinstance(failure, InputError):
+            ev.warnings.append(f"reading in {len(bounds) - 1} parallel parts failed ({failure}); read in one pass instead")
         return _finish(ev)
     merged = merge([first, *rest])
     check_records(merged.seen, path)
