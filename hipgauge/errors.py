@@ -28,7 +28,8 @@ class InputError(HipgaugeError):
             if where is not None and where != "":
                 prefix += f":{where}"
             prefix += ": "
-        super().__init__(prefix + message)
+        # one line whatever the message quotes (a decoder error may quote text holding a newline)
+        super().__init__((prefix + message).replace("\r", "\\r").replace("\n", "\\n"))
 
 
 class GateFailed(HipgaugeError):

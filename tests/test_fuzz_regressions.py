@@ -127,3 +127,31 @@ def test_config_key_with_newline_keeps_error_on_one_line(tmp_path):
     with pytest.raises(InputError) as exc:
         config_mod.load(f)
     assert "\n" not in str(exc.value) and "'a\\nb'" in str(exc.value)
+
+
+def test_input_error_is_one_line_whatever_it_quotes(tmp_path) -> None:
+    """Found by scripts/fuzz.py: an nsys SQLite whose kernel name holds bytes that are not UTF-8 and a newline made
+    sqlite's message (which quotes the text) a two-line error."""
+    import sqlite3
+
+    from hipgauge.errors import InputError
+
+    err = InputError("SQLite query failed: Could not decode to UTF-8 column 'Name' with text '\n\xc5'", tmp_path / "x.sqlite")
+    assert "\n" not in str(err) and "\\n" in str(err)
+    db = tmp_path / "export.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)")
+    con.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, "
+                "correlationId INTEGER, demangledName INTEGER, shortName INTEGER, mangledName INTEGER, gridX INTEGER, "
+                "gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER, registersPerThread INTEGER, "
+                "staticSharedMemory INTEGER, dynamicSharedMemory INTEGER)")
+    con.execute("INSERT INTO StringIds VALUES (1, CAST(X'0A C5' AS TEXT))".replace(" C5", "C5"))
+    con.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10, 20, 0, 7, 1, 1, 1, 1, 1, 1, 1, 32, 1, 1, 16, 0, 0)")
+    con.commit()
+    con.close()
+    from hipgauge.profiles.load import load_profile
+
+    try:
+        load_profile(db)
+    except InputError as exc:
+        assert "\n" not in str(exc)
