@@ -316,10 +316,14 @@ def write_sqlite_seed(path: Path, kind: str, rows: list[tuple]) -> None:
 
 
 def _diff(a: Any, b: Any) -> Any:
+    """``a - b`` as the exporter would store it: None where it is not a number or not an int64 (SQLite's range)."""
     try:
-        return a - b
+        d = a - b
     except TypeError:
         return None
+    if isinstance(d, int) and not -(1 << 63) <= d < (1 << 63):
+        return None
+    return d
 
 
 # ------------------------------------------------------------------------------------------ TOML
