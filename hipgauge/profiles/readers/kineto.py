@@ -54,7 +54,6 @@ from .kineto_events import (
     G_KERNEL,
     G_MEMCPY,
     G_MEMSET,
-    KIND_ANNOT,
     KIND_OP,
     KIND_STEP,
     STEP_PREFIX,
@@ -67,12 +66,6 @@ from .ranges import iteration_of
 from .registry import Format, Head
 
 FORMAT = "kineto"
-
-_KIND_OP, _KIND_ANNOT, _KIND_STEP = KIND_OP, KIND_ANNOT, KIND_STEP
-_G_KERNEL, _G_MEMCPY, _G_MEMSET = G_KERNEL, G_MEMCPY, G_MEMSET
-_STEP_PREFIX = STEP_PREFIX
-_step_number = step_number
-
 
 def _to_ns(col: str) -> pl.Expr:
     """µs float column → int ns, the integral and fractional µs rounded separately."""
@@ -110,7 +103,7 @@ def _version(key: str, value: Any) -> str | None:
 def _innermost_ops(ops: pl.DataFrame, launches: pl.DataFrame) -> pl.DataFrame:
     """For each launch (row, r_thread, r_ts): the innermost cpu_op on that thread enclosing it."""
     threads = set(launches.get_column("r_thread").unique().to_list())
-    cand = ops.filter((pl.col("kind") == _KIND_OP) & pl.col("thread").is_in(list(threads)))
+    cand = ops.filter((pl.col("kind") == KIND_OP) & pl.col("thread").is_in(list(threads)))
     events: list[tuple[int, int, int, int, Any]] = []  # (thread, ts, 0=op/1=launch, end, (name_id, sig, ext) or row)
     for th, ts, end, nid, sig, ext in cand.select("thread", "ts", "end", "name_id", "sig", "ext").iter_rows():
         events.append((th, ts, 0, end, (nid, sig, ext)))
@@ -172,7 +165,7 @@ def read_kineto(path: str | Path, max_bytes: int | None = None, chunk_bytes: int
 def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None, parts: int | None) -> Profile:
     ev = parse_events(path, max_bytes, chunk_bytes, parts)
     warnings = ev.warnings
-    if ev.gpu["gkind"].count(_G_KERNEL) == 0:
+    if ev.gpu["gkind"].count(G_KERNEL) == 0:
         if not ev.header and ev.seen == 0:
             raise InputError("no trace events: not a PyTorch profiler trace", path)
         if ev.bad:  # the kernels were there but malformed: say which field of which event
@@ -207,10 +200,10 @@ def _timeline_columns(ev: KinetoEvents) -> TimelineColumns:
     ts = np.frombuffer(ev.ops["ts"], dtype=np.float64) if len(ev.ops["ts"]) else np.zeros(0)
     steps: list[tuple[int, float, float]] = []
     user: list[tuple[int, float, float, int]] = []
-    for i in np.nonzero(kinds == _KIND_STEP)[0].tolist():
+    for i in np.nonzero(kinds == KIND_STEP)[0].tolist():
         name = ev.names[ev.ops["name_id"][i]]
-        if name.startswith(_STEP_PREFIX):
-            n = _step_number(name)
+        if name.startswith(STEP_PREFIX):
+            n = step_number(name)
             if n is not None:
                 steps.append((n, float(ev.ops["ts"][i]), float(ev.ops["dur"][i])))
         elif (n := iteration_of(name)) is not None:
@@ -220,7 +213,7 @@ def _timeline_columns(ev: KinetoEvents) -> TimelineColumns:
         c_thread=ev.runtime["r_thread"], c_ts=ev.runtime["r_ts"], c_dur=r_dur, c_name=r_name,
         c_corr=ev.runtime["corr"], g_stream=gpu["stream"], g_ts=gpu["start_ns"], g_dur=gpu["duration_ns"],
         g_name=gpu["name_id"], g_kind=gpu["gkind"], g_corr=gpu["corr"], g_tid=gpu["g_thread"],
-        f_tid=flows["g_thread"], f_ts=flows["start_ns"], f_id=flows["fid"], h_ts=ts[kinds == _KIND_OP].copy(),
+        f_tid=flows["g_thread"], f_ts=flows["start_ns"], f_id=flows["fid"], h_ts=ts[kinds == KIND_OP].copy(),
         steps=steps, user=user, names=ev.names)
 
 
@@ -305,7 +298,7 @@ def _frames(ev: KinetoEvents, path: Path) -> tuple[pl.DataFrame, pl.DataFrame, p
     insane = g.height - (g := g.filter(_sane("start_ns", "duration_ns"))).height
     if insane:
         ev.warnings.append(f"{insane} GPU event(s) with a non-finite or overflowing ts/dur were dropped")
-        if not g.filter(pl.col("gkind") == _G_KERNEL).height:
+        if not g.filter(pl.col("gkind") == G_KERNEL).height:
             raise InputError("no GPU kernel event with a usable ts/dur", path)
     g = g.with_columns(
         _to_ns("start_ns"), (pl.col("duration_ns") * 1000).round(0).cast(pl.Int64).alias("duration_ns"),
@@ -340,7 +333,7 @@ def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev
     wanted = link.get_column("ext").drop_nulls().unique()
     ext_ops = (
         ops.lazy()
-        .filter((pl.col("kind") != _KIND_STEP) & pl.col("ext").is_in(wanted.implode()))
+        .filter((pl.col("kind") != KIND_STEP) & pl.col("ext").is_in(wanted.implode()))
         .sort("kind")
         .unique("ext", keep="first", maintain_order=False)
         .select("ext", pl.col("name_id").alias("op_id"), pl.col("sig").alias("op_sig"), pl.col("ext").alias("op_ext"),
@@ -397,7 +390,7 @@ def _attribute(link: pl.DataFrame, ops: pl.DataFrame, names: list[str]) -> pl.Da
     (the CPU ProfilerStep#N span holding the launch)."""
     ranges = (
         ops.lazy()
-        .filter(pl.col("kind") != _KIND_STEP)
+        .filter(pl.col("kind") != KIND_STEP)
         .select("thread", "ts", "end", "name_id", "sig")
         .sort(["thread", "ts", "end"], descending=[False, False, True])
         .collect()
@@ -412,7 +405,7 @@ def _attribute(link: pl.DataFrame, ops: pl.DataFrame, names: list[str]) -> pl.Da
         .collect()
     )
     del ranges
-    step_rows = ops.filter(pl.col("kind") == _KIND_STEP).select("ts", "end", "name_id")
+    step_rows = ops.filter(pl.col("kind") == KIND_STEP).select("ts", "end", "name_id")
     launched = link.filter(pl.col("l_ts").is_not_null()).sort("l_ts")
     unlaunched = link.filter(pl.col("l_ts").is_null())
     del link
@@ -427,7 +420,7 @@ def _attribute(link: pl.DataFrame, ops: pl.DataFrame, names: list[str]) -> pl.Da
     del tops
 
     cpu_steps = sorted(
-        (n, ts, end) for ts, end, nid in step_rows.iter_rows() if (n := _step_number(names[nid])) is not None
+        (n, ts, end) for ts, end, nid in step_rows.iter_rows() if (n := step_number(names[nid])) is not None
     )
     if not cpu_steps:
         cpu_steps = _user_iterations(step_rows, names)
@@ -481,12 +474,12 @@ def _kernel_table(g: pl.DataFrame, ev: KinetoEvents, dev_names: dict[int, str], 
                   metadata: dict[str, str]) -> pl.DataFrame:
     """Memory operations summed into ``metadata``; the kernels in file order with their names, operator,
     range, launch shape and device looked up."""
-    for kind, label in ((_G_MEMCPY, "memcpy"), (_G_MEMSET, "memset")):
+    for kind, label in ((G_MEMCPY, "memcpy"), (G_MEMSET, "memset")):
         sub = g.filter(pl.col("gkind") == kind)
         metadata[f"{label}_count"] = str(sub.height)
         metadata[f"{label}_ns"] = str(int(sub.get_column("duration_ns").sum() or 0))
 
-    k = g.filter(pl.col("gkind") == _G_KERNEL).sort("row")
+    k = g.filter(pl.col("gkind") == G_KERNEL).sort("row")
     name_values = pl.Series("v", ev.names, dtype=pl.String)
     shape_values = pl.Series("s", [dims(orjson.loads(k)) for k in ev.shapes], dtype=pl.String)
     sig_values = pl.Series("g", ev.signatures, dtype=pl.String)

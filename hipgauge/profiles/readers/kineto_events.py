@@ -283,6 +283,15 @@ class _Builder:
                 self._bad(e, why)
         return keep
 
+    def _ts_column(self, arr: array[Any], fam: list[TraceEvent]) -> list[TraceEvent]:
+        """Append the events' ``ts`` to ``arr`` and return the events it holds: all of them, or, when one lacks
+        its ``ts``, only the valid ones (the others counted bad)."""
+        if _column(arr, [e.ts for e in fam]):
+            return fam
+        fam = self._valid(fam)
+        arr.extend([e.ts for e in fam])
+        return fam
+
     def _thread_ids(self, fam: list[TraceEvent]) -> list[int]:
         pids = [e.pid for e in fam]
         tids = [e.tid for e in fam]
@@ -377,9 +386,7 @@ class _Builder:
         if not fam:
             return
         o = self.ops
-        if not _column(o["ts"], [e.ts for e in fam]):
-            fam = self._valid(fam)
-            o["ts"].extend([e.ts for e in fam])
+        fam = self._ts_column(o["ts"], fam)
         durs = [e.dur for e in fam]
         if not _column(o["dur"], durs):
             o["dur"].extend([0.0 if d is _UNSET else d for d in durs])
@@ -400,9 +407,7 @@ class _Builder:
         if not fam:
             return
         r = self.runtime
-        if not _column(r["r_ts"], [e.ts for e in fam]):
-            fam = self._valid(fam)
-            r["r_ts"].extend([e.ts for e in fam])
+        fam = self._ts_column(r["r_ts"], fam)
         r["r_thread"].extend(self._thread_ids(fam))
         args = [e.args or _NO_ARGS for e in fam]  # every one has args (its correlation was checked)
         r["corr"].extend([a.correlation for a in args])
@@ -593,8 +598,16 @@ def split_points(path: Path, size: int, parts: int) -> list[int]:
     offset is taken only where the megabyte after it decodes as whole events. Empty when none is found."""
     cuts: list[int] = []
     with open(path, "rb") as fh:
-        head = fh.read(64 * 1024**2)
-        key = head.find(b'"traceEvents"')
+        key = -1
+        for at in range(0, 64 * 1024**2, 1024**2):  # the key sits after the header: look a megabyte at a time
+            head = fh.read(1024**2 + 16)
+            found = head.find(b'"traceEvents"')
+            if found >= 0:
+                key = at + found
+                break
+            if len(head) <= 16:
+                break
+            fh.seek(at + 1024**2)
         if key < 0:
             return []
         for k in range(1, parts):

@@ -38,18 +38,20 @@ from hipgauge.profiles.timeline import (
 )
 
 from .chrome_json import ChromeTrace
+from .kineto_events import (
+    ANNOT_CATS,
+    FLOW_CATS,
+    KERNEL_CATS,
+    MEMCPY_CATS,
+    MEMSET_CATS,
+    OP_CATS,
+    RUNTIME_CATS,
+    STEP_PREFIX,
+)
 from .ranges import iteration_of
 
 FORMAT = "kineto"
 
-_RUNTIME_CATS = frozenset({"cuda_runtime", "cuda_driver", "Runtime", "Driver"})
-_KERNEL_CATS = frozenset({"kernel", "Kernel"})
-_MEMCPY_CATS = frozenset({"gpu_memcpy", "Memcpy"})
-_MEMSET_CATS = frozenset({"gpu_memset", "Memset"})
-_ANNOT_CATS = frozenset({"user_annotation"})
-_OP_CATS = frozenset({"cpu_op", "Operator", "operator"})
-_FLOW_CATS = frozenset({"ac2g", "async_cpu_to_gpu"})
-_STEP = "ProfilerStep#"
 
 
 #: µs values at or beyond this cannot be int64 ns
@@ -92,7 +94,7 @@ def _read(path: Path, max_bytes: int | None) -> Timeline:
             if cat is None:
                 continue
             try:
-                if cat in _RUNTIME_CATS:
+                if cat in RUNTIME_CATS:
                     if e.get("ph", "X") != "X":
                         continue
                     ts, dur = float(e["ts"]), float(e.get("dur", 0))
@@ -103,7 +105,7 @@ def _read(path: Path, max_bytes: int | None) -> Timeline:
                     c_dur.append(dur)
                     c_name.append(names.setdefault(str(e.get("name", "")), len(names)))
                     c_corr.append(corr if isinstance(corr, int) else -1)
-                elif cat in _KERNEL_CATS or cat in _MEMCPY_CATS or cat in _MEMSET_CATS:
+                elif cat in KERNEL_CATS or cat in MEMCPY_CATS or cat in MEMSET_CATS:
                     if e.get("ph", "X") != "X":
                         continue
                     ts, dur = float(e["ts"]), float(e["dur"])
@@ -114,22 +116,22 @@ def _read(path: Path, max_bytes: int | None) -> Timeline:
                     g_dur.append(dur)
                     g_stream.append(stream if isinstance(stream, int) else -1)
                     g_name.append(names.setdefault(str(e.get("name", "")), len(names)))
-                    g_kind.append(OP_KERNEL if cat in _KERNEL_CATS else OP_MEMCPY if cat in _MEMCPY_CATS else OP_MEMSET)
+                    g_kind.append(OP_KERNEL if cat in KERNEL_CATS else OP_MEMCPY if cat in MEMCPY_CATS else OP_MEMSET)
                     g_corr.append(corr if isinstance(corr, int) else -1)
                     g_tid.append(threads.setdefault((e.get("pid"), e.get("tid")), len(threads)))
-                elif cat in _FLOW_CATS:
+                elif cat in FLOW_CATS:
                     if e.get("ph") == "f":
                         fid = e.get("id", -1)
                         f_ts.append(float(e["ts"]))
                         f_tid.append(threads.setdefault((e.get("pid"), e.get("tid")), len(threads)))
                         f_id.append(fid if isinstance(fid, int) else -1)
-                elif cat in _OP_CATS:
+                elif cat in OP_CATS:
                     h_ts.append(float(e["ts"]))
-                elif cat in _ANNOT_CATS and e.get("ph", "X") == "X":
+                elif cat in ANNOT_CATS and e.get("ph", "X") == "X":
                     name = str(e.get("name", ""))
-                    if name.startswith(_STEP):
+                    if name.startswith(STEP_PREFIX):
                         try:
-                            steps.append((int(name[len(_STEP):]), float(e["ts"]), float(e.get("dur", 0))))
+                            steps.append((int(name[len(STEP_PREFIX):]), float(e["ts"]), float(e.get("dur", 0))))
                         except ValueError:
                             pass
                     else:
