@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
-from hipgauge.cli.console import emit_json, err, out, progress, warn
+from hipgauge.cli.console import draw, emit_json, err, out, progress, warn
 from hipgauge.cli.flags import include_folders
 from hipgauge.errors import InputError
 
@@ -177,7 +177,7 @@ def run_scan(paths: list[Path], json_out: bool = False, exclude: Optional[list[s
     if json_out:
         emit_json(document)
     else:
-        render_summary(out, document, max_findings=max_findings)
+        draw(render_summary, document, max_findings=max_findings)
         if sarif is not None:
             out.print(f"SARIF written to {sarif}")
     for w in result.warnings:

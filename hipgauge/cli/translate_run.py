@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Optional
 
-from hipgauge.cli.console import emit_json, out, progress, warn
+from hipgauge.cli.console import draw, emit_json, progress, warn
 from hipgauge.cli.flags import check_archs, include_folders
 from hipgauge.errors import InputError
 
@@ -58,6 +58,6 @@ def run_translate(path: Path, output: Path, json_out: bool = False, no_safe_rewr
         return
     from hipgauge.report.translate_terminal import render_translate
 
-    render_translate(out, doc)
+    draw(render_translate, doc)
     for w in doc["warnings"]:
         warn(w)

@@ -1,12 +1,16 @@
-"""Terminal view of a ``hipgauge.scan/1`` document (the ``hipgauge scan`` screen): findings, kernels, launch sites, library mix."""
+"""Terminal view of a ``hipgauge.scan/1`` document (the ``hipgauge scan`` screen): findings, kernels, launch sites, library mix.
+
+Drawn on a rich console or a ``report.plaintext.PlainConsole`` (``cli.console.draw`` picks): tables come from
+``plaintext.table(out, …)``, so plain output never imports rich."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from hipgauge.report.plaintext import escape, table
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _SEVERITY_ORDER = {"blocker": 0, "wrong-results": 1, "slow": 2, "info": 3}
 
@@ -19,7 +23,7 @@ def render_findings(out: Console, findings: list[dict[str, Any]], limit: int) ->
     if limit <= 0 or not findings:
         return
     ordered = sorted(findings, key=lambda f: (_SEVERITY_ORDER.get(f["severity"], 9), f["file"], f["line"], f["code"]))
-    t = Table(title="Findings (worst first; `hipgauge explain CODE` for why and how to fix)", title_justify="left")
+    t = table(out, title="Findings (worst first; `hipgauge explain CODE` for why and how to fix)", title_justify="left")
     for col in ("code", "severity", "where", "in", "message"):
         t.add_column(col, overflow="fold")
     for f in ordered[:limit]:
@@ -43,7 +47,7 @@ def render_summary(out: Console, doc: dict[str, Any], limit: int = 15, max_findi
               f"{s['launch_sites']} · CUDA API references {s['api_calls']}")
 
     if doc["kernels"]:
-        t = Table(title="Kernels", title_justify="left")
+        t = table(out, title="Kernels", title_justify="left")
         for col in ("kernel", "where", "launch bounds", "static smem (B)", "launched"):
             t.add_column(col, overflow="fold")
         launched: dict[str, int] = {}
@@ -60,7 +64,7 @@ def render_summary(out: Console, doc: dict[str, Any], limit: int = 15, max_findi
         out.print(t)
 
     if doc["launch_sites"]:
-        t = Table(title="Launch sites", title_justify="left")
+        t = table(out, title="Launch sites", title_justify="left")
         for col in ("kernel", "where", "via", "grid", "block", "smem", "stream"):
             t.add_column(col, overflow="fold")
         for site in doc["launch_sites"][:limit]:
@@ -72,10 +76,10 @@ def render_summary(out: Console, doc: dict[str, Any], limit: int = 15, max_findi
         out.print(t)
 
     if s["library_mix"]:
-        t = Table(title="Library mix (references; mapped = HIP counterpart in the HIPIFY tables)", title_justify="left")
+        t = table(out, title="Library mix (references; mapped = HIP counterpart in the HIPIFY tables)", title_justify="left")
         for col, just in (("library", "left"), ("references", "right"), ("mapped", "right"), ("unmapped", "right"),
                           ("unmapped names (most frequent)", "left")):
-            t.add_column(col, justify=just)  # type: ignore[arg-type]
+            t.add_column(col, justify=just)
         unmapped_names: dict[str, dict[str, int]] = {}
         for c in doc["api_calls"]:
             if c["status"] not in ("mapped", "deprecated"):
@@ -97,7 +101,7 @@ def render_summary(out: Console, doc: dict[str, Any], limit: int = 15, max_findi
         out.print("[bold]Findings[/bold] none")
 
     if s["hottest_files"]:
-        t = Table(title="Hottest files (severity-weighted findings + unmapped references)", title_justify="left")
+        t = table(out, title="Hottest files (severity-weighted findings + unmapped references)", title_justify="left")
         for col in ("file", "score", "findings", "unmapped refs", "kernels"):
             t.add_column(col, overflow="fold")
         for row in s["hottest_files"][:10]:
@@ -105,7 +109,7 @@ def render_summary(out: Console, doc: dict[str, Any], limit: int = 15, max_findi
         out.print(t)
 
     if doc["skipped"]:
-        t = Table(title="Skipped files", title_justify="left")
+        t = table(out, title="Skipped files", title_justify="left")
         t.add_column("file", overflow="fold")
         t.add_column("why", overflow="fold")
         for sk in doc["skipped"][:50]:

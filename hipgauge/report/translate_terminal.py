@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
+from hipgauge.report.plaintext import table as new_table
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def _p(out: Console, text: str, style: str | None = None) -> None:
@@ -16,7 +18,7 @@ def render_translate(out: Console, doc: dict[str, Any], limit: int = 20) -> None
     s = doc["summary"]
     if s.get("caveat"):
         _p(out, "⚠ " + s["caveat"], style="bold yellow")
-    table = Table(title=f"translate {doc['source']} → {doc['output']}", show_lines=False)
+    table = new_table(out, title=f"translate {doc['source']} → {doc['output']}", show_lines=False)
     for col in ("file", "converted", "unconverted", "safe rewrites", "lines changed", "share"):
         table.add_column(col, justify="left" if col == "file" else "right")
     for f in doc["files"]:
@@ -83,7 +85,7 @@ def render_build_check(out: Console, doc: dict[str, Any], limit: int = 30) -> No
         tr = doc["translation"]
         _p(out, f"translated on the fly: {tr['converted']} references converted, {tr['unconverted']} unconverted, "
            f"translation share {tr['translation_share']:.1%}")
-    table = Table(title="compile")
+    table = new_table(out, title="compile")
     for col in ("file", "arch", "compiler", "result", "seconds"):
         table.add_column(col)
     for c in doc["compiles"]:
@@ -100,7 +102,7 @@ def render_build_check(out: Console, doc: dict[str, Any], limit: int = 30) -> No
         if len(errors) > limit:
             _p(out, f"  … {len(errors) - limit} more (--json lists all)")
     archs = list(doc["nvidia_arch"]) + list(doc["amd_arch"])
-    kt = Table(title="kernels (resources: measured by the compilers; occupancy: estimated, arch_limits.toml)")
+    kt = new_table(out, title="kernels (resources: measured by the compilers; occupancy: estimated, arch_limits.toml)")
     kt.add_column("kernel")
     kt.add_column("block")
     for a in archs:
