@@ -70,3 +70,5 @@ def pytest_configure(config: pytest.Config) -> None:
     scratch.mkdir(exist_ok=True)
     os.environ["TMPDIR"] = str(scratch)
     tempfile.tempdir = str(scratch)
+    # the CLI's compiled-pattern cache (hipgauge/regex_cache.py) too, shared by the whole run
+    os.environ["HIPGAUGE_CACHE_DIR"] = str(scratch / "hipgauge-cache")

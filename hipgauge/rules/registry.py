@@ -172,7 +172,8 @@ class AnchorIndex:
         # every #include anchor is found by one generic pattern and dispatched by the rule's own
         if any(t.startswith(_INCLUDE_PREFIX) for t in texts):
             texts = {t for t in texts if not t.startswith(_INCLUDE_PREFIX)} | {_INCLUDE_ANY}
-        ordered = sorted(texts, key=len, reverse=True)  # the order a combined alternation would try them in
+        ordered = sorted(texts, key=lambda t: (-len(t), t))  # longest first (the order a combined alternation tries
+        # them in), ties by text: the same pattern in every run, so its compiled form is cached (regex_cache.py)
         self.word_led: dict[bytes, list[re.Pattern[bytes]]] = {}
         flat: list[bytes] = []
         for t in ordered:
