@@ -12,22 +12,18 @@ Values carry their provenance: ``Config.source(key)`` says whether a value came 
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Callable, Union
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 from hipgauge.errors import InputError
-from hipgauge.tomlfile import read_toml_file
+from hipgauge.tomlfile import read_toml_file, toml_module
 
 
 @dataclass(frozen=True)
 class Key:
+    """One configuration key: its type, default, description and check."""
+
     type: type | tuple[type, ...]
     default: Any
     doc: str
@@ -121,6 +117,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
 
 @dataclass
 class Config:
+    """Configuration values by dotted key, with where each came from (config file, default or flag)."""
+
     values: dict[str, Any] = field(default_factory=dict)  # "section.key" (or "key") -> value
     sources: dict[str, str] = field(default_factory=dict)  # same keys -> "config" | "default" | "flag"
     path: str | None = None
@@ -250,6 +248,7 @@ def find_config(start: Path) -> Path | None:
             return candidate
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file():
+            tomllib = toml_module()
             try:
                 data = tomllib.loads(pyproject.read_text(encoding="utf-8-sig"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):

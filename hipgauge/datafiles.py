@@ -7,13 +7,9 @@ a tenth of a translate run); a package that is not on the file system (a zip) fa
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from hipgauge.tomlfile import toml_module
 
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -34,4 +30,4 @@ def read_data_text(name: str) -> str:
 
 def load_data_toml(name: str) -> dict[str, Any]:
     """``hipgauge/data/<name>`` parsed as TOML (a broken bundled file is a programming error: it raises)."""
-    return tomllib.loads(read_data_text(name))
+    return toml_module().loads(read_data_text(name))

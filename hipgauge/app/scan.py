@@ -9,7 +9,6 @@ than one task per file); results are sorted (file, line) afterwards, so every ex
 from __future__ import annotations
 
 import os
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
@@ -235,6 +234,9 @@ def local_map(workers: int | None = None) -> MapFiles:
             for item in items:
                 yield fn(item)
             return
+        # imported here: concurrent.futures and multiprocessing are a fifth of a small scan's start-up
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: PLC0415
+
         with ProcessPoolExecutor(max_workers=n, initializer=_init_worker) as pool:
             pending = {pool.submit(fn, item) for item in items}
             while pending:

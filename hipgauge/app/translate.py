@@ -49,6 +49,8 @@ _READ_CACHE: dict[str, bytes] = {}
 
 @dataclass
 class TranslateResult(Record):
+    """The ``hipgauge.translate/1`` result: per-file rows, unconverted references, safe rewrites."""
+
     source: str
     output: str
     files: list[dict[str, Any]] = field(default_factory=list)  # per-file statistics rows
@@ -307,6 +309,8 @@ def _real_inside(path: str, root: Path, cache: dict[str, bool]) -> bool:
 
 @dataclass
 class _Item:
+    """One file to translate, in walk order."""
+
     index: int
     entry: Any  # SourceEntry
     display: str
@@ -315,6 +319,8 @@ class _Item:
 
 @dataclass
 class _Done:
+    """One file's translation result, as a worker returns it."""
+
     index: int
     translated: TranslatedFile | None = None  # text dropped
     skipped: SkippedFile | None = None

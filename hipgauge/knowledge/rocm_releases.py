@@ -17,6 +17,8 @@ _VERSION = re.compile(r"^\s*(\d+)\.(\d+)(?:\.\d+)?(?:[-.\w]*)?\s*$")
 
 @dataclass(frozen=True)
 class RocmRelease:
+    """One ROCm release: its headers and the state of the ``*_sync`` warp builtins."""
+
     version: tuple[int, int]
     date: str
     headers: frozenset[str]
@@ -60,6 +62,8 @@ class RocmTarget:
 
 @dataclass(frozen=True)
 class ReleaseData:
+    """``rocm_releases.toml``: the releases, header fallbacks and bf16 spellings."""
+
     releases: tuple[RocmRelease, ...]  # oldest first
     header_fallback: dict[str, tuple[str, ...]]
     bf16: dict[str, tuple[dict[str, str], dict[str, str]]]  # HIP header → (names, calls)

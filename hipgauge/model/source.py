@@ -17,6 +17,8 @@ from hipgauge.model.vocabulary import Confidence, Record, Severity
 
 @dataclass
 class SkippedFile(Record):
+    """A file not analysed, and why."""
+
     path: str
     reason: str  # one line: "binary", "not UTF-8 (decoded as latin-1)", "unreadable: …", "too large"
 
@@ -37,6 +39,8 @@ class Kernel(Record):
 
 @dataclass
 class DeviceFunction(Record):
+    """A ``__device__`` (or ``__host__ __device__``) function definition."""
+
     name: str
     file: str
     line: int
@@ -46,6 +50,8 @@ class DeviceFunction(Record):
 
 @dataclass
 class LaunchSite(Record):
+    """A kernel launch: ``<<<…>>>`` or a launch API call."""
+
     file: str
     line: int
     kernel: str | None  # the kernel it launches, when it can be named
@@ -114,6 +120,8 @@ class FileStats(Record):
 
 @dataclass
 class ScanResult(Record):
+    """Everything a scan found in a tree."""
+
     root: str
     files: list[str] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)

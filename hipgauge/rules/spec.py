@@ -116,6 +116,8 @@ class RuleDoc:
 
 @dataclass(frozen=True)
 class RuleSpec:
+    """A discovered rule: its declaration (``RuleMeta``), documentation and module."""
+
     code: str
     title: str
     category: str

@@ -54,6 +54,8 @@ CAST_WORDS = frozenset({"void", "const", "volatile", "reinterpret_cast", "static
 
 @dataclass
 class FileInventory:
+    """What one file holds: kernels, device functions, launch sites, API references."""
+
     kernels: list[Kernel] = field(default_factory=list)
     device_functions: list[DeviceFunction] = field(default_factory=list)
     launch_sites: list[LaunchSite] = field(default_factory=list)

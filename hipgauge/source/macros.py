@@ -39,6 +39,8 @@ TYPE_SIZES: dict[str, int] = {
 
 @dataclass(frozen=True)
 class Macro:
+    """One ``#define``: name, parameters and where its body lies."""
+
     name: str
     params: str | None  # "(a, b)" for a function-like macro
     start: int  # byte offset of the '#'
@@ -126,6 +128,8 @@ def strip_template_args(text: str) -> str:
 
 @dataclass(frozen=True)
 class LexicalLaunch:
+    """A ``<<<…>>>`` launch found lexically (inside a macro body)."""
+
     start: int  # offset of the kernel name
     chevron: int  # offset of '<<<'
     kernel: str | None

@@ -41,6 +41,8 @@ SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "node_modules", ".to
 
 @dataclass(frozen=True)
 class SourceEntry:
+    """One file the walk found, with its kind and size."""
+
     path: Path  # absolute
     display: str  # relative to the scanned root, '/'-separated
     kind: str  # cuda, cpp, header, cmake, make, setup.py, python

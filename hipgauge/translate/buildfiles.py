@@ -27,6 +27,8 @@ from hipgauge.translate.result import TranslatedFile, TranslateOptions, finish_f
 
 @dataclass(frozen=True)
 class BuildMapping:
+    """``build_mapping.toml``: CMake and Makefile words and flags with their HIP counterparts."""
+
     cmake_targets: dict[str, tuple[str, str]]
     cmake_words: dict[str, str]
     cmake_unconverted: dict[str, str]

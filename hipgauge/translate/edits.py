@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Edit:
+    """Replace bytes ``start:end`` with ``text``."""
+
     start: int
     end: int
     text: bytes

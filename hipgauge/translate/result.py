@@ -12,6 +12,8 @@ from hipgauge.translate.safe_rewrites import ALL_SAFE_REWRITES, SafeRewrite
 
 @dataclass
 class TranslateOptions:
+    """What ``translate`` rewrites and how."""
+
     safe_rewrites: frozenset[str] = ALL_SAFE_REWRITES  # which safe rewrites run (empty: --no-safe-rewrites)
     launch_style: str = "chevron"  # keep <<<…>>> (hipcc accepts it) or emit hipLaunchKernelGGL
     amd_arch: tuple[str, ...] = ("gfx90a", "gfx940")  # for build files (--offload-arch, HIP_ARCHITECTURES)
@@ -37,6 +39,8 @@ class TranslateOptions:
 
 @dataclass
 class TranslatedFile(Record):
+    """One translated file: its new text, statistics and references."""
+
     file: str
     kind: str
     text: str

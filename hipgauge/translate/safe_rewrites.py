@@ -34,6 +34,8 @@ ALL_SAFE_REWRITES = frozenset({WARP_MASK, SYNCWARP, HIP_SYMBOL, RUNTIME_INCLUDE}
 
 @dataclass
 class SafeRewrite(Record):
+    """One safe rewrite made in a file, with the line before and after."""
+
     file: str
     line: int
     rule: str  # "warp-mask" | "syncwarp" | "hip-symbol" | "runtime-include" | target.py's rules
@@ -44,6 +46,8 @@ class SafeRewrite(Record):
 
 @dataclass(frozen=True)
 class SafeRewriteData:
+    """``safe_rewrites.toml``: the names and patterns the safe rewrites use."""
+
     warp_sync: dict[str, str]
     syncwarp_cuda: str
     syncwarp_hip: str

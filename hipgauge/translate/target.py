@@ -109,6 +109,8 @@ _WORTH = ("_sync(", "_sync (", "__syncwarp", "bf16", "bfloat16", "Symbol")
 
 @dataclass
 class TargetEdit:
+    """One edit made for the target ROCm release."""
+
     line: int
     rule: str  # warp-mask-dropped | syncwarp-mask | mask-widened | bf16-header | bf16 | hip-symbol
     cuda_name: str  # the reference this converts (as the rewrite recorded it)
@@ -120,6 +122,8 @@ class TargetEdit:
 
 @dataclass
 class TargetResult:
+    """A text after the target release's edits, with the edits."""
+
     text: str
     edits: list[TargetEdit] = field(default_factory=list)
 
