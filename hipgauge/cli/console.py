@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import shutil
 import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -106,6 +105,8 @@ def draw(view: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
         buffer = io.StringIO()
         view(PlainConsole(buffer, color=mode == "color"), *args, **kwargs)
         text = buffer.getvalue()
+        import shutil
+
         if max((len(_ANSI.sub("", line)) for line in text.splitlines()), default=0) <= shutil.get_terminal_size().columns:
             sys.stdout.write(text)
             sys.stdout.flush()

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
@@ -79,6 +78,8 @@ def _exists(path: Path) -> bool:
 
 def write_atomic_sarif(findings: list[Any], target: Path, scanned: set[Path]) -> str | None:
     """Write SARIF via a temporary file and a rename; never over a scanned source file."""
+    import tempfile
+
     from hipgauge.report.sarif import write_sarif
 
     resolved = target.resolve()
