@@ -1,13 +1,25 @@
 """Start-up and per-process translate: hipgauge as a user runs it, one process per command, against a hipify
 started the same way.
 
-Three measures, each a fresh process per run (median of ``--repeat``):
+Four measures, each a fresh process per run (median of ``--repeat``):
 
-1. ``hipgauge --help`` and ``hipgauge --version`` cold start (beside a bare ``python -c pass``);
-2. ``hipgauge translate`` of a 2-file folder (the issue #16 test programs ``warp_reduce_masks.cu`` and
-   ``symbol_copies.cu``) against the peer on the same two files;
-3. ``hipgauge translate`` of ``--folders`` small project folders (default 100; 2-3 files each, made from the
-   issue #16 programs), one process per folder, as lines/s, against the peer one process per folder.
+1. Start-up, interleaved (one run of each command per round, ``--rounds`` rounds, wall and CPU time = user +
+   system of the process): a bare ``python -c pass``, ``hipgauge --version``, ``hipgauge scan A.cu B.cu
+   --fail-on blocker`` (what a pre-commit hook runs on the files a commit touches), ``hipgauge translate`` of
+   the folder of the same two files (the issue #16 test programs ``warp_reduce_masks.cu`` and
+   ``symbol_copies.cu``), with and without ``--no-share``, and hipify-perl over the same two files. Goals
+   (issue #23): the scan and the translate at least as fast as hipify-perl; ``--version`` at most 2x
+   ``python -c pass``.
+2. ``hipgauge --help`` cold start;
+3. ``hipgauge translate`` of the 2-file folder against the torch peer on the same two files;
+4. ``hipgauge translate`` of ``--folders`` small project folders (default 100; 2-3 files each, made from the
+   issue #16 programs), one process per folder, as lines/s, against the peers one process per folder.
+
+``--check`` runs measure 1 alone (hipify-perl left out) and exits 1 when, in CPU time (median over the
+rounds, which waiting for a busy CPU does not inflate as it does wall time), ``--version`` takes more than
+``VERSION_LIMIT`` times ``python -c pass`` or the 2-file ``scan --fail-on`` more than ``SCAN_LIMIT`` times:
+the start-up regression check of ``.ci/run``. Each command runs once, untimed, before the rounds (the
+compiled-pattern cache of ``hipgauge/regex_cache.py`` is written then, as a user's first run writes it).
 
 The peers. hipify-perl (ROCm/HIPIFY ``bin/hipify-perl``, one Perl script; it is on no package registry: give its
 path with ``--hipify-perl`` or ``$HIPIFY_PERL``, e.g. a copy of the file from the HIPIFY repository) runs as
@@ -22,7 +34,8 @@ first, as ``pip install`` leaves it. hipgauge runs with
 ``--no-progress`` and its default output (the summary table), and with ``--no-share`` (the rewrite only, what a
 hipify does) as the headline; the default (with scan's rules share) is printed too.
 
-    python benchmarks/bench_startup.py [--hipify-perl PATH] [--torch-python PATH] [--repeat 5] [--folders 100]
+    python benchmarks/bench_startup.py [--hipify-perl PATH] [--torch-python PATH] [--repeat 5] [--rounds 11]
+                                       [--folders 100] [--check]
 """
 
 from __future__ import annotations
@@ -38,12 +51,20 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import hipgauge
 
 REPO = Path(__file__).resolve().parent.parent
 PROGRAMS = REPO / "tests" / "data" / "issue16"
 TWO = ("warp_reduce_masks.cu", "symbol_copies.cu")
+
+#: the start-up regression limits of ``--check`` (CPU time, median over the rounds, as a multiple of a bare
+#: ``python -c pass`` in the same run). --version's is issue #23's goal. The scan's leaves room above the ~5x
+#: measured when the limit was set (2026-12-04, 2 cores shared with other work; it was ~15x before issue #23):
+#: a change that brings back Typer, rich, polars or the pattern compiles to a pre-commit scan fails it.
+VERSION_LIMIT = 2.0
+SCAN_LIMIT = 8.0
 
 PEER = r"""
 import importlib.util, os, sys, types
@@ -69,14 +90,14 @@ def _hipgauge() -> list[str]:
 CPU: dict[str, float] = {}
 
 
-def timed(cmd: list[str], cwd: Path | None = None, label: str = "") -> float:
+def timed(cmd: list[str], cwd: Path | None = None, label: str = "", ok: tuple[int, ...] = (0,)) -> float:
     """Wall seconds of one run; its CPU seconds (user + system, from the children's rusage) go to CPU[label]."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=cwd)
     wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
+    if proc.returncode not in ok:
         sys.exit(f"failed ({proc.returncode}): {' '.join(cmd)}: {proc.stderr.strip()[-400:]}")
     if label:
         CPU[label] = CPU.get(label, 0.0) + (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
@@ -90,6 +111,86 @@ def median_of(n: int, make_cmd, cleanup=None, label: str = "") -> float:  # type
         if cleanup:
             cleanup(i)
     return statistics.median(walls)
+
+
+def interleaved(commands: dict[str, tuple[Any, tuple[int, ...]]], rounds: int) -> dict[str, dict[str, float]]:
+    """Each command once untimed, then ``rounds`` rounds of one run of each, in turn: the median wall and CPU
+    seconds of each. A command is ``make(i) -> argv`` (``i``: the round; -1 for the untimed run), and the exit
+    statuses it may end with."""
+    walls: dict[str, list[float]] = {k: [] for k in commands}
+    cpus: dict[str, list[float]] = {k: [] for k in commands}
+    for i in range(-1, rounds):
+        for label, (make, ok) in commands.items():
+            before = CPU.get(label, 0.0)
+            wall = timed(make(i), label=label, ok=ok)
+            if i >= 0:
+                walls[label].append(wall)
+                cpus[label].append(CPU[label] - before)
+    return {k: {"wall_s": statistics.median(walls[k]), "cpu_s": statistics.median(cpus[k])} for k in commands}
+
+
+def startup(hg: list[str], perl: Path | None, rounds: int, work: Path) -> dict[str, Any]:
+    """Measure 1 of the module docstring: the medians per command, the ratios, and the check against the limits."""
+    two = work / "startup-two"
+    two.mkdir()
+    for name in TWO:
+        shutil.copy(PROGRAMS / name, two / name)
+    files = [str(two / name) for name in TWO]
+
+    def fresh(dest: Path) -> Path:
+        shutil.rmtree(dest, ignore_errors=True)
+        return dest
+
+    def perl_run(i: int) -> list[str]:
+        dest = fresh(work / "startup-perl")
+        shutil.copytree(two, dest)
+        return ["perl", str(perl), "-inplace", "-quiet-warnings", *(str(dest / name) for name in TWO)]
+
+    commands: dict[str, tuple[Any, tuple[int, ...]]] = {
+        "python": (lambda i: [sys.executable, "-c", "pass"], (0,)),
+        "version": (lambda i: [*hg, "--version"], (0,)),
+        "scan": (lambda i: [*hg, "scan", *files, "--fail-on", "blocker"], (0, 1)),
+        "translate": (lambda i: [*hg, "translate", str(two), "-o", str(fresh(work / "startup-t"))], (0,)),
+        "translate_no_share": (lambda i: [*hg, "translate", str(two), "-o", str(fresh(work / "startup-n")),
+                                          "--no-share"], (0,)),
+    }
+    if perl is not None:
+        commands["hipify_perl"] = (perl_run, (0,))
+    m = interleaved(commands, rounds)
+    bare = m["python"]
+    out: dict[str, Any] = {"rounds": rounds, "two_files_lines": sum((two / n).read_text().count("\n") for n in TWO)}
+    for label, fig in m.items():
+        out[f"{label}_wall_s"] = round(fig["wall_s"], 4)
+        out[f"{label}_cpu_s"] = round(fig["cpu_s"], 4)
+    out["version_cpu_x_python"] = round(m["version"]["cpu_s"] / bare["cpu_s"], 2)
+    out["version_wall_x_python"] = round(m["version"]["wall_s"] / bare["wall_s"], 2)
+    out["scan_cpu_x_python"] = round(m["scan"]["cpu_s"] / bare["cpu_s"], 2)
+    out["scan_wall_x_python"] = round(m["scan"]["wall_s"] / bare["wall_s"], 2)
+    if perl is not None:
+        p = m["hipify_perl"]
+        for label in ("scan", "translate", "translate_no_share"):  # > 1: hipgauge is faster
+            out[f"{label}_speed_vs_hipify_perl_wall"] = round(p["wall_s"] / m[label]["wall_s"], 2)
+            out[f"{label}_speed_vs_hipify_perl_cpu"] = round(p["cpu_s"] / m[label]["cpu_s"], 2)
+    out["limits"] = {"version_cpu_x_python": VERSION_LIMIT, "scan_cpu_x_python": SCAN_LIMIT}
+    out["check"] = ("pass" if out["version_cpu_x_python"] <= VERSION_LIMIT and out["scan_cpu_x_python"] <= SCAN_LIMIT
+                    else "fail")
+    return out
+
+
+def print_startup(s: dict[str, Any]) -> None:
+    print(f"start-up, {s['rounds']} interleaved rounds (median; wall and CPU = user + system; measured):")
+    for label in ("python", "version", "scan", "translate", "translate_no_share", "hipify_perl"):
+        if f"{label}_wall_s" in s:
+            print(f"  {label:20s} wall {s[f'{label}_wall_s'] * 1000:7.1f} ms   CPU {s[f'{label}_cpu_s'] * 1000:7.1f} ms")
+    print(f"  --version: {s['version_cpu_x_python']:.2f}x python -c pass in CPU ({s['version_wall_x_python']:.2f}x wall); "
+          f"limit {VERSION_LIMIT}x")
+    print(f"  2-file scan --fail-on: {s['scan_cpu_x_python']:.2f}x python -c pass in CPU ({s['scan_wall_x_python']:.2f}x "
+          f"wall); limit {SCAN_LIMIT}x")
+    if "scan_speed_vs_hipify_perl_wall" in s:
+        for label in ("scan", "translate", "translate_no_share"):
+            print(f"  hipify-perl time / hipgauge {label} time: wall {s[f'{label}_speed_vs_hipify_perl_wall']:.2f}x, "
+                  f"CPU {s[f'{label}_speed_vs_hipify_perl_cpu']:.2f}x (goal >= 1)")
+    print(f"  check: {s['check']}")
 
 
 def make_folders(root: Path, count: int) -> int:
@@ -116,6 +217,9 @@ def main() -> None:
                     help="path of the hipify-perl script (default: $HIPIFY_PERL, else hipify-perl on PATH)")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--folders", type=int, default=100)
+    ap.add_argument("--rounds", type=int, default=11, help="interleaved rounds of the start-up measure (default 11)")
+    ap.add_argument("--check", action="store_true",
+                    help="the start-up measure alone; exit 1 when --version or the 2-file scan passes its limit")
     args = ap.parse_args()
     peer_python = Path(args.torch_python)
     peer_site = None
@@ -131,6 +235,13 @@ def main() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(hipgauge.__file__).parent)],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     perl = Path(args.hipify_perl) if args.hipify_perl and Path(args.hipify_perl).is_file() else None
+    if args.check:
+        with tempfile.TemporaryDirectory(prefix="hipgauge-bench-startup-") as tmp:
+            os.environ["HIPGAUGE_CACHE_DIR"] = str(Path(tmp) / "cache")  # a first run's cache, as a new user's
+            s = startup(hg, None, args.rounds, Path(tmp))
+        print_startup(s)
+        print(json.dumps({"benchmark": "startup-check", "source": "measured", **s}))
+        sys.exit(0 if s["check"] == "pass" else 1)
     results: dict[str, object] = {"benchmark": "startup", "source": "measured", "repeat": args.repeat,
                                   "peer": ("hipify-perl (" + str(perl) + ")" if perl else "hipify-perl not given")
                                   + "; torch.utils.hipify.hipify_python (standalone: no torch package init)"
@@ -145,6 +256,16 @@ def main() -> None:
         return ["perl", str(perl), "-inplace", "-quiet-warnings", *files]
     with tempfile.TemporaryDirectory(prefix="hipgauge-bench-startup-") as tmp:
         work = Path(tmp)
+        s = startup(hg, perl, args.rounds, work)
+        print_startup(s)
+        results["startup"] = s
+        results["headline"] = [k for k in ("startup.scan_speed_vs_hipify_perl_wall",
+                                           "startup.translate_speed_vs_hipify_perl_wall",
+                                           "startup.version_cpu_x_python", "startup.scan_cpu_x_python",
+                                           "startup.check") if k.split(".")[1] in s]
+        if args.folders <= 0:
+            print(json.dumps(results))
+            return
         bare = median_of(args.repeat, lambda i: [sys.executable, "-c", "pass"])
         help_s = median_of(args.repeat, lambda i: [*hg, "--help"])
         version_s = median_of(args.repeat, lambda i: [*hg, "--version"])
