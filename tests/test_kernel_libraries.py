@@ -229,3 +229,27 @@ def test_conv_rows_name_miopen_and_layout_time_on_the_real_pair(real_dir: Path) 
     ids = {a["id"] for a in doc["libraries"]["advice"]}
     assert {"layout-helpers", "tuned-gemm-slower", "baseline-older-arch"} <= ids
     assert doc["libraries"]["coverage"]["candidate"]["classified_share"] == pytest.approx(1.0)
+
+
+def test_every_view_has_the_library_fast_path(real_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hipgauge.cli import main
+    from hipgauge.profiles.parity import compare_profiles
+    from hipgauge.report.assessment import build_assessment
+    from hipgauge.report.html import render_html
+    from hipgauge.report.markdown import render_markdown
+
+    pair = real_dir / "pytorch_kineto" / "tracelens_pairs"
+    name = "Falconsai_nsfw_image_detection__1016002.json.gz"
+    with pytest.raises(SystemExit) as info:
+        main(["compare", str(pair / "h100" / name), str(pair / "mi300" / name)])
+    assert info.value.code in (0, None)
+    text = capsys.readouterr().out
+    assert "library fast path" in text and "MIOpen implicit-GEMM" in text and "layout conversion" in text
+    assert "older architecture" in text and "MT64x32x256" in text
+    doc = build_assessment(comparison=compare_profiles(load_profile(pair / "h100" / name),
+                                                       load_profile(pair / "mi300" / name)))
+    md_text = render_markdown(doc)
+    assert "### Library fast path" in md_text and "channels" in md_text and "TunableOp" in md_text
+    page = render_html(doc)
+    assert 'id="library-fast-path"' in page and "Tensile/hipBLASLt GEMM" in page
+    assert doc["parity"]["libraries"]["advice"]

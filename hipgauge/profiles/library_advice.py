@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from hipgauge.datafiles import load_data_toml
-from hipgauge.kernel_names import short_name
+from hipgauge.kernel_names import display_name, short_name
 from hipgauge.model import ParityRow
 from hipgauge.profiles.outliers import Outlier, describe_dict
 
@@ -59,7 +59,8 @@ def _fill(text: str, side: str, lib: dict[str, Any], row: ParityRow) -> str:
     ratio = f"{row.ratio:.2f}×" if row.ratio is not None else "?"
     values = {
         "side": side, "library": lib.get("library") or "?", "family": lib.get("family") or "?",
-        "kernel": short_name(lib.get("kernel") or "", 60), "kernel_short": short_name(lib.get("kernel") or "", 60),
+        "kernel": short_name(display_name(lib.get("kernel") or ""), 60),
+        "kernel_short": short_name(display_name(lib.get("kernel") or ""), 60),
         "tile": lib.get("tile") or "tile not named",
         "instruction": f", {lib['instruction']}" if lib.get("instruction") else "",
         "kernel_arch": lib.get("kernel_arch") or "?", "device_arch": lib.get("device_arch") or "?",
