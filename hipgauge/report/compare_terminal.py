@@ -333,6 +333,18 @@ def render_project(out: Console, doc: dict[str, Any]) -> None:
     for line in _projection_lines(proj, proj["model"], "baseline", label if what_if else None):
         out.print("  " + line, highlight=False, markup=False)
     render_replay(out, {"replay": doc.get("replay")} if doc.get("replay") else None)
+    render_library_priors(out, doc.get("library_priors"))
+
+
+def render_library_priors(out: Console, priors: dict[str, Any] | None) -> None:
+    """Before any AMD profile: the baseline's library-backed hot operators with their priors, labelled as such."""
+    lines = lt.prior_lines(priors or {})
+    if not lines:
+        return
+    out.print(f"[bold]{lt.PRIOR_HEADING}[/bold]", markup=True, highlight=False)
+    out.print(f"  {(priors or {}).get('basis', '')}", highlight=False, markup=False)
+    for line in lines:
+        out.print(f"  • {line}", highlight=False, markup=False)
 
 
 def _counter_lines(out: Console, doc: dict[str, Any], rows: list[dict[str, Any]], top: int) -> None:

@@ -223,6 +223,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
             L += [""] + _more(len(items), 25, "kernels")
     else:
         L += ["No candidate profile: the per-kernel delta is not measured.", ""]
+        L += library_priors_section((doc.get("slack") or {}).get("library_priors"))
 
     slack = doc.get("slack")
     L += ["## Slack per kernel group", ""]
