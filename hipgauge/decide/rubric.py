@@ -315,7 +315,9 @@ def _libraries(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any], m
         else:
             lean = PORT
             summary = f"libraries all with well-covered ROCm paths: {', '.join(sorted(calls))}"
-    summary += _library_rows_evidence(measured, priors, evidence, details)
+    cited: list[str] = []  # the library rows first: they say the most about this signal
+    summary += _library_rows_evidence(measured, priors, cited, details)
+    evidence[:0] = cited
     return Signal(id="library_dependence", title=meta["title"], lean=lean, source=source, summary=summary,
                   evidence=evidence, details=details, port_column=meta["port"], stay_column=meta["stay"],
                   weighted_by=weighted)
