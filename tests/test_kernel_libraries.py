@@ -253,3 +253,10 @@ def test_every_view_has_the_library_fast_path(real_dir: Path, capsys: pytest.Cap
     page = render_html(doc)
     assert 'id="library-fast-path"' in page and "Tensile/hipBLASLt GEMM" in page
     assert doc["parity"]["libraries"]["advice"]
+
+
+def test_the_docs_page_lists_every_family() -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "libraries.md").read_text(encoding="utf-8")
+    missing = [f"{f['library']} / {f['family']}" for f in family_table()
+               if f"| {f['library']} | {f['family']} | {f['path']} |" not in text]
+    assert not missing, f"docs/libraries.md lacks {missing}: regenerate its family table from family_table()"
