@@ -260,3 +260,44 @@ def test_the_docs_page_lists_every_family() -> None:
     missing = [f"{f['library']} / {f['family']}" for f in family_table()
                if f"| {f['library']} | {f['family']} | {f['path']} |" not in text]
     assert not missing, f"docs/libraries.md lacks {missing}: regenerate its family table from family_table()"
+
+
+def _row(label: str, base: dict | None, cand: dict | None, bns: int = 100_000, cns: int = 300_000) -> object:
+    from hipgauge.model import MatchLevel, ParityRow
+
+    r = ParityRow(level=MatchLevel.OPERATOR, label=label, baseline_names=["b"], candidate_names=["c"], baseline_ns=bns,
+                  candidate_ns=cns, baseline_count=1, candidate_count=1, share=0.3, operator=label)
+    r.library = {"baseline": base, "candidate": cand}
+    return r
+
+
+def test_a_generic_fallback_gets_miopen_tuning_advice_and_outliers_come_first() -> None:
+    from hipgauge.profiles.library_advice import library_section
+
+    naive = row_library([0], side_table(_frame([("naive_conv_fwd_nchw_half_double_half", 300_000, 1)]), 1, "gfx942"))
+    cudnn = row_library([0], side_table(_frame([("sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nchw_"
+                                                 "tilesize64x64x64_warpgroupsize1x1x1_g1_execute_kernel__5x_cudnn",
+                                                 100_000, 1)]), 1, "sm_90"))
+    assert naive is not None and naive["path"] == "generic"
+    gemm_b = row_library([0], side_table(_frame([("volta_sgemm_64x64_nt", 100_000, 2)]), 1, "sm_90"))
+    gemm_c = row_library([0], side_table(_frame([("Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8_SN_ISA942_K1",
+                                                  200_000, 2)]), 1, "gfx942"))
+    conv, gemm = _row("aten::convolution", cudnn, naive), _row("aten::mm", gemm_b, gemm_c, cns=200_000)
+    section = library_section([gemm, conv], [], 1_000_000, {})  # type: ignore[list-item]
+    ids = [(a["id"], a["label"]) for a in section["advice"]]
+    assert ("generic-fallback-miopen", "aten::convolution") in ids
+    assert ("tuned-gemm-slower", "aten::mm") in ids
+    assert ("baseline-older-arch", "aten::mm") in ids  # a Volta kernel on an sm_90 device
+    advice = {a["id"]: a for a in section["advice"]}
+    assert "MIOPEN_FIND_ENFORCE" in advice["generic-fallback-miopen"]["advised"]
+    assert "naive_conv" in advice["generic-fallback-miopen"]["measured"]
+    assert "flatters the candidate" in advice["baseline-older-arch"]["advised"]
+    assert all(a["sources"] and a["measured"] and a["advised"] for a in section["advice"])
+    # the largest change first without outliers; an outlier's lines come before every other
+    assert section["advice"][0]["label"] == "aten::convolution"
+    from hipgauge.profiles.outliers import Outlier
+
+    o = Outlier(signature="aten::mm", operator="aten::mm", input_dims=None, input_types=None, baseline_ns=1,
+                candidate_ns=2, excess_ns=1, expected_ratio=1.0, candidate_share=0.2, group="gemm", calls=None)
+    section = library_section([gemm, conv], [o], 1_000_000, {})  # type: ignore[list-item]
+    assert section["advice"][0]["label"] == "aten::mm" and section["advice"][0]["outlier"]
