@@ -227,7 +227,7 @@ def test_conv_rows_name_miopen_and_layout_time_on_the_real_pair(real_dir: Path) 
     doc = result.to_dict()
     assert doc["rows"][0]["library"]["baseline"] is not None
     ids = {a["id"] for a in doc["libraries"]["advice"]}
-    assert {"layout-helpers", "tuned-gemm-slower", "baseline-older-arch"} <= ids
+    assert {"layout-helpers", "layout-helpers-baseline", "tuned-gemm-slower", "baseline-older-arch"} <= ids
     assert doc["libraries"]["coverage"]["candidate"]["classified_share"] == pytest.approx(1.0)
 
 

@@ -93,8 +93,8 @@ def _conditions(row: ParityRow, spec: dict[str, Any]) -> list[tuple[str, str, di
     return out
 
 
-def _applies(adv: dict[str, Any], cond: str, side_lib: dict[str, Any], row: ParityRow) -> bool:
-    if adv["when"] != cond:
+def _applies(adv: dict[str, Any], cond: str, side: str, side_lib: dict[str, Any], row: ParityRow) -> bool:
+    if adv["when"] != cond or adv.get("side", side) != side:
         return False
     if adv.get("library") and adv["library"] != side_lib.get("library"):
         return False
@@ -127,7 +127,7 @@ def library_section(rows: list[ParityRow], outliers: list[Outlier], candidate_to
         seen: set[tuple[str, str]] = set()
         for cond, side, side_lib in _conditions(r, spec):
             for adv in spec.get("advice", []):
-                if (adv["id"], side) in seen or not _applies(adv, cond, side_lib, r):
+                if (adv["id"], side) in seen or not _applies(adv, cond, side, side_lib, r):
                     continue
                 seen.add((adv["id"], side))
                 advice.append(LibraryAdvice(
