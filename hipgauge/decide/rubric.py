@@ -195,7 +195,52 @@ def _hot_kernels(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any],
                   weighted_by=weighted)
 
 
-def _libraries(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any], meta: dict[str, Any]) -> Signal:
+#: library rows (measured or prior) cited in the library-dependence evidence
+LIBRARY_ROWS_CITED = 6
+
+
+def _pct_or(x: Any) -> str:
+    return _pct(float(x)) if isinstance(x, (int, float)) else "?"
+
+
+def _library_rows_evidence(measured: dict[str, Any] | None, priors: dict[str, Any] | None,
+                           evidence: list[str], details: dict[str, Any]) -> str:
+    """Cite the library rows, weighted by kernel time: the measured rows of a comparison when there is one, else the
+    priors of the baseline's library-backed operators (prior, not measured). Returns a summary suffix."""
+    if measured and measured.get("rows"):
+        rows = measured["rows"]
+        details["library_rows"] = {"basis": "measured (compare)", "rows": rows}
+        for r in rows[:LIBRARY_ROWS_CITED]:
+            b, c = r.get("baseline") or {}, r.get("candidate") or {}
+            ratio = f"{r['ratio']:.2f}×" if r.get("ratio") is not None else "?"
+            tile = f" {c['tile']}" if c.get("tile") else ""
+            layout = (f", layout conversion {c['layout_conversion_ns'] / 1e3:.1f} µs on the candidate"
+                      if c.get("layout_conversion_ns") else "")
+            evidence.append(f"measured: {r.get('signature') or r['label']} ({_pct_or(r.get('share'))} of baseline kernel "
+                            f"time): {b.get('library')} {b.get('family')} → {c.get('library')} {c.get('family')}{tile} "
+                            f"({c.get('path')}), {ratio}{layout}")
+        generic = sum(r.get("share") or 0.0 for r in rows if (r.get("candidate") or {}).get("path") == "generic")
+        details["library_rows"]["generic_share"] = generic
+        return f"; measured library rows replace the priors ({_pct(generic)} of baseline time on a generic fallback)"
+    if priors and priors.get("rows"):
+        rows = priors["rows"]
+        details["library_priors"] = priors
+        for p in rows[:LIBRARY_ROWS_CITED]:
+            prior = p.get("prior") or {}
+            what = " ".join(x for x in (p.get("operator"), p.get("shape"), p.get("dtype"), p.get("layout")) if x)
+            evidence.append(f"prior, not measured: {what} ({_pct_or(p.get('share'))} of kernel time): {p.get('library')} "
+                            f"{p.get('family')} → ROCm {prior.get('expectation', 'unknown')} "
+                            f"({prior.get('releases') or 'no prior'})")
+        more = len(rows) - LIBRARY_ROWS_CITED + int(priors.get("rows_more") or 0)
+        if more > 0:
+            evidence.append(f"{more} more library operators with priors in details.library_priors")
+        return (f"; prior, not measured: {_pct(priors.get('weak_share') or 0.0)} of kernel time on library paths "
+                f"known weak or absent on ROCm, {_pct(priors.get('partial_share') or 0.0)} on partly tuned ones")
+    return ""
+
+
+def _libraries(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any], meta: dict[str, Any],
+               measured: dict[str, Any] | None = None, priors: dict[str, Any] | None = None) -> Signal:
     spec = rubric["library_dependence"]
     coverage: dict[str, str] = spec["coverage"]
     calls: dict[str, Counter] = defaultdict(Counter)
@@ -270,6 +315,9 @@ def _libraries(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any], m
         else:
             lean = PORT
             summary = f"libraries all with well-covered ROCm paths: {', '.join(sorted(calls))}"
+    cited: list[str] = []  # the library rows first: they say the most about this signal
+    summary += _library_rows_evidence(measured, priors, cited, details)
+    evidence[:0] = cited
     return Signal(id="library_dependence", title=meta["title"], lean=lean, source=source, summary=summary,
                   evidence=evidence, details=details, port_column=meta["port"], stay_column=meta["stay"],
                   weighted_by=weighted)
@@ -402,6 +450,21 @@ def _build_evidence(signals: list[Signal], build_check: dict[str, Any] | None) -
         by_id["library_dependence"].details["build_missing_headers"] = headers
 
 
+def _library_rows(comparison: ComparisonResult | None, projection: ProjectionResult | None,
+                  baseline: Profile | None) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """(measured library section of a comparison, priors of the baseline's library operators): the measured rows
+    when a candidate was profiled, else the priors (from the projection, or computed from the baseline)."""
+    if comparison is not None and comparison.libraries:
+        return comparison.libraries, None
+    if projection is not None and projection.library_priors:
+        return None, projection.library_priors
+    if baseline is not None and baseline.kernels is not None:
+        from hipgauge.profiles.library_priors import library_priors  # noqa: PLC0415 - only for a baseline-only decision
+
+        return None, library_priors(baseline.kernels)
+    return None, None
+
+
 def decide(scan: ScanResult | None, comparison: ComparisonResult | None = None,
            projection: ProjectionResult | None = None, config: Config | None = None,
            *, baseline: Profile | None = None, cost: CostEstimate | None = None, build_check: dict[str, Any] | None = None) -> Decision:
@@ -418,7 +481,7 @@ def decide(scan: ScanResult | None, comparison: ComparisonResult | None = None,
     signals = [
         _primary(config, rubric, meta["primary_objective"]),
         _hot_kernels(scan, shares, rubric, meta["hot_kernel_makeup"]),
-        _libraries(scan, shares, rubric, meta["library_dependence"]),
+        _libraries(scan, shares, rubric, meta["library_dependence"], *_library_rows(comparison, projection, baseline)),
         _precision(scan, shares, rubric, meta["precision_path"]),
         _economics(config, rubric, meta["team_economics"], cost),
     ]

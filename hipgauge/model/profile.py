@@ -173,6 +173,9 @@ class ParityRow(TimedOnBothSides, Record):
     #: per-side hardware-counter figures (``{"baseline": {...}, "candidate": {...}, "diagnosis": ...}``) when
     #: either profile carries counters (profiles/counters.py); None otherwise
     counters: dict[str, Any] | None = None
+    #: per side, the library, kernel family, path, tile and layout-conversion time that served the row
+    #: (``{"baseline": {...}, "candidate": {...}}``, profiles/libraries.py); None before it is attached
+    library: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()

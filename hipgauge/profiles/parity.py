@@ -33,6 +33,10 @@ from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles.counters import attach_to_rows
 from hipgauge.profiles.grouping import classify
 from hipgauge.profiles.kernel_work import abbreviate
+from hipgauge.profiles.libraries import attach_to_rows as attach_libraries
+from hipgauge.profiles.libraries import coverage as library_coverage
+from hipgauge.profiles.libraries import device_arch, side_table
+from hipgauge.profiles.library_advice import library_section
 from hipgauge.profiles.match import MatchResult, UserMap, match_kernels
 from hipgauge.profiles.outliers import Outlier, find_outliers, guard, signature_lists
 from hipgauge.profiles.signatures import decode
@@ -132,6 +136,8 @@ class ComparisonResult:
     overall_ratio: float | None = None  # matched candidate ÷ baseline kernel time (the outliers' expectation)
     counters: dict[str, Any] | None = None  # per side: counter source, part limits, what to collect (profiles/counters.py)
     replay: Any = None  # whatif.CompareProjection: the replay (or labelled additive) projection and model check
+    #: the library fast path: per-side library coverage, hot library rows, advice (profiles/library_advice.py)
+    libraries: dict[str, Any] | None = None
 
     @property
     def total_delta_ns(self) -> int:
@@ -191,6 +197,7 @@ class ComparisonResult:
             "user_map": self.user_map,
             "replay": self.replay.to_dict() if self.replay is not None else None,
             "counters": self.counters,
+            "libraries": self.libraries,
             "notes": self.notes,
             "warnings": self.warnings,
             "outliers": [o.to_dict() for o in self.outliers],
@@ -419,6 +426,9 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
     if with_counters:
         counters = attach_to_rows(((r, u.baseline, u.candidate) for r, u in zip(rows, result.units)), base, cand,
                                   [int(i) for i in bdf[ROW_ID].to_list()], [int(i) for i in cdf[ROW_ID].to_list()])
+    barch, carch = device_arch(base.metadata, base.device), device_arch(cand.metadata, cand.device)
+    attach_libraries(((r, u.baseline, u.candidate) for r, u in zip(rows, result.units)),
+                     side_table(bdf, bdiv, barch), side_table(cdf, cdiv, carch))
     rows.sort(key=lambda r: (-abs(r.delta_ns), -r.baseline_ns, r.label))
 
     ub = _unmatched(result.unmatched_baseline(), bnames, bops, bdur, bdiv, btotal_raw / bdiv, bsigs, bids)
@@ -473,6 +483,8 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
     warnings += _flag_warnings(rows)
     cand_label = cand.device or cand.vendor
     outliers, overall = find_outliers(rows, ctotal, cand_label, cand.vendor)
+    lib_coverage = {"baseline": library_coverage(bdf) | {"device_arch": barch},
+                    "candidate": library_coverage(cdf) | {"device_arch": carch}}
     return ComparisonResult(
         baseline=_summary(base, bview), candidate=_summary(cand, cview), rows=rows,
         operators=_operator_rows(bdf, cdf, bdiv, cdiv, btotal),
@@ -480,7 +492,7 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
         baseline_latency=bl, candidate_latency=cl, per_iteration=per_iteration, totals=totals, model=model,
         notes=notes + pnotes, warnings=warnings, user_map=user_map.path if user_map else None, replay=replay,
         outliers=outliers, overall_ratio=overall,
-        counters=counters,
+        counters=counters, libraries=library_section(rows, outliers, ctotal, lib_coverage),
     )
 
 

@@ -21,6 +21,7 @@ import polars as pl
 
 from hipgauge.errors import InputError
 from hipgauge.model import GroupSlack, Profile, Projection, Provenance
+from hipgauge.profiles.library_priors import library_priors
 from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles.grouping import GROUP_COLUMN, add_groups
 from hipgauge.profiles.whatif import project_with_replay
@@ -65,6 +66,8 @@ class ProjectionResult:
     slack_method: str = "linear: 1 + (T − L) / t_group"
     #: (group, ratio) -> projected ms by the timeline replay; None without a timeline (then L + t_g (r − 1))
     group_at: Any = field(default=None, repr=False)
+    #: the library-backed hot operators with their priors (prior, not measured: profiles/library_priors.py)
+    library_priors: dict[str, Any] | None = None
 
     def verdict(self) -> str:
         p = self.projection
@@ -95,6 +98,7 @@ class ProjectionResult:
             "unmatched_patterns": self.unmatched_patterns,
             "slack_method": self.slack_method,
             "replay": self.replay,
+            "library_priors": self.library_priors,
             "notes": self.notes,
             "warnings": self.warnings,
         }
@@ -230,6 +234,7 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
     result = ProjectionResult(profile=base.path, groups=groups, projection=proj, latency=latency,
                               kernel_ms_per_iteration=kernel_ms, iterations=view.iterations, assume=assume,
                               unmatched_patterns=unmatched, model=model, notes=notes, warnings=warnings)
+    result.library_priors = library_priors(view.kernels)
     result.replay = replay.replay.to_dict() if replay is not None else None
     result.group_at = replay.group_at if replay is not None else None
     result.slack_method = "timeline replay, bisection" if replay is not None else "linear: 1 + (T − L) / t_group"

@@ -127,7 +127,8 @@ def _slack_section(projection: ProjectionResult, whatif: list[float]) -> dict[st
     else:
         model = ("projected = L + t_group × (r − 1); the group may be at most 1 + (T − L) / t_group times slower "
                  "(L: baseline latency at the percentile, T: target, t_group: the group's per-iteration time)")
-    return {"projection": proj, "groups": groups, "slack_method": doc["slack_method"], "model": model}
+    return {"projection": proj, "groups": groups, "slack_method": doc["slack_method"], "model": model,
+            "library_priors": doc.get("library_priors")}
 
 
 def _workload_section(item: dict[str, Any], whatif: list[float]) -> dict[str, Any]:

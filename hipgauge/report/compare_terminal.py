@@ -11,6 +11,7 @@ from hipgauge.kernel_names import display_name
 from hipgauge.profiles.kernel_work import abbreviate
 from hipgauge.report import counter_parity as cp
 from hipgauge.report import figures
+from hipgauge.report import library_text as lt
 from hipgauge.report.parity_text import (
     coverage_line,
     outlier_lines,
@@ -92,7 +93,28 @@ def render_compare(out: Console, doc: dict[str, Any], top: int) -> None:
         _rows_as_table(out, rows, top, width, medium, wide, name_w, counters)
     if counters or doc.get("counters"):
         _counter_lines(out, doc, rows, top)
+    if doc.get("libraries"):
+        render_library_section(out, doc["libraries"], top)
     _operators_and_rest(out, doc, top, width, medium, unit)
+
+
+def render_library_section(out: Console, section: dict[str, Any], top: int) -> None:
+    """Which library, family and tile served each hot library row on each side, the layout-conversion time around
+    it, and the diagnosis with advice (outliers first, marked ◆)."""
+    out.print(f"[bold]{lt.HEADING}[/bold] (hot library rows, outliers first ◆)", markup=True, highlight=False)
+    out.print("  " + lt.coverage_line(section), highlight=False, markup=False)
+    for label, ratio, base, cand in lt.row_lines(section)[:top]:
+        out.print(f"  {shorten(label, 90)}  {ratio}", highlight=False, markup=False)
+        out.print(f"    baseline:  {base}", highlight=False, markup=False)
+        out.print(f"    candidate: {cand}", highlight=False, markup=False)
+    if lt.more_rows_line(section):
+        out.print("  " + lt.more_rows_line(section), highlight=False, markup=False)
+    advice = lt.advice_lines(section)
+    if advice:
+        out.print("  diagnosis and advice (measured → advised; the advice is a suggestion to measure):",
+                  highlight=False, markup=False)
+        for line in advice:
+            out.print(f"  • {line}", highlight=False, markup=False)
 
 
 def _rows_as_list(out: Console, rows: list[dict[str, Any]], top: int, width: int, counters: bool = False) -> None:
@@ -311,6 +333,18 @@ def render_project(out: Console, doc: dict[str, Any]) -> None:
     for line in _projection_lines(proj, proj["model"], "baseline", label if what_if else None):
         out.print("  " + line, highlight=False, markup=False)
     render_replay(out, {"replay": doc.get("replay")} if doc.get("replay") else None)
+    render_library_priors(out, doc.get("library_priors"))
+
+
+def render_library_priors(out: Console, priors: dict[str, Any] | None) -> None:
+    """Before any AMD profile: the baseline's library-backed hot operators with their priors, labelled as such."""
+    lines = lt.prior_lines(priors or {})
+    if not lines:
+        return
+    out.print(f"[bold]{lt.PRIOR_HEADING}[/bold]", markup=True, highlight=False)
+    out.print(f"  {(priors or {}).get('basis', '')}", highlight=False, markup=False)
+    for line in lines:
+        out.print(f"  • {line}", highlight=False, markup=False)
 
 
 def _counter_lines(out: Console, doc: dict[str, Any], rows: list[dict[str, Any]], top: int) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import jinja2
 
+from hipgauge.report import library_text as lt
 from hipgauge.report import charts, counter_parity
 from hipgauge.report.parity_text import signature_words
 from hipgauge.report.figures import MISSING, ms_of_ns, num, pct, usd
@@ -54,7 +55,9 @@ def _env() -> jinja2.Environment:
     )
     env.filters.update(pct=pct, num=_num, usd=usd, ms=ms_of_ns, value=_value, short=charts.short_name,
                        occupancy_cell=counter_parity.occupancy_cell, dram_cell=counter_parity.dram_cell,
-                       signature_words=signature_words)
+                       signature_words=signature_words, library_basis=lt.basis_line,
+                       library_coverage=lt.coverage_line, library_rows=lt.row_lines, library_advice=lt.advice_lines,
+                       library_priors=lt.prior_lines)
     env.globals.update(parity_chart=charts.parity_chart, slack_chart=charts.slack_chart,
                        hours_chart=charts.hours_chart, lean_badge=charts.lean_badge, trend_chart=charts.trend_chart,
                        scalar_columns=_scalar_columns)

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from hipgauge.report import counter_parity
+from hipgauge.report import library_text as lt
 from hipgauge.report.figures import ms_of_ns, num, pct, usd
 from hipgauge.report.parity_text import signature_words
 
@@ -196,6 +197,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
             L += [("! the ratio is not like for like (mixed signatures, different call counts, or an extreme ratio with "
                    "lopsided kernel counts): see the warnings."), ""]
         L += _hot_kernels(parity_d)
+        L += _library_section(parity_d.get("libraries"))
         pr = parity_d.get("projection")
         if pr:
             verdict = {True: "meets the target", False: "misses the target", None: "no target"}[pr["meets_target"]]
@@ -221,6 +223,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
             L += [""] + _more(len(items), 25, "kernels")
     else:
         L += ["No candidate profile: the per-kernel delta is not measured.", ""]
+        L += library_priors_section((doc.get("slack") or {}).get("library_priors"))
 
     slack = doc.get("slack")
     L += ["## Slack per kernel group", ""]
@@ -330,6 +333,34 @@ def render_markdown(doc: dict[str, Any]) -> str:
                                          [[md(p["figure"]), md(p["value"]), md(p["source"]), md(p["from"])] for p in doc["provenance"]])
     L += _knowledge(doc.get("knowledge") or [])
     return "\n".join(L) + "\n"
+
+
+def _library_section(section: dict[str, Any] | None) -> list[str]:
+    """The library fast path: which library, family and tile served each hot library row on each side, and the
+    diagnosis with advice (outliers first, marked ◆)."""
+    if not section:
+        return []
+    L = ["### Library fast path", "", md(lt.basis_line(section)) + ".", "", md(lt.coverage_line(section)) + ".", ""]
+    rows = lt.row_lines(section)
+    if rows:
+        L += _table(["row (◆ outlier)", "ratio", "baseline", "candidate"],
+                    [[md(label), md(ratio), md(base), md(cand)] for label, ratio, base, cand in rows])
+        if lt.more_rows_line(section):
+            L += [md(lt.more_rows_line(section)), ""]
+    advice = lt.advice_lines(section)
+    if advice:
+        L += ["Diagnosis and advice (measured → advised; the advice is a suggestion to measure):", ""]
+        L += [f"- {md(line)}" for line in advice] + [""]
+    return L
+
+
+def library_priors_section(priors: dict[str, Any] | None) -> list[str]:
+    """Before any AMD profile: the library-backed hot operators of the baseline with their priors (not measured)."""
+    if not priors or not priors.get("rows"):
+        return []
+    L = ["### Library fast path (prior, not measured)", "", md(priors.get("basis") or "") + ".", ""]
+    L += [f"- {md(line)}" for line in lt.prior_lines(priors)] + [""]
+    return L
 
 
 def _hot_kernels(parity_d: dict[str, Any]) -> list[str]:
