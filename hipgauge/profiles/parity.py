@@ -461,7 +461,7 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
     }
     delta_ms = (ctotal - btotal) / 1e6
     proj, bl, cl, model, pnotes = _projection(base, cand, percentile, target_ms, delta_ms, per_iteration)
-    warnings = list(base.warnings) + list(cand.warnings)
+    warnings = pct.noise_warnings(bl, cl) + list(base.warnings) + list(cand.warnings)
     replay = _replay_projection(base, cand, percentile, bdf, result, bdur, cdur, bdiv, cdiv, delta_ms, base_timeline,
                                 cand_timeline, launch_overhead_us, timeline_notes)
     if replay is not None:

@@ -190,7 +190,7 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
         notes.append(f"the baseline {latency.statistic} ({L:.3f} ms) already misses the {T:g} ms target: no slack")
 
     unmatched = [p for p in assume if p not in used]
-    warnings = list(base.warnings)
+    warnings = pct.noise_warnings(latency) + list(base.warnings)
     for p in unmatched:
         warnings.append(f"--assume pattern {p!r} matches no kernel group or kernel name")
 
