@@ -420,8 +420,20 @@ def _measurement(comparison: ComparisonResult | None, projection: ProjectionResu
         return "the profile gave no end-to-end latency at the percentile"
     if target is None:
         return f"{label} {what}: {value:.2f} ms (no latency target set)"
-    verdict = "meets" if value <= target else "misses"
-    text = f"{label} {what}: {value:.2f} ms {verdict} the {target:g} ms target ({source})"
+    result = comparison if comparison is not None else projection
+    interval = getattr(result, "interval", None)
+    if interval is not None and abs(interval.value_ms - value) < 1e-9:
+        status, need, _ = interval.verdict(target)
+        text = (f"{label} {what}: {value:.2f} ms (interval {interval.lo_ms:.2f}–{interval.hi_ms:.2f} ms, "
+                f"{100 * interval.confidence:.0f}%) {status}{' against' if status not in ('meets', 'misses') else ''} the "
+                f"{target:g} ms target ({source})")
+        if need is not None:
+            text += f"; about {need} iterations (now {interval.iterations}) would settle it"
+        elif status not in ("meets", "misses"):
+            text += "; more iterations will not settle it: the model's own error reaches the target"
+    else:
+        verdict = "meets" if value <= target else "misses"
+        text = f"{label} {what}: {value:.2f} ms {verdict} the {target:g} ms target ({source})"
     if comparison is None:
         text += "; no candidate measured yet, so the port's per-kernel delta is still open"
     return text

@@ -18,7 +18,7 @@ from hipgauge.model import Profile
 
 from .detect import detect_format, find_in_directory
 from .readers.counters import attach_counters
-from .readers.latency import read_latency
+from .readers.latency import read_latency_rounds
 from .readers.registry import PROFILE, formats, profile_format_names
 
 #: the kernel-profile formats, as found in ``readers/`` when this module was imported (see ``registry``)
@@ -72,7 +72,9 @@ def load_profile(path: str | Path, fmt: str | None = None, latency_csv: str | Pa
                          path) from None
     _attach_counters(profile, path, max_bytes)
     if latency_csv is not None:
-        profile.latency_ms = read_latency(Path(latency_csv))
+        profile.latency_ms, rounds = read_latency_rounds(Path(latency_csv))
+        if rounds is not None:
+            profile.attachments["latency_rounds"] = rounds
         profile.latency_source = str(latency_csv)
     return profile
 

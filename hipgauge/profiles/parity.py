@@ -29,6 +29,7 @@ from hipgauge.model import (
     Provenance,
     TimedOnBothSides,
 )
+from hipgauge.profiles import intervals as iv
 from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles.counters import attach_to_rows
 from hipgauge.profiles.grouping import classify
@@ -40,7 +41,7 @@ from hipgauge.profiles.library_advice import library_section
 from hipgauge.profiles.match import MatchResult, UserMap, match_kernels
 from hipgauge.profiles.outliers import Outlier, find_outliers, guard, signature_lists
 from hipgauge.profiles.signatures import decode
-from hipgauge.profiles.whatif import compare_projection
+from hipgauge.profiles.whatif import STRATEGY_OWN, compare_projection
 
 SCHEMA = "hipgauge.compare/1"
 ROW_ID = "__kernel_row"  # a kernel's row in its profile's table, carried while counters are being joined
@@ -138,6 +139,7 @@ class ComparisonResult:
     replay: Any = None  # whatif.CompareProjection: the replay (or labelled additive) projection and model check
     #: the library fast path: per-side library coverage, hot library rows, advice (profiles/library_advice.py)
     libraries: dict[str, Any] | None = None
+    interval: Any = None  # intervals.ProjectionInterval around the projected (or measured) candidate figure
 
     @property
     def total_delta_ns(self) -> int:
@@ -161,6 +163,8 @@ class ComparisonResult:
             return "no projection: the profiles hold no latency and no kernels"
         if p.target_ms is None:
             return "no target given"
+        if self.interval is not None:
+            return self.interval.verdict(p.target_ms)[2]
         return p.target_margin()
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,6 +184,7 @@ class ComparisonResult:
         if self.replay is not None:
             proj["method"] = self.replay.method
             proj["model_check"] = self.replay.model_check
+        proj |= iv.interval_fields(self.interval, self.projection.target_ms)
         return {
             "schema": SCHEMA,
             "baseline": self.baseline.to_dict(),
@@ -471,7 +476,7 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
     }
     delta_ms = (ctotal - btotal) / 1e6
     proj, bl, cl, model, pnotes = _projection(base, cand, percentile, target_ms, delta_ms, per_iteration)
-    warnings = list(base.warnings) + list(cand.warnings)
+    warnings = pct.noise_warnings(bl, cl) + list(base.warnings) + list(cand.warnings)
     replay = _replay_projection(base, cand, percentile, bdf, result, bdur, cdur, bdiv, cdiv, delta_ms, base_timeline,
                                 cand_timeline, launch_overhead_us, timeline_notes)
     if replay is not None:
@@ -480,6 +485,7 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
             model = replay.model
         pnotes += replay.notes
         warnings += replay.warnings
+    interval = _interval(proj, bl, cl, replay, cand, p=percentile)
     warnings += _flag_warnings(rows)
     cand_label = cand.device or cand.vendor
     outliers, overall = find_outliers(rows, ctotal, cand_label, cand.vendor)
@@ -492,8 +498,23 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
         baseline_latency=bl, candidate_latency=cl, per_iteration=per_iteration, totals=totals, model=model,
         notes=notes + pnotes, warnings=warnings, user_map=user_map.path if user_map else None, replay=replay,
         outliers=outliers, overall_ratio=overall,
-        counters=counters, libraries=library_section(rows, outliers, ctotal, lib_coverage),
+        counters=counters, libraries=library_section(rows, outliers, ctotal, lib_coverage), interval=interval,
     )
+
+
+def _interval(proj: Projection, bl: pct.LatencyEstimate, cl: pct.LatencyEstimate, replay: Any, cand: Profile,
+              p: float) -> Any:
+    """The interval around the candidate figure: its own latency CSV's bootstrap interval when measured, else the
+    baseline's carried through the projection with the model's own error (``profiles.intervals``)."""
+    if cand.latency_ms and cl.method == pct.METHOD_CSV:
+        return iv.interval_for(proj.projected_ms, cl.stability(), iv.METHOD_MEASURED, p)
+    if replay is None or bl.method != pct.METHOD_CSV:
+        return None
+    if replay.method != "timeline-replay" or replay.replay is None:
+        method = iv.METHOD_ADDITIVE
+    else:
+        method = iv.METHOD_OWN if replay.replay.strategy == STRATEGY_OWN else iv.METHOD_MATCHED
+    return iv.interval_for(proj.projected_ms, bl.stability(), method, p, bl.value_ms)
 
 
 #: flagged rows named one by one in the warnings; the rest are counted (their ``flags`` are in the rows)

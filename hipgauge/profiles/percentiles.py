@@ -23,6 +23,7 @@ from typing import Any
 import polars as pl
 
 from hipgauge.model import Profile, Provenance
+from hipgauge.profiles.stability import Stability, assess
 
 METHOD_CSV = "latency-csv"
 METHOD_SPANS = "iteration-spans"
@@ -66,8 +67,20 @@ class LatencyEstimate:
     statistic: str  # "P99", "max", "median", …: what value_ms actually is
     note: str = ""
     values_ms: list[float] = field(default_factory=list, repr=False)
+    rounds: list[int] | None = field(default=None, repr=False)  # per value, its timing round (latency CSV)
+    _stability: Stability | None = field(default=None, repr=False)
+
+    def stability(self) -> Stability | None:
+        """Drift, warm-up and the percentile's interval of a latency CSV (``profiles.stability``; computed once);
+        None for the other methods (profiled spans and kernel sums are not end-to-end measurements)."""
+        if self.method != METHOD_CSV or not self.values_ms:
+            return None
+        if self._stability is None:
+            self._stability = assess(self.values_ms, self.percentile, self.rounds)
+        return self._stability
 
     def to_dict(self) -> dict[str, Any]:
+        st = self.stability()
         return {
             "value_ms": self.value_ms,
             "percentile": self.percentile,
@@ -77,7 +90,19 @@ class LatencyEstimate:
             "enough_iterations": self.enough_iterations,
             "statistic": self.statistic,
             "note": self.note,
+            "stability": st.to_dict() if st is not None else None,
         }
+
+
+def noise_warnings(baseline: LatencyEstimate | None, candidate: LatencyEstimate | None = None) -> list[str]:
+    """The "measurement noise" lines of the latency CSVs that drift or start with a warm-up (baseline first)."""
+    out = []
+    for side, est in (("baseline", baseline), ("candidate", candidate)):
+        st = est.stability() if est is not None else None
+        line = st.warning(side) if st is not None else None
+        if line:
+            out.append(line)
+    return out
 
 
 def summarize(values_ms: list[float], p: float) -> tuple[float | None, bool, str, str]:
@@ -253,6 +278,7 @@ def iteration_latency(profile: Profile, p: float = 99.0, method: str | None = No
     for m in order:
         if m == METHOD_CSV and profile.latency_ms:
             est = latency_from_values([float(v) for v in profile.latency_ms], p, m)
+            est.rounds = profile.attachments.get("latency_rounds")
             if profile.latency_source:
                 est.note = (est.note + "; " if est.note else "") + f"from {profile.latency_source}"
             return est

@@ -22,6 +22,7 @@ import polars as pl
 from hipgauge.errors import InputError
 from hipgauge.model import GroupSlack, Profile, Projection, Provenance
 from hipgauge.profiles.library_priors import library_priors
+from hipgauge.profiles import intervals as iv
 from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles.grouping import GROUP_COLUMN, add_groups
 from hipgauge.profiles.whatif import project_with_replay
@@ -68,6 +69,12 @@ class ProjectionResult:
     group_at: Any = field(default=None, repr=False)
     #: the library-backed hot operators with their priors (prior, not measured: profiles/library_priors.py)
     library_priors: dict[str, Any] | None = None
+    #: the interval around the projected figure (``profiles.intervals``); None without a latency CSV
+    interval: iv.ProjectionInterval | None = None
+    #: group → the max slowdown that still meets the target at the upper end of the interval
+    sure_ratio: dict[str, float | None] = field(default_factory=dict)
+    #: the target less the interval's upper half-width (a what-if's model error included): the slack's sure target
+    sure_target_ms: float | None = None
 
     def verdict(self) -> str:
         p = self.projection
@@ -76,16 +83,25 @@ class ProjectionResult:
         if p.target_ms is None:
             return "no target given"
         what = "projected" if (self.assume or p.projected_ms != self.latency.value_ms) else "baseline"
+        if self.interval is not None:
+            return f"{what} {p.projected_ms:.3f} ms {self.interval.verdict(p.target_ms)[2]}"
         return f"{what} {p.projected_ms:.3f} ms {p.target_margin()}"
 
     def _group_dict(self, g: GroupSlack) -> dict[str, Any]:
         d = g.to_dict()
         L = self.latency.value_ms
         d["share_of_latency"] = (g.time_ms / L) if L else None
+        d["max_ratio_at_interval"] = self.sure_ratio.get(g.name)
         return d
 
     def to_dict(self) -> dict[str, Any]:
         proj = self.projection.to_dict() | {"verdict": self.verdict(), "model": self.model}
+        proj |= iv.interval_fields(self.interval, self.projection.target_ms)
+        T, X = self.projection.target_ms, self.projection.projected_ms
+        proj["slack_ms"] = (T - X) if T is not None and X is not None else None
+        proj["slack_interval_ms"] = ([T - self.interval.hi_ms, T - self.interval.lo_ms]
+                                     if T is not None and self.interval is not None else None)
+        proj["sure_target_ms"] = self.sure_target_ms
         return {
             "schema": SCHEMA,
             "profile": self.profile,
@@ -148,6 +164,14 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
     kernel_ms = total_ns / div / 1e6
     L = latency.value_ms
     T = target_ms
+    stability = latency.stability() if latency.method == pct.METHOD_CSV else None
+    # the slack that holds at the upper end of the projection's interval (the baseline's sampling, and a what-if's
+    # model error when --assume or a launch cost changes the projection)
+    will_replay = timeline is not None and df.height > 0
+    what_if = bool(assume) or (will_replay and bool(launch_overhead_us))
+    method = (iv.METHOD_ASSUMED if will_replay else iv.METHOD_ASSUMED_ADDITIVE) if what_if else iv.METHOD_MEASURED
+    pre_iv = iv.interval_for(L, stability, method, percentile, L)
+    sure_T = iv.target_with_margin(pre_iv, T) if pre_iv is not None and T is not None else None
 
     # per-kernel (name, key, group) time, for groups and for --assume
     per_kernel = (
@@ -194,7 +218,7 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
         notes.append(f"the baseline {latency.statistic} ({L:.3f} ms) already misses the {T:g} ms target: no slack")
 
     unmatched = [p for p in assume if p not in used]
-    warnings = list(base.warnings)
+    warnings = pct.noise_warnings(latency) + list(base.warnings)
     for p in unmatched:
         warnings.append(f"--assume pattern {p!r} matches no kernel group or kernel name")
 
@@ -211,7 +235,7 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
     replay = None
     if row_ratio is not None:
         replay = project_with_replay(timeline, df, GROUP_COLUMN, percentile, base.latency_ms, T, row_ratio,
-                                     latency.statistic, launch_overhead_us)
+                                     latency.statistic, launch_overhead_us, sure_target_ms=sure_T)
     if replay is not None:
         for slack in groups:
             if slack.name in replay.max_ratio:
@@ -238,4 +262,14 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
     result.replay = replay.replay.to_dict() if replay is not None else None
     result.group_at = replay.group_at if replay is not None else None
     result.slack_method = "timeline replay, bisection" if replay is not None else "linear: 1 + (T − L) / t_group"
+    if what_if:
+        method = iv.METHOD_ASSUMED if replay is not None else iv.METHOD_ASSUMED_ADDITIVE
+    result.interval = iv.interval_for(projected, stability, method, percentile, L)
+    result.sure_target_ms = sure_T
+    if sure_T is not None and L is not None:
+        for slack in groups:
+            if replay is not None and slack.name in replay.sure_ratio:
+                result.sure_ratio[slack.name] = replay.sure_ratio[slack.name][0]
+            elif slack.time_ms > 0:
+                result.sure_ratio[slack.name] = (1.0 + (sure_T - L) / slack.time_ms) if sure_T >= L else None
     return result

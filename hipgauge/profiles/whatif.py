@@ -302,13 +302,17 @@ class ProjectReplay:
     model: str
     notes: list[str] = field(default_factory=list)
     group_at: Any = None  # (group, ratio) -> projected ms, by the same replay
+    #: group → max ratio against ``sure_target_ms`` (the target less the interval's upper half-width)
+    sure_ratio: dict[str, tuple[float | None, bool]] = field(default_factory=dict)
 
 
 def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base_latency_ms: list[float] | None,
                         target_ms: float | None, ratio_of_row: np.ndarray | list[float], base_stat: str,
-                        launch_overhead_us: float = 0.0, rule: str = rp.DEFAULT_RULE) -> ProjectReplay | None:
+                        launch_overhead_us: float = 0.0, rule: str = rp.DEFAULT_RULE,
+                        sure_target_ms: float | None = None) -> ProjectReplay | None:
     """``project`` from a replay: the what-if with ``ratio_of_row`` (per row of ``kernels``, 1.0 = unchanged) and,
-    per kernel group, the largest slow-down that keeps the projection within the target, by bisection."""
+    per kernel group, the largest slow-down that keeps the projection within the target, by bisection (and within
+    ``sure_target_ms``, when given: the slack that holds at the upper end of the projection's interval)."""
     graph = rp.build_graph(tl)
     if not graph.iterations:
         return None
@@ -330,6 +334,11 @@ def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base
         for g in sorted({x for x in op_group if x is not None}):
             max_ratio[g] = slack_ratio(graph, base_dur, op_group == g, ref, target_ms, rule,
                                        launch_ns=launch_overhead_us * 1000.0)
+    sure_ratio: dict[str, tuple[float | None, bool]] = {}
+    if sure_target_ms is not None and ref.value is not None:
+        for g in sorted({x for x in op_group if x is not None}):
+            sure_ratio[g] = slack_ratio(graph, base_dur, op_group == g, ref, sure_target_ms, rule,
+                                        launch_ns=launch_overhead_us * 1000.0)
     model = rep.model(base_stat)
     sampled = graph.sample()
     alpha = ref.calibration.alpha if ref.calibration else 1.0
@@ -344,4 +353,4 @@ def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base
                           rp.replay_side(sampled, d, alpha, launch_overhead_us * 1000.0), rule)
 
     return ProjectReplay(projected_ms=rep.projected_ms, reference_ms=ref.value, max_ratio=max_ratio, replay=rep,
-                         model=model, notes=list(rep.notes), group_at=group_at)
+                         model=model, notes=list(rep.notes), group_at=group_at, sure_ratio=sure_ratio)

@@ -189,9 +189,10 @@ def _headline(doc: dict[str, Any]) -> dict[str, Any]:
     parity, slack = doc.get("parity"), doc.get("slack")
     proj = (parity or {}).get("projection") or (slack or {}).get("projection")
     h_parity: dict[str, Any] = {"source": "unknown", "projected_ms": None, "target_ms": None, "baseline_ms": None,
-                                "meets_target": None, "percentile": None}
+                                "meets_target": None, "percentile": None, "interval_ms": None, "target_verdict": None}
     if proj:
-        h_parity.update({k: proj.get(k) for k in ("projected_ms", "target_ms", "baseline_ms", "meets_target", "percentile")})
+        h_parity.update({k: proj.get(k) for k in ("projected_ms", "target_ms", "baseline_ms", "meets_target", "percentile",
+                                                  "interval_ms", "target_verdict")})
         h_parity["source"] = proj.get("source") or "measured"
     if parity:
         worst = max((r for r in parity["rows"] if r["ratio"] is not None),

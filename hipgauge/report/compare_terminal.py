@@ -52,6 +52,10 @@ def _projection_lines(proj: dict[str, Any], model: str, base_label: str, cand_la
     lines.append(f"{base_label}: {figures.latency(proj['baseline_ms'])}")
     if cand_label is not None:
         lines.append(f"{cand_label}: {figures.latency(proj['projected_ms'])}  ({src})")
+    interval = proj.get("interval")
+    if interval:
+        lo, hi = interval["interval_ms"]
+        lines.append(f"interval: {figures.latency(lo)} – {figures.latency(hi)} ({interval['how']})")
     if proj.get("target_ms") is not None:
         lines.append(f"target: {proj['target_ms']:g} ms at P{p:g} → {proj['verdict']}")
     lines.append(f"how: {model}")

@@ -201,8 +201,13 @@ def render_markdown(doc: dict[str, Any]) -> str:
         pr = parity_d.get("projection")
         if pr:
             verdict = {True: "meets the target", False: "misses the target", None: "no target"}[pr["meets_target"]]
+            if pr.get("target_verdict") not in (None, "meets", "misses"):
+                verdict = pr["target_verdict"]
+            span = (f", interval {num(pr['interval_ms'][0])}–{num(pr['interval_ms'][1])} ms"
+                    if pr.get("interval_ms") else "")
             L += [f"End-to-end P{num(pr['percentile'], 0)}: {num(pr['baseline_ms'])} ms → {num(pr['projected_ms'])} ms "
-                  f"(target {num(pr['target_ms'])} ms): **{verdict}** ({md(pr['source'])}). {md(pr.get('note') or '')}", ""]
+                  f"(target {num(pr['target_ms'])} ms{span}): **{md(verdict)}** ({md(pr['source'])}). "
+                  f"{md(pr.get('note') or '')}", ""]
         ops = parity_d.get("operators") or []
         if ops:
             L += ["### Per operator", "", "All kernel time each framework operator launched, independent of kernel matching "

@@ -1,4 +1,5 @@
-"""Per-iteration end-to-end latency: a plain ``iteration,latency_ms`` CSV (header required)."""
+"""Per-iteration end-to-end latency: a plain ``iteration,latency_ms`` CSV (header required), with an optional
+``round`` column (the timing round each iteration belongs to, as ``hipgauge capture torch`` writes it)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ from .registry import Format, Head
 
 def read_latency(path: str | Path, max_bytes: int | None = None) -> list[float]:
     """Latencies in ms, in iteration order. Bad rows → InputError naming the line."""
+    return read_latency_rounds(path, max_bytes)[0]
+
+
+def read_latency_rounds(path: str | Path, max_bytes: int | None = None) -> tuple[list[float], list[int] | None]:
+    """Latencies in ms in (round, iteration) order, and each one's round (None without a ``round`` column)."""
     path = Path(path)
     text = read_text(path, max_bytes)
     rows = list(csv.reader(io.StringIO(text)))
@@ -31,7 +37,8 @@ def read_latency(path: str | Path, max_bytes: int | None = None) -> list[float]:
     header = [c.strip().lower() for c in rows[start]]
     li = header.index("latency_ms")
     ii = header.index("iteration") if "iteration" in header else None
-    out: list[tuple[float, float]] = []
+    ri = header.index("round") if "round" in header else None
+    out: list[tuple[float, float, float]] = []
     for n, row in enumerate(rows[start + 1 :], start=start + 2):
         if not any(c.strip() for c in row):
             continue
@@ -55,11 +62,20 @@ def read_latency(path: str | Path, max_bytes: int | None = None) -> list[float]:
                 order = float(row[ii])
             except ValueError:
                 raise InputError(f"iteration {row[ii]!r} is not a number", path, n) from None
-        out.append((order, value))
+        rnd = 0.0
+        if ri is not None:
+            cell = row[ri].strip() if len(row) > ri else ""
+            try:
+                rnd = float(cell)
+            except ValueError:
+                raise InputError(f"round {cell!r} is not a number", path, n) from None
+            if not math.isfinite(rnd):
+                raise InputError(f"round {cell!r} is not a number", path, n)
+        out.append((rnd, order, value))
     if not out:
         raise InputError("no latency rows", path)
-    out.sort(key=lambda t: t[0])
-    return [v for _, v in out]
+    out.sort(key=lambda t: (t[0], t[1]))
+    return [v for _, _, v in out], ([int(r) for r, _, _ in out] if ri is not None else None)
 
 
 def _sniff(head: Head) -> float | None:

@@ -1,0 +1,178 @@
+"""The interval around a projected (or measured) percentile, and the verdict against a target it allows.
+
+Two things make a projected percentile uncertain:
+
+* **sampling**: the baseline's percentile is an estimate from n iterations; its bootstrap interval
+  (``profiles.stability``) is carried to the projection relatively (the projection moves with the baseline
+  percentile it is made from);
+* **the model**: the replay (or the additive model) has its own error, measured on the H200 pairs of
+  docs/matching.md and kept in ``hipgauge/data/measurement.toml`` (``[[model_error]]``, per method and percentile).
+
+They are independent and combine in quadrature, each side separately:
+``below = X·√(s_below² + e²)``, ``above = X·√(s_above² + e²)``. A measured candidate (its own latency CSV) has
+sampling only. The verdict against a target T is *meets* (the whole interval ≤ T), *misses* (all of it > T) or
+*cannot tell at this sample size*; then the sampling part shrinks as 1/√n, so the iterations that settle it are
+``n · (s / √((T − X)² − (e·X)²))²``, and none do when the model's error alone reaches the target.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from hipgauge.datafiles import load_data_toml
+from hipgauge.profiles.stability import Stability, iterations_to_settle
+
+MEETS = "meets"
+MISSES = "misses"
+CANNOT_TELL = "cannot tell at this sample size"
+
+#: how a projection was made → its row in ``[[model_error]]`` (measured has no model error)
+METHOD_MEASURED = "measured"
+METHOD_OWN = "own-timeline"
+METHOD_MATCHED = "matched"
+METHOD_ASSUMED = "assumed"
+METHOD_ADDITIVE = "additive"
+METHOD_ASSUMED_ADDITIVE = "assumed-additive"
+
+
+@lru_cache(maxsize=1)
+def _errors() -> dict[str, dict[str, Any]]:
+    return {row["method"]: {"p50": float(row["p50"]), "p99": float(row["p99"]), "basis": row.get("basis", "total")}
+            for row in load_data_toml("measurement.toml").get("model_error", [])}
+
+
+def error_basis(method: str) -> str:
+    """``total`` (a share of the projected figure) or ``change`` (a share of the projected change)."""
+    return "total" if method == METHOD_MEASURED else str(_errors()[method]["basis"])
+
+
+def model_error(method: str, p: float) -> float:
+    """The model's relative error at percentile p (linear between its P50 and P99 figures); 0 for measured."""
+    if method == METHOD_MEASURED:
+        return 0.0
+    row = _errors()[method]
+    if p <= 50.0:
+        return row["p50"]
+    if p >= 99.0:
+        return row["p99"]
+    return row["p50"] + (row["p99"] - row["p50"]) * (p - 50.0) / 49.0
+
+
+@dataclass
+class ProjectionInterval:
+    """[lo, hi] around ``value_ms`` and what it is made of."""
+
+    value_ms: float
+    lo_ms: float
+    hi_ms: float
+    percentile: float
+    method: str  # measured | own-timeline | matched | assumed | additive
+    sampling: tuple[float, float]  # relative half-widths (below, above) from the percentile's bootstrap interval
+    model_error: float  # relative to value_ms, both sides
+    iterations: int  # of the latency CSV the sampling part comes from
+    confidence: float
+    drift: bool = False  # the CSV it rests on drifts: the interval is as wide as the data say, no wider
+
+    @property
+    def width_share(self) -> float:
+        return (self.hi_ms - self.lo_ms) / self.value_ms if self.value_ms else math.inf
+
+    def describe(self) -> str:
+        parts = [f"{100 * self.confidence:.0f}% bootstrap interval of the {'measured' if self.method == METHOD_MEASURED else 'baseline'} "
+                 f"P{self.percentile:g} ({self.iterations} iterations: −{100 * self.sampling[0]:.1f}% / "
+                 f"+{100 * self.sampling[1]:.1f}%)"]
+        if self.model_error:
+            share = (f"{100 * model_error(self.method, self.percentile):.0f}% of the projected change"
+                     if error_basis(self.method) == "change" else "from its validation on H200 pairs, docs/matching.md")
+            parts.append(f"the {self.method} model's own error (±{100 * self.model_error:.1f}%; {share})")
+        text = " and ".join(parts) + (", combined in quadrature" if self.model_error else "")
+        if self.drift:
+            text += "; the latency CSV drifts, so even this interval is optimistic"
+        return text
+
+    def verdict(self, target_ms: float | None) -> tuple[str | None, int | None, str]:
+        """(meets | misses | cannot tell…, iterations that would settle it, the sentence)."""
+        if target_ms is None:
+            return None, None, ""
+        span = f"{self.lo_ms:.3f}–{self.hi_ms:.3f} ms"
+        if self.hi_ms <= target_ms:
+            return MEETS, None, f"meets the {target_ms:g} ms target: the whole interval ({span}) is below it"
+        if self.lo_ms > target_ms:
+            return MISSES, None, f"misses the {target_ms:g} ms target: the whole interval ({span}) is above it"
+        need = self.iterations_to_settle(target_ms)
+        model_ms = self.model_error * self.value_ms
+        if need is None:
+            why = (f"the model's own error (±{model_ms:.3f} ms) reaches the target by itself, so more iterations "
+                   f"will not settle it: measure the candidate (its own latency CSV)" if self.model_error else
+                   "the estimate sits on the target")
+        else:
+            why = f"about {need} iterations (now {self.iterations}) would settle it, all else as measured"
+        return CANNOT_TELL, need, f"cannot tell at this sample size against the {target_ms:g} ms target (interval {span}): {why}"
+
+    def iterations_to_settle(self, target_ms: float) -> int | None:
+        gap = abs(target_ms - self.value_ms)
+        model_ms = self.model_error * self.value_ms
+        if gap <= model_ms:
+            return None
+        s = self.value_ms * (self.sampling[1] if target_ms >= self.value_ms else self.sampling[0])
+        return iterations_to_settle(self.iterations, s, math.sqrt(gap * gap - model_ms * model_ms))
+
+    def to_dict(self, target_ms: float | None = None) -> dict[str, Any]:
+        status, need, sentence = self.verdict(target_ms)
+        return {
+            "interval_ms": [self.lo_ms, self.hi_ms],
+            "method": self.method,
+            "confidence": self.confidence,
+            "sampling_below": self.sampling[0],
+            "sampling_above": self.sampling[1],
+            "model_error": self.model_error,
+            "iterations": self.iterations,
+            "width_share": self.width_share,
+            "drift": self.drift,
+            "how": self.describe(),
+            "target_verdict": status,
+            "iterations_to_settle": need,
+            "verdict": sentence or None,
+        }
+
+
+def interval_for(value_ms: float | None, stability: Stability | None, method: str, p: float,
+                 baseline_ms: float | None = None) -> ProjectionInterval | None:
+    """The interval around ``value_ms`` from the latency CSV's ``stability`` (the baseline's, or the candidate's
+    when measured) and the ``method``'s model error (of the change from ``baseline_ms`` for a what-if); None without
+    a value or a bootstrap interval."""
+    if value_ms is None or value_ms <= 0 or stability is None:
+        return None
+    halves = stability.ci_half_widths()
+    if halves is None:
+        return None
+    e = model_error(method, p)
+    if error_basis(method) == "change":
+        e = e * abs(value_ms - (baseline_ms if baseline_ms is not None else value_ms)) / value_ms
+    below = value_ms * math.sqrt(halves[0] ** 2 + e * e)
+    above = value_ms * math.sqrt(halves[1] ** 2 + e * e)
+    return ProjectionInterval(value_ms=value_ms, lo_ms=max(0.0, value_ms - below), hi_ms=value_ms + above,
+                              percentile=p, method=method, sampling=halves, model_error=e, iterations=stability.n,
+                              confidence=stability.confidence, drift=stability.drift)
+
+
+def target_with_margin(interval: ProjectionInterval, target_ms: float) -> float:
+    """The target less the interval's upper half-width: what the central figure must stay under for the whole
+    interval to meet ``target_ms`` (slack that holds at the upper end of the interval)."""
+    return target_ms - (interval.hi_ms - interval.value_ms)
+
+
+def interval_fields(interval: ProjectionInterval | None, target_ms: float | None) -> dict[str, Any]:
+    """``interval_ms``, ``interval`` (what it is made of), ``target_verdict`` and ``meets_target`` for a projection
+    dict: meets_target is None when the interval straddles the target."""
+    if interval is None:
+        return {"interval_ms": None, "interval": None, "target_verdict": None}
+    d = interval.to_dict(target_ms)
+    status = d["target_verdict"]
+    out: dict[str, Any] = {"interval_ms": d["interval_ms"], "interval": d, "target_verdict": status}
+    if status is not None:
+        out["meets_target"] = {MEETS: True, MISSES: False}.get(status)
+    return out

@@ -1,0 +1,131 @@
+"""The interval on a projected percentile (the baseline's sampling and the model's own error) and the verdict
+against a target it allows: meets, misses, or cannot tell at this sample size with the iterations that settle it."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from hipgauge.profiles import intervals as iv
+from hipgauge.profiles import percentiles as pct
+from hipgauge.profiles.load import load_profile
+from hipgauge.profiles.parity import compare_profiles
+from hipgauge.profiles.projection import project_baseline
+from hipgauge.profiles.readers.latency import read_latency
+from hipgauge.profiles.stability import assess
+from hipgauge.profiles.timeline_load import load_timeline
+
+DATA = Path(__file__).resolve().parent / "data" / "h200"
+PAIRS = DATA / "pairs"
+
+
+def _steady(ci: tuple[float, float] = (9.5, 10.5), n: int = 300):
+    st = assess([10.0] * 5 + [9.0, 11.0] * 10, 99.0)
+    st.percentile_ms, st.percentile_ci_ms, st.n = 10.0, ci, n
+    return st
+
+
+def test_measured_interval_is_the_bootstrap_interval() -> None:
+    i = iv.interval_for(10.0, _steady(), iv.METHOD_MEASURED, 99.0)
+    assert i is not None and (i.lo_ms, i.hi_ms) == pytest.approx((9.5, 10.5)) and i.model_error == 0
+
+
+def test_model_error_combines_in_quadrature() -> None:
+    i = iv.interval_for(10.0, _steady((9.6, 10.3)), iv.METHOD_OWN, 99.0)
+    e = iv.model_error(iv.METHOD_OWN, 99.0)
+    assert i is not None
+    assert i.hi_ms - 10.0 == pytest.approx(10.0 * (0.03 ** 2 + e ** 2) ** 0.5)
+    assert 10.0 - i.lo_ms == pytest.approx(10.0 * (0.04 ** 2 + e ** 2) ** 0.5)
+    assert iv.model_error(iv.METHOD_OWN, 50.0) < e  # P50 is projected better than P99
+
+
+def test_a_what_if_error_is_a_share_of_the_change() -> None:
+    same = iv.interval_for(10.0, _steady(), iv.METHOD_ASSUMED, 99.0, baseline_ms=10.0)
+    moved = iv.interval_for(12.0, _steady(), iv.METHOD_ASSUMED, 99.0, baseline_ms=10.0)
+    assert same is not None and moved is not None and same.model_error == 0
+    assert moved.model_error * 12.0 == pytest.approx(2.0 * iv.model_error(iv.METHOD_ASSUMED, 99.0))
+
+
+def test_verdicts_and_the_iterations_that_settle_one() -> None:
+    i = iv.interval_for(10.0, _steady(), iv.METHOD_MEASURED, 99.0)
+    assert i is not None
+    assert i.verdict(11.0)[0] == iv.MEETS and i.verdict(9.0)[0] == iv.MISSES
+    status, need, text = i.verdict(10.25)
+    assert status == iv.CANNOT_TELL and need == 1200  # half-width 0.5 → 0.25: four times the iterations
+    assert "1200 iterations" in text
+    own = iv.interval_for(10.0, _steady(), iv.METHOD_OWN, 99.0)
+    assert own is not None
+    status, need, text = own.verdict(10.5)  # the model's ±1 ms alone reaches a target 0.5 ms away
+    assert status == iv.CANNOT_TELL and need is None and "will not settle it" in text
+
+
+def test_no_interval_without_a_latency_csv() -> None:
+    assert iv.interval_for(10.0, None, iv.METHOD_OWN, 99.0) is None
+    assert iv.interval_for(None, _steady(), iv.METHOD_OWN, 99.0) is None
+
+
+def _pairs(data: Path) -> list[tuple[str, str]]:
+    with open(data / "pairs.csv", newline="", encoding="utf-8") as f:
+        return [(r["base"], r["cand"]) for r in csv.DictReader(f)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("base,cand", _pairs(DATA / "heldout"))
+def test_the_interval_holds_the_measured_candidate_on_the_blind_pairs(base: str, cand: str) -> None:
+    d = DATA / "heldout"
+    bp = load_profile(d / f"{base}_trace.json.gz", latency_csv=d / f"{base}_latency_ms.csv")
+    cp = load_profile(d / f"{cand}_trace.json.gz")
+    btl, _ = load_timeline(bp)
+    ctl, _ = load_timeline(cp)
+    measured = read_latency(d / f"{cand}_latency_ms.csv")
+    for p in (50.0, 99.0):
+        res = compare_profiles(bp, cp, percentile=p, base_timeline=btl, cand_timeline=ctl)
+        i = res.interval
+        assert i is not None and i.method == iv.METHOD_OWN
+        m = pct.summarize(measured, p)[0]
+        assert i.lo_ms <= m <= i.hi_ms, (p, i.lo_ms, m, i.hi_ms)
+        assert i.width_share <= 0.30
+
+
+def test_compare_and_project_json_carry_the_interval(capsys: pytest.CaptureFixture[str]) -> None:
+    from hipgauge.cli import main
+
+    b = PAIRS / "r50_bs8_fp16_nchw"
+    with pytest.raises(SystemExit):
+        main(["compare", f"{b}_trace.json.gz", str(PAIRS / "r50_bs8_bf16_nchw_trace.json.gz"), "--latency-csv",
+              f"{b}_latency_ms.csv", "--target-ms", "20", "--json"])
+    proj = json.loads(capsys.readouterr().out)["projection"]
+    lo, hi = proj["interval_ms"]
+    assert lo < proj["projected_ms"] < hi and proj["target_verdict"] == "meets" and proj["meets_target"] is True
+    assert proj["interval"]["method"] == "own-timeline" and proj["interval"]["model_error"] > 0
+    with pytest.raises(SystemExit):
+        main(["project", f"{b}_trace.json.gz", "--latency-csv", f"{b}_latency_ms.csv", "--target-ms", "5.3", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    proj = doc["projection"]
+    assert proj["target_verdict"] == iv.CANNOT_TELL and proj["meets_target"] is None
+    assert proj["interval"]["iterations_to_settle"] > 300
+    lo, hi = proj["slack_interval_ms"]
+    assert lo < proj["slack_ms"] < hi and lo < 0 < hi
+    conv = next(g for g in doc["groups"] if g["name"] == "convolution")
+    assert conv["max_ratio_at_interval"] is None or conv["max_ratio_at_interval"] < conv["max_ratio"]
+
+
+def test_project_slack_at_the_upper_end_of_the_interval_is_smaller() -> None:
+    b = PAIRS / "r50_bs8_fp16_nchw"
+    base = load_profile(f"{b}_trace.json.gz", latency_csv=f"{b}_latency_ms.csv")
+    res = project_baseline(base, 6.0, 99.0)  # no timeline: the linear slack
+    for g in res.groups:
+        sure = res.sure_ratio[g.name]
+        assert g.max_ratio is not None and sure is not None and 1.0 < sure < g.max_ratio
+
+
+def test_decide_says_the_interval() -> None:
+    from hipgauge.decide.rubric import decide
+
+    b = PAIRS / "r50_bs8_fp16_nchw"
+    base = load_profile(f"{b}_trace.json.gz", latency_csv=f"{b}_latency_ms.csv")
+    text = decide(None, projection=project_baseline(base, 5.3, 99.0)).triage.measurement
+    assert "interval" in text and "cannot tell at this sample size" in text and "iterations (now 300)" in text
