@@ -42,6 +42,7 @@ from hipgauge.source.conditions import (
     visibility,
 )
 from hipgauge.model import Severity
+from hipgauge.source.includes import TreeMacros, tree_macros
 from hipgauge.source.pybranches import cmake_vendor_lines, vendor_lines
 from hipgauge.source.walk import read_text_bytes
 
@@ -116,16 +117,29 @@ class TreeDual:
     shims: tuple[Shim, ...] = ()
     families: tuple[Family, ...] = ()
     user: tuple[str, ...] = ()  # -D / config defines as given
+    #: the preprocessor per build across files (``hipgauge.source.includes``): what headers define, which build
+    #: reaches each header, names a build never defines; None: each file on its own
+    macros: TreeMacros | None = None
 
     def defines(self) -> Defines:
-        """What each build defines, from the switches and the user's items (worked out once per tree)."""
+        """What each build defines, from the switches, the user's items and the names a build never defines
+        (worked out once per tree)."""
         cached = self.__dict__.get("_defines")
         if cached is None:
             sw = {s.name: "hip" for s in self.switches if s.side == "hip" and s.name not in PLATFORM_NAMES}
             opts = tuple(s.name for s in self.switches if s.side == "hip-option")
             cached = Defines.standard(sw, opts, self.user)
+            if self.macros is not None:
+                cached = self.macros.defines(cached)
             object.__setattr__(self, "_defines", cached)  # a memo on a frozen record, not state
         return cached
+
+    def view(self, file: str, data: bytes) -> Visibility:
+        """Which build sees each line of ``file``: its own conditions, what the project headers it includes
+        define, and which builds reach it at all."""
+        if self.macros is None:
+            return visibility(data, self.defines())
+        return self.macros.view(file, data, self.defines())
 
     @property
     def shim_files(self) -> frozenset[str]:
@@ -166,6 +180,8 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
     options: set[str] = set()
     keep: list[tuple[str, bytes]] = []  # files that may hold a shim or a define under a HIP guard
     small: list[tuple[str, bytes]] = []
+    sources: dict[str, bytes] = {}  # every C/C++/CUDA file with a directive: the preprocessor across files
+    passed: set[str] = set()  # names a build file defines (-DNAME, add_compile_definitions)
     for e in entries:
         if e.size > max_bytes or (e.kind not in SOURCE_KINDS and e.kind not in BUILD_KINDS):
             continue
@@ -174,9 +190,12 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
             continue
         if e.kind in BUILD_KINDS:
             _build_switches(data, e.display, where, how)
+            passed.update(m.group(1) for m in _BUILD_DEFINE.finditer(data.decode("latin-1")))
             continue
         if e.kind in ("cuda", "cpp") and len(data) <= GENERATED_MAX_BYTES:
             small.append((e.display, data))
+        if b"#" in data:
+            sources[e.display] = data
         if b"#" not in data or not (b"HIP" in data or b"ROCM" in data or b"hip" in data):
             continue
         for d in directives(data):
@@ -215,9 +234,33 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
             break
         for n, sw in new.items():
             switches[n] = replace(sw, uses=uses.get(n, 0))
+    kept = {f for f, _data in keep}
+    for n in _defined_elsewhere({n for n, sw in switches.items() if sw.how.startswith("defined-under-")},
+                                [(f, data) for f, data in sources.items() if f not in kept],
+                                TreeDual(tuple(switches.values()), user=user).defines()):
+        del switches[n]  # FP8_AVAILABLE: the HIP shim defines it, and so does the CUDA header: both builds
     final = TreeDual(tuple(sorted(switches.values(), key=lambda s: s.name)), user=user)
     shims = tuple(s for s in (_shim(f, data, vis, known_cuda) for f, data, vis in views) if s is not None)
-    return replace(final, shims=shims, families=tuple(generated_families(small)))
+    macros, _views = tree_macros(sources, final.defines(), passed)
+    return replace(final, shims=shims, families=tuple(generated_families(small)), macros=macros)
+
+
+def _defined_elsewhere(names: set[str], files: list[tuple[str, bytes]], defines: Defines) -> set[str]:
+    """Of ``names``, those some of ``files`` defines where the HIP build is not alone in looking."""
+    if not names:
+        return set()
+    pattern = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(" + b"|".join(re.escape(n.encode()) for n in sorted(names))
+                         + rb")\b", re.M)
+    out: set[str] = set()
+    for _f, data in files:
+        hits = list(pattern.finditer(data))
+        if not hits:
+            continue
+        vis = visibility(data, defines)
+        for m in hits:
+            if vis.at(data.count(b"\n", 0, m.start()) + 1) not in (HIP_ONLY, NEITHER):
+                out.add(m.group(1).decode("latin-1"))
+    return out
 
 
 def _defined_under_hip(views: list[tuple[str, bytes, Visibility]]) -> dict[str, Switch]:
@@ -399,7 +442,7 @@ def file_view(display: str, data: bytes, tree: TreeDual | None, kind: str = "cud
         return FileView(display, cmake_vendor_lines(data.decode("utf-8", "replace")))
     if kind == "make":
         return FileView(display, visibility(b"", None))
-    return FileView(display, visibility(data, tree.defines()), shim=display in tree.shim_files)
+    return FileView(display, tree.view(display, data), shim=display in tree.shim_files)
 
 
 def kernel_variants(view: FileView, kernels: Iterable[Any]) -> None:
