@@ -369,8 +369,10 @@ class Visibility:
     exports: tuple[dict[str, str | None], dict[str, str | None]] = field(default_factory=lambda: ({}, {}))
     #: ``(line, "define" | "undef" | "include", name or include text, cuda seen, hip seen)`` (YES / MAYBE / NO)
     sites: list[tuple[int, str, str, int, int]] = field(default_factory=list)
-    #: lines of conditions on a toolkit name (``__CUDA_ARCH__``) that the HIP build defines there (a shim's own)
-    toolkit_guards: set[int] = field(default_factory=set)
+    #: lines of ``#if``/``#elif`` conditions the HIP build decides (true or false): by a vendor switch, or by what
+    #: a project shim defines for it (``#define __CUDA_ARCH__ 1300``): the HIP build's branch there is chosen by
+    #: the project, not a silent fallback
+    hip_decided: set[int] = field(default_factory=set)
 
     def surely(self, line: int) -> bool:
         """The line's class is certain (no build only *may* compile it)."""
@@ -441,10 +443,6 @@ UNKNOWN = "\x00unknown"
 Exports = tuple[dict[str, "str | None"], dict[str, "str | None"]]
 #: resolves the text of an ``#include`` (``"common.cuh"``, ``<vendors/hip.h>``) to what including it does, or None
 IncludeHook = Callable[[str], "Exports | None"]
-#: toolkit names a project shim may define for the HIP build (``#define __CUDA_ARCH__ 1300``): a guard on one of
-#: them that the HIP build decides is the project's choice, not a silent fallback (HG703/HG704 do not apply)
-TOOLKIT_GUARD_NAMES = ("__CUDA_ARCH__", "__CUDACC__", "__NVCC__", "CUDART_VERSION", "CUDA_VERSION",
-                       "__CUDACC_VER_MAJOR__")
 _INCLUDE_RE = re.compile(r'^(?:"([^"]+)"|<([^>]+)>)')
 
 
@@ -501,7 +499,7 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
     prev_line = 1
     conditionals = 0
     maybe: set[int] = set()
-    toolkit: set[int] = set()
+    decided: set[int] = set()
     sites: list[tuple[int, str, str, int, int]] = []
 
     def fill(upto: int) -> None:
@@ -550,12 +548,10 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
                 maybe.update(range(d.line - 1, min(d.last_line, n_lines)))
             continue
         conditionals += 1
-        if d.kind in ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef") and state[1] != NO:
-            hip_values = vals["hip"][0]
-            if any(n in hip_values for n in TOOLKIT_GUARD_NAMES if n in d.text):
-                toolkit.add(d.line)
         if d.kind in ("if", "ifdef", "ifndef"):
             conds = [_cond(d, *vals[b]) for b in BUILDS]
+            if conds[1] is not None and state[1] != NO:
+                decided.update(range(d.line, d.last_line + 1))
             cur = (_branch(state[0], 0, conds[0]), _branch(state[1], 0, conds[1]))
             frame = _Frame(parent=state, done=[_after(0, c) for c in conds], current=cur, line=d.line,
                            decided=_where(*cur) != _where(*state))
@@ -566,6 +562,8 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
                 continue  # unbalanced: ignore
             frame = stack[-1]
             conds = [1, 1] if d.kind == "else" else [_cond(d, *vals[b]) for b in BUILDS]
+            if d.kind != "else" and conds[1] is not None and frame.parent[1] != NO:
+                decided.update(range(d.line, d.last_line + 1))
             cur = (_branch(frame.parent[0], frame.done[0], conds[0]), _branch(frame.parent[1], frame.done[1], conds[1]))
             frame.done = [_after(frame.done[i], conds[i]) for i in range(2)]
             frame.current = cur
@@ -582,7 +580,7 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
     fill(n_lines + 1)
     exports = tuple({n: _status(vals[b], n) for n in touched[i]} for i, b in enumerate(BUILDS))
     return Visibility(where, guard, conditionals, maybe, exports=exports,  # type: ignore[arg-type]
-                      sites=sites, toolkit_guards=toolkit)
+                      sites=sites, hip_decided=decided)
 
 
 def _status(build_vals: tuple[dict[str, str], set[str]], name: str) -> str | None:

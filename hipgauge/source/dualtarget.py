@@ -53,7 +53,7 @@ AMD_WORD_RE = re.compile(r"(?:^|_)(?:HIP|ROCM|AMD|GFX\w*|RDNA\d*|CDNA\d*|WAVE64|
 #: names the CUDA build never defines when nvcc compiles (the HIP platform names)
 HIP_PLATFORM = frozenset(n for n, (c, h) in PLATFORM_NAMES.items() if h is not None)
 _BUILD_DEFINE = re.compile(r"(?:-D\s*|compile_definitions\s*\([^)]*?\b|define_macros[^\n]*?[\"'])([A-Z][A-Z0-9_]*)")
-_HIPISH = re.compile(rb"\b(?:hip(?:[A-Z_]|blas|cub|rand|fft|sparse|solver|rtc|Lt)\w*|HIP\w*|roc\w+|"
+_HIPISH = re.compile(rb"\b(?:hip(?:[A-Z_]|blas|cub|rand|fft|sparse|solver|rtc|Lt)\w*|__hip_\w+|HIP\w*|roc\w+|"
                      rb"__shfl(?:_up|_down|_xor)?\b|__ballot\b|__any\b|__all\b|__builtin_amdgcn\w*|__lane_id\b|__ockl\w*|amd_\w+)")
 _CUDAISH = re.compile(rb"\b(?:cuda[A-Z_]\w*|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|nv\w+|__nv\w+)")
 _CUDA_NAME = re.compile(r"^(?:cuda[A-Z_]\w*|CUDA_\w+|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|curand\w*|cusparse\w*|"
@@ -65,10 +65,14 @@ _POLYFILL = re.compile(rb"__device__[\w\s:*&<>,]*?\b(__v\w+\d\w*|__dp4a|__dp2a\w
                        rb"__hmin\w*|__activemask|__syncwarp|__nanosleep|__popc\w*|__byte_perm|__funnelshift\w*)"
                        rb"\s*\([^;{]*\)\s*\{")
 _USING = re.compile(rb"^[ \t]*using[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([^;\n]+);", re.M)
+_TYPEDEF = re.compile(rb"^[ \t]*typedef[ \t]+([^;{}\n]+?)[ \t]+([A-Za-z_]\w*)[ \t]*;", re.M)
 SHIM_MIN_MAPPINGS = 3
 #: rules a shim answers for the names it maps: the name has no HIP counterpart / its mask is 32 bits
 SHIM_COVERED_CODES = frozenset({"HG103", "HG104", "HG209", "HG305", "HG706"})
 SHIM_COVERED_CATEGORIES = frozenset({"api", "library"})
+#: rules about a preprocessor guard the HIP build would silently get wrong (``__CUDA_ARCH__``, ``__CUDACC__``):
+#: moot on a condition the HIP build decides (a vendor switch, or a shim's ``#define __CUDA_ARCH__``)
+GUARD_CODES = frozenset({"HG703", "HG704"})
 GENERATED_MAX_BYTES = 6 * 1024
 GENERATED_MIN_COPIES = 3
 GENERATED_MAX_DIFF = 0.25  # share of tokens that may differ between copies
@@ -315,10 +319,17 @@ def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim |
             continue
         if ((known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name)) and _HIPISH.search(body):
             mappings.append((name, _short(body)))
-    for m in _USING.finditer(data):  # using bnb_stream_t = hipStream_t; / … = cudaStream_t;
-        where = vis.at(data.count(b"\n", 0, m.start()) + 1)
+    aliases = [(m.start(), m.group(1), m.group(2).strip()) for m in _USING.finditer(data)]
+    aliases += [(m.start(), m.group(2), m.group(1).strip()) for m in _TYPEDEF.finditer(data)]
+    for start, alias, target in aliases:  # using bnb_stream_t = hipStream_t; / … = cudaStream_t;
+        where = vis.at(data.count(b"\n", 0, start) + 1)
+        name = alias.decode("latin-1")
         if where in (HIP_ONLY, CUDA_ONLY):
-            by_side[m.group(1).decode("latin-1")][where] = m.group(2).strip()
+            by_side[name][where] = target
+        # typedef __hip_bfloat162 nv_bfloat162; / using nv_bfloat16 = __hip_bfloat16;: a mapping, not a CUDA use
+        if (where != CUDA_ONLY and ((known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name))
+                and _HIPISH.search(target) and all(a != name for a, _b in mappings)):
+            mappings.append((name, _short(target)))
     for name, sides in by_side.items():  # one neutral name per vendor (bitsandbytes' compat.cuh)
         if (HIP_ONLY in sides and CUDA_ONLY in sides and _HIPISH.search(sides[HIP_ONLY])
                 and _CUDAISH.search(sides[CUDA_ONLY]) and all(a != name for a, _b in mappings)):
@@ -489,7 +500,7 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
             view.dropped += 1
             continue
         where = view.vis.at(f.line)
-        if where in (HIP_ONLY, NEITHER):
+        if where in (HIP_ONLY, NEITHER) or (f.code in GUARD_CODES and f.line in view.vis.hip_decided):
             view.dropped += 1
             continue
         if names and (f.code in SHIM_COVERED_CODES or f.category in SHIM_COVERED_CATEGORIES):
