@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from hipgauge.knowledge.amd_targets import amd_pass_macros
+
 NEITHER, CUDA_ONLY, HIP_ONLY, BOTH = 0, 1, 2, 3
 LABEL = {NEITHER: "neither", CUDA_ONLY: "cuda-only", HIP_ONLY: "hip-only", BOTH: "both"}
 BUILDS = ("cuda", "hip")
@@ -40,9 +42,10 @@ PLATFORM_NAMES: dict[str, tuple[str | None, str | None]] = {
     "ROCM_VERSION": (None, SOME),
     "TORCH_HIP_VERSION": (None, SOME),
 }
-#: names only the HIP build may define but whose value there depends on the pass (device or host)
-HIP_PASS_NAMES = ("__HIP_DEVICE_COMPILE__", "__HIP_ARCH_GFX90A__", "__gfx90a__", "__gfx940__", "__gfx942__",
-                  "__GFX9__", "__GFX11__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE")
+#: names only the HIP build may define but whose value there depends on the pass (device or host) and its AMD
+#: target: every gfx target's and family's macro (``__gfx950__``, ``__GFX12__``: ``hipgauge/data/amd_targets.toml``)
+#: and the per-pass ones
+HIP_PASS_NAMES = tuple(sorted({*amd_pass_macros(), "__HIP_ARCH_GFX90A__"}))
 
 
 @dataclass(frozen=True)

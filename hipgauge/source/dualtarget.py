@@ -41,6 +41,7 @@ from hipgauge.source.conditions import (
     parse_define,
     visibility,
 )
+from hipgauge.knowledge.amd_targets import amd_family_words
 from hipgauge.model import Severity
 from hipgauge.source.includes import TreeMacros, tree_macros
 from hipgauge.source.pybranches import cmake_vendor_lines, vendor_lines
@@ -49,7 +50,8 @@ from hipgauge.source.walk import read_text_bytes
 #: a project's vendor switch, by its name
 SWITCH_NAME_RE = re.compile(r"^(?:[A-Z][A-Z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?(?:HIP|ROCM)$")
 #: a name that only means something for AMD (a HIP-only option when tested with a HIP name)
-AMD_WORD_RE = re.compile(r"(?:^|_)(?:HIP|ROCM|AMD|GFX\w*|RDNA\d*|CDNA\d*|WAVE64|ROCWMMA|HIPBLASLT)(?:_|$)")
+AMD_WORD_RE = re.compile(r"(?:^|_)(?:HIP|ROCM|AMD|WAVE64|ROCWMMA|HIPBLASLT|"
+                         + "|".join(re.escape(w) + r"\w*" for w in amd_family_words()) + r")(?:_|$)")
 #: names the CUDA build never defines when nvcc compiles (the HIP platform names)
 HIP_PLATFORM = frozenset(n for n, (c, h) in PLATFORM_NAMES.items() if h is not None)
 _BUILD_DEFINE = re.compile(r"(?:-D\s*|compile_definitions\s*\([^)]*?\b|define_macros[^\n]*?[\"'])([A-Z][A-Z0-9_]*)")
