@@ -15,9 +15,11 @@ or ``NEITHER``, and the line of the directive that decided it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+
+from hipgauge.knowledge.amd_targets import amd_pass_macros
 
 NEITHER, CUDA_ONLY, HIP_ONLY, BOTH = 0, 1, 2, 3
 LABEL = {NEITHER: "neither", CUDA_ONLY: "cuda-only", HIP_ONLY: "hip-only", BOTH: "both"}
@@ -40,9 +42,10 @@ PLATFORM_NAMES: dict[str, tuple[str | None, str | None]] = {
     "ROCM_VERSION": (None, SOME),
     "TORCH_HIP_VERSION": (None, SOME),
 }
-#: names only the HIP build may define but whose value there depends on the pass (device or host)
-HIP_PASS_NAMES = ("__HIP_DEVICE_COMPILE__", "__HIP_ARCH_GFX90A__", "__gfx90a__", "__gfx940__", "__gfx942__",
-                  "__GFX9__", "__GFX11__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE")
+#: names only the HIP build may define but whose value there depends on the pass (device or host) and its AMD
+#: target: every gfx target's and family's macro (``__gfx950__``, ``__GFX12__``: ``hipgauge/data/amd_targets.toml``)
+#: and the per-pass ones
+HIP_PASS_NAMES = tuple(sorted({*amd_pass_macros(), "__HIP_ARCH_GFX90A__"}))
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,14 @@ class Defines:
         ``#if 0``) is seen by both builds on every line."""
         names = set(self.cuda) | set(self.hip) | self.cuda_undefined | self.hip_undefined
         return tuple(sorted(n.encode() for n in names))
+
+    def with_undefined(self, cuda: Iterable[str] = (), hip: Iterable[str] = ()) -> Defines:
+        """These, plus names each build leaves undefined (a name given a value here keeps it)."""
+        cu = frozenset(n for n in cuda if n not in self.cuda)
+        hi = frozenset(n for n in hip if n not in self.hip)
+        if not cu and not hi:
+            return self
+        return Defines(self.cuda, self.hip, self.cuda_undefined | cu, self.hip_undefined | hi)
 
     def for_build(self, build: str) -> tuple[dict[str, str], set[str]]:
         if build == "cuda":
@@ -169,11 +180,13 @@ class _Unparsable(Exception):
     pass
 
 
-def evaluate(expr: str, values: Mapping[str, str], undefined: set[str] | frozenset[str]) -> int | None:
-    """The value of a ``#if`` expression in one build: an int, or None when it depends on what is unknown."""
+def evaluate(expr: str, values: Mapping[str, str], undefined: set[str] | frozenset[str], depth: int = 0,
+             expanding: frozenset[str] = frozenset()) -> int | None:
+    """The value of a ``#if`` expression in one build: an int, or None when it depends on what is unknown. A name
+    whose value is an expression of other names (``#define CC_CDNA3 (CC_OFFSET_AMD + 0x942)``) is evaluated too."""
     try:
         tokens = _tokenize(expr)
-        parser = _Parser(tokens, values, undefined)
+        parser = _Parser(tokens, values, undefined, depth, expanding)
         value = parser.ternary()
         if parser.i != len(tokens):
             return None
@@ -201,7 +214,10 @@ def _tokenize(expr: str) -> list[tuple[str, str]]:
 
 
 class _Parser:
-    def __init__(self, tokens: list[tuple[str, str]], values: Mapping[str, str], undefined: set[str] | frozenset[str]):
+    def __init__(self, tokens: list[tuple[str, str]], values: Mapping[str, str], undefined: set[str] | frozenset[str],
+                 depth: int = 0, expanding: frozenset[str] = frozenset()):
+        self.depth = depth
+        self.expanding = expanding
         self.t = tokens
         self.i = 0
         self.values = values
@@ -313,7 +329,11 @@ class _Parser:
             if val == SOME:
                 return None
             m = re.fullmatch(r"\s*\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?\s*", val)
-            return int(m.group(1), 0) if m else None
+            if m:
+                return int(m.group(1), 0)
+            if self.depth >= 8 or tok in self.expanding:  # a value made of other macros: evaluated, a few levels
+                return None
+            return evaluate(val, self.values, self.undefined, self.depth + 1, self.expanding | {tok})
         return 0 if tok in self.undefined else None
 
 
@@ -347,6 +367,15 @@ class Visibility:
     #: lines (index ``line - 1``) whose class rests on a build that only *may* compile them (``#ifdef __gfx942__``
     #: inside the HIP build: some AMD targets only); empty when none
     maybe: set[int] = field(default_factory=set)
+    #: what the file leaves defined per build, for the names it (or a header it includes) defines or undefines:
+    #: (cuda, hip), each name -> value / None (undefined) / ``UNKNOWN``; what including it does
+    exports: tuple[dict[str, str | None], dict[str, str | None]] = field(default_factory=lambda: ({}, {}))
+    #: ``(line, "define" | "undef" | "include", name or include text, cuda seen, hip seen)`` (YES / MAYBE / NO)
+    sites: list[tuple[int, str, str, int, int]] = field(default_factory=list)
+    #: lines of ``#if``/``#elif`` conditions the HIP build decides (true or false): by a vendor switch, or by what
+    #: a project shim defines for it (``#define __CUDA_ARCH__ 1300``): the HIP build's branch there is chosen by
+    #: the project, not a silent fallback
+    hip_decided: set[int] = field(default_factory=set)
 
     def surely(self, line: int) -> bool:
         """The line's class is certain (no build only *may* compile it)."""
@@ -411,24 +440,70 @@ def _where(cuda: int, hip: int) -> int:
     return BOTH
 
 
-def visibility(data: bytes, defines: Defines | None = None) -> Visibility:
-    """Which build sees each line of ``data`` (see the module docstring)."""
+#: what including a header does in one build: name -> value (``SOME``: defined, value unknown), ``None``:
+#: undefined, ``UNKNOWN``: may or may not be defined afterwards
+UNKNOWN = "\x00unknown"
+Exports = tuple[dict[str, "str | None"], dict[str, "str | None"]]
+#: resolves the text of an ``#include`` (``"common.cuh"``, ``<vendors/hip.h>``) to what including it does, or None
+IncludeHook = Callable[[str], "Exports | None"]
+_INCLUDE_RE = re.compile(r'^(?:"([^"]+)"|<([^>]+)>)')
+
+
+def include_guard(data: bytes) -> str | None:
+    """The include-guard name of a header (``#ifndef X_H`` / ``#define X_H`` as its first two directives)."""
+    it = directives(data)
+    first = next(it, None)
+    second = next(it, None)
+    if first is None or second is None or second.kind != "define":
+        return None
+    if first.kind == "ifndef":
+        name = first.text.split()[0] if first.text.split() else ""
+    elif first.kind == "if":
+        m = re.fullmatch(r"!\s*defined\s*\(?\s*([A-Za-z_]\w*)\s*\)?", first.text)
+        name = m.group(1) if m else ""
+    else:
+        return None
+    return name if name and second.text.split()[:1] == [name] else None
+
+
+def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int, int] = (YES, YES),
+               include: IncludeHook | None = None) -> Visibility:
+    """Which build sees each line of ``data`` (see the module docstring).
+
+    ``entry``: whether each build compiles the file at all (``YES``; ``MAYBE``/``NO`` for a header only some
+    includes reach, ``hipgauge.source.includes``). ``include``: what an ``#include`` does to the macros of each
+    build (a project header's own definitions, applied where each build sees the include line); without it,
+    includes are not followed."""
     defines = defines or Defines.standard()
     n_lines = data.count(b"\n") + 1
     where = [BOTH] * n_lines
     guard = [0] * n_lines
-    if b"#" not in data or not re.search(rb"#[ \t]*if", data):
-        return Visibility(where, guard)
-    if not any(n in data for n in defines.decided) and not _IF_ZERO.search(data):
+    entry = (min(entry[0], YES), min(entry[1], YES))
+    base = _where(*entry)
+    if base != BOTH:
+        where = [base] * n_lines
+    trivial = (b"#" not in data or (not re.search(rb"#[ \t]*(?:if|define|undef)", data)
+                                    and not (include is not None and b"include" in data)))
+    if trivial or (include is None and base == BOTH and not re.search(rb"#[ \t]*if", data)):
+        return Visibility(where, guard, maybe=set(range(n_lines)) if MAYBE in entry and base != BOTH else set())
+    if (include is None and base == BOTH and not any(n in data for n in defines.decided)
+            and not _IF_ZERO.search(data)):
         return Visibility(where, guard)  # nothing here tells the builds apart
     vals = {b: defines.for_build(b) for b in BUILDS}
+    guard_name = include_guard(data)
+    if guard_name is not None:
+        for b in BUILDS:
+            if guard_name not in vals[b][0]:
+                vals[b][1].add(guard_name)
+    touched: tuple[set[str], set[str]] = (set(), set())
     stack: list[_Frame] = []
-    state: tuple[int, int] = (YES, YES)
+    state: tuple[int, int] = entry
     state_guard = 0
     prev_line = 1
     conditionals = 0
-
     maybe: set[int] = set()
+    decided: set[int] = set()
+    sites: list[tuple[int, str, str, int, int]] = []
 
     def fill(upto: int) -> None:
         """Lines ``prev_line`` .. ``upto - 1`` get the current state."""
@@ -441,27 +516,29 @@ def visibility(data: bytes, defines: Defines | None = None) -> Visibility:
                 if unsure:
                     maybe.add(i)
 
-    for d in directives(data):
+    for d in _directives_and_includes(data, include is not None):
         fill(d.line)
         prev_line = d.last_line + 1
+        if d.kind == "include":
+            sites.append((d.line, "include", d.text, state[0], state[1]))
+            if include is not None and (state[0] != NO or state[1] != NO):
+                m = _INCLUDE_RE.match(d.text)
+                got = include(m.group(1) or m.group(2)) if m else None
+                if got is not None:
+                    for i, b in enumerate(BUILDS):
+                        _apply_exports(vals[b], got[i], state[i], touched[i])
+            _fill_directive(where, guard, d, state, state_guard)
+            continue
         if d.kind in ("define", "undef"):
             m = re.match(r"([A-Za-z_]\w*)(\()?\s*(.*)", d.text)
-            if m and not m.group(2):
+            if m:
                 name = m.group(1)
-                for b, seen in zip(BUILDS, state):
-                    values, undef = vals[b]
-                    if d.kind == "undef":
-                        if seen == YES:
-                            values.pop(name, None)
-                            undef.add(name)
-                        elif seen == MAYBE:
-                            values.pop(name, None)
-                            undef.discard(name)
-                    elif seen == YES:
-                        values[name] = m.group(3).strip() or SOME
-                        undef.discard(name)
-                    elif seen == MAYBE and name not in values:
-                        undef.discard(name)  # maybe defined: unknown
+                sites.append((d.line, d.kind, name, state[0], state[1]))
+                value = None if d.kind == "undef" else (SOME if m.group(2) else (m.group(3).strip() or SOME))
+                for i, b in enumerate(BUILDS):
+                    if state[i] != NO:
+                        touched[i].add(name)
+                    _set(vals[b], name, value, state[i])
                 if d.kind == "define" and YES in state and NO in state:
                     # defined only where one build looks (#ifdef __HIPCC__ / #define BNB_HIP): a vendor switch, so
                     # the other build leaves it undefined unless something else said otherwise
@@ -476,6 +553,8 @@ def visibility(data: bytes, defines: Defines | None = None) -> Visibility:
         conditionals += 1
         if d.kind in ("if", "ifdef", "ifndef"):
             conds = [_cond(d, *vals[b]) for b in BUILDS]
+            if conds[1] is not None and state[1] != NO:
+                decided.update(range(d.line, d.last_line + 1))
             cur = (_branch(state[0], 0, conds[0]), _branch(state[1], 0, conds[1]))
             frame = _Frame(parent=state, done=[_after(0, c) for c in conds], current=cur, line=d.line,
                            decided=_where(*cur) != _where(*state))
@@ -486,6 +565,8 @@ def visibility(data: bytes, defines: Defines | None = None) -> Visibility:
                 continue  # unbalanced: ignore
             frame = stack[-1]
             conds = [1, 1] if d.kind == "else" else [_cond(d, *vals[b]) for b in BUILDS]
+            if d.kind != "else" and conds[1] is not None and frame.parent[1] != NO:
+                decided.update(range(d.line, d.last_line + 1))
             cur = (_branch(frame.parent[0], frame.done[0], conds[0]), _branch(frame.parent[1], frame.done[1], conds[1]))
             frame.done = [_after(frame.done[i], conds[i]) for i in range(2)]
             frame.current = cur
@@ -497,10 +578,66 @@ def visibility(data: bytes, defines: Defines | None = None) -> Visibility:
                 continue
             frame = stack.pop()
             _fill_directive(where, guard, d, frame.parent, _outer_guard(stack))
-        state = stack[-1].current if stack else (YES, YES)
+        state = stack[-1].current if stack else entry
         state_guard = _outer_guard(stack)
     fill(n_lines + 1)
-    return Visibility(where, guard, conditionals, maybe)
+    exports = tuple({n: _status(vals[b], n) for n in touched[i]} for i, b in enumerate(BUILDS))
+    return Visibility(where, guard, conditionals, maybe, exports=exports,  # type: ignore[arg-type]
+                      sites=sites, hip_decided=decided)
+
+
+def _status(build_vals: tuple[dict[str, str], set[str]], name: str) -> str | None:
+    values, undef = build_vals
+    if name in values:
+        return values[name]
+    return None if name in undef else UNKNOWN
+
+
+def _set(build_vals: tuple[dict[str, str], set[str]], name: str, value: str | None, seen: int) -> None:
+    """``#define name value`` (``value`` None: ``#undef``) where the build sees it ``seen`` (YES / MAYBE / NO)."""
+    values, undef = build_vals
+    if seen == NO:
+        return
+    if seen == YES:
+        if value is None:
+            values.pop(name, None)
+            undef.add(name)
+        else:
+            values[name] = value
+            undef.discard(name)
+        return
+    if _status(build_vals, name) != value:  # maybe changed: unknown afterwards
+        values.pop(name, None)
+        undef.discard(name)
+
+
+def _apply_exports(build_vals: tuple[dict[str, str], set[str]], exports: dict[str, str | None], seen: int,
+                   touched: set[str]) -> None:
+    if seen == NO:
+        return
+    values, undef = build_vals
+    for name, value in exports.items():
+        touched.add(name)
+        if value == UNKNOWN:
+            values.pop(name, None)
+            undef.discard(name)
+        else:
+            _set(build_vals, name, value, seen)
+
+
+_INCLUDE_LINE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*((?:\"[^\"\n]+\"|<[^>\n]+>))", re.MULTILINE)
+
+
+def _directives_and_includes(data: bytes, with_includes: bool) -> Iterator[Directive]:
+    if not with_includes or b"include" not in data:
+        yield from directives(data)
+        return
+    incs = []
+    for m in _INCLUDE_LINE.finditer(data):
+        line = data.count(b"\n", 0, m.start()) + 1
+        incs.append(Directive(line, line, "include", m.group(1).decode("latin-1")))
+    merged = sorted([*directives(data), *incs], key=lambda d: d.line)
+    yield from merged
 
 
 def _outer_guard(stack: list[_Frame]) -> int:

@@ -41,18 +41,21 @@ from hipgauge.source.conditions import (
     parse_define,
     visibility,
 )
+from hipgauge.knowledge.amd_targets import amd_family_words
 from hipgauge.model import Severity
+from hipgauge.source.includes import TreeMacros, tree_macros
 from hipgauge.source.pybranches import cmake_vendor_lines, vendor_lines
 from hipgauge.source.walk import read_text_bytes
 
 #: a project's vendor switch, by its name
 SWITCH_NAME_RE = re.compile(r"^(?:[A-Z][A-Z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?(?:HIP|ROCM)$")
 #: a name that only means something for AMD (a HIP-only option when tested with a HIP name)
-AMD_WORD_RE = re.compile(r"(?:^|_)(?:HIP|ROCM|AMD|GFX\w*|RDNA\d*|CDNA\d*|WAVE64|ROCWMMA|HIPBLASLT)(?:_|$)")
+AMD_WORD_RE = re.compile(r"(?:^|_)(?:HIP|ROCM|AMD|WAVE64|ROCWMMA|HIPBLASLT|"
+                         + "|".join(re.escape(w) + r"\w*" for w in amd_family_words()) + r")(?:_|$)")
 #: names the CUDA build never defines when nvcc compiles (the HIP platform names)
 HIP_PLATFORM = frozenset(n for n, (c, h) in PLATFORM_NAMES.items() if h is not None)
 _BUILD_DEFINE = re.compile(r"(?:-D\s*|compile_definitions\s*\([^)]*?\b|define_macros[^\n]*?[\"'])([A-Z][A-Z0-9_]*)")
-_HIPISH = re.compile(rb"\b(?:hip(?:[A-Z_]|blas|cub|rand|fft|sparse|solver|rtc|Lt)\w*|HIP\w*|roc\w+|"
+_HIPISH = re.compile(rb"\b(?:hip(?:[A-Z_]|blas|cub|rand|fft|sparse|solver|rtc|Lt)\w*|__hip_\w+|HIP\w*|roc\w+|"
                      rb"__shfl(?:_up|_down|_xor)?\b|__ballot\b|__any\b|__all\b|__builtin_amdgcn\w*|__lane_id\b|__ockl\w*|amd_\w+)")
 _CUDAISH = re.compile(rb"\b(?:cuda[A-Z_]\w*|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|nv\w+|__nv\w+)")
 _CUDA_NAME = re.compile(r"^(?:cuda[A-Z_]\w*|CUDA_\w+|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|curand\w*|cusparse\w*|"
@@ -64,10 +67,14 @@ _POLYFILL = re.compile(rb"__device__[\w\s:*&<>,]*?\b(__v\w+\d\w*|__dp4a|__dp2a\w
                        rb"__hmin\w*|__activemask|__syncwarp|__nanosleep|__popc\w*|__byte_perm|__funnelshift\w*)"
                        rb"\s*\([^;{]*\)\s*\{")
 _USING = re.compile(rb"^[ \t]*using[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([^;\n]+);", re.M)
+_TYPEDEF = re.compile(rb"^[ \t]*typedef[ \t]+([^;{}\n]+?)[ \t]+([A-Za-z_]\w*)[ \t]*;", re.M)
 SHIM_MIN_MAPPINGS = 3
 #: rules a shim answers for the names it maps: the name has no HIP counterpart / its mask is 32 bits
 SHIM_COVERED_CODES = frozenset({"HG103", "HG104", "HG209", "HG305", "HG706"})
 SHIM_COVERED_CATEGORIES = frozenset({"api", "library"})
+#: rules about a preprocessor guard the HIP build would silently get wrong (``__CUDA_ARCH__``, ``__CUDACC__``):
+#: moot on a condition the HIP build decides (a vendor switch, or a shim's ``#define __CUDA_ARCH__``)
+GUARD_CODES = frozenset({"HG703", "HG704"})
 GENERATED_MAX_BYTES = 6 * 1024
 GENERATED_MIN_COPIES = 3
 GENERATED_MAX_DIFF = 0.25  # share of tokens that may differ between copies
@@ -116,16 +123,29 @@ class TreeDual:
     shims: tuple[Shim, ...] = ()
     families: tuple[Family, ...] = ()
     user: tuple[str, ...] = ()  # -D / config defines as given
+    #: the preprocessor per build across files (``hipgauge.source.includes``): what headers define, which build
+    #: reaches each header, names a build never defines; None: each file on its own
+    macros: TreeMacros | None = None
 
     def defines(self) -> Defines:
-        """What each build defines, from the switches and the user's items (worked out once per tree)."""
+        """What each build defines, from the switches, the user's items and the names a build never defines
+        (worked out once per tree)."""
         cached = self.__dict__.get("_defines")
         if cached is None:
             sw = {s.name: "hip" for s in self.switches if s.side == "hip" and s.name not in PLATFORM_NAMES}
             opts = tuple(s.name for s in self.switches if s.side == "hip-option")
             cached = Defines.standard(sw, opts, self.user)
+            if self.macros is not None:
+                cached = self.macros.defines(cached)
             object.__setattr__(self, "_defines", cached)  # a memo on a frozen record, not state
         return cached
+
+    def view(self, file: str, data: bytes) -> Visibility:
+        """Which build sees each line of ``file``: its own conditions, what the project headers it includes
+        define, and which builds reach it at all."""
+        if self.macros is None:
+            return visibility(data, self.defines())
+        return self.macros.view(file, data, self.defines())
 
     @property
     def shim_files(self) -> frozenset[str]:
@@ -166,6 +186,8 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
     options: set[str] = set()
     keep: list[tuple[str, bytes]] = []  # files that may hold a shim or a define under a HIP guard
     small: list[tuple[str, bytes]] = []
+    sources: dict[str, bytes] = {}  # every C/C++/CUDA file with a directive: the preprocessor across files
+    passed: set[str] = set()  # names a build file defines (-DNAME, add_compile_definitions)
     for e in entries:
         if e.size > max_bytes or (e.kind not in SOURCE_KINDS and e.kind not in BUILD_KINDS):
             continue
@@ -174,9 +196,12 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
             continue
         if e.kind in BUILD_KINDS:
             _build_switches(data, e.display, where, how)
+            passed.update(m.group(1) for m in _BUILD_DEFINE.finditer(data.decode("latin-1")))
             continue
         if e.kind in ("cuda", "cpp") and len(data) <= GENERATED_MAX_BYTES:
             small.append((e.display, data))
+        if b"#" in data:
+            sources[e.display] = data
         if b"#" not in data or not (b"HIP" in data or b"ROCM" in data or b"hip" in data):
             continue
         for d in directives(data):
@@ -215,9 +240,33 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
             break
         for n, sw in new.items():
             switches[n] = replace(sw, uses=uses.get(n, 0))
+    kept = {f for f, _data in keep}
+    for n in _defined_elsewhere({n for n, sw in switches.items() if sw.how.startswith("defined-under-")},
+                                [(f, data) for f, data in sources.items() if f not in kept],
+                                TreeDual(tuple(switches.values()), user=user).defines()):
+        del switches[n]  # FP8_AVAILABLE: the HIP shim defines it, and so does the CUDA header: both builds
     final = TreeDual(tuple(sorted(switches.values(), key=lambda s: s.name)), user=user)
     shims = tuple(s for s in (_shim(f, data, vis, known_cuda) for f, data, vis in views) if s is not None)
-    return replace(final, shims=shims, families=tuple(generated_families(small)))
+    macros, _views = tree_macros(sources, final.defines(), passed)
+    return replace(final, shims=shims, families=tuple(generated_families(small)), macros=macros)
+
+
+def _defined_elsewhere(names: set[str], files: list[tuple[str, bytes]], defines: Defines) -> set[str]:
+    """Of ``names``, those some of ``files`` defines where the HIP build is not alone in looking."""
+    if not names:
+        return set()
+    pattern = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(" + b"|".join(re.escape(n.encode()) for n in sorted(names))
+                         + rb")\b", re.M)
+    out: set[str] = set()
+    for _f, data in files:
+        hits = list(pattern.finditer(data))
+        if not hits:
+            continue
+        vis = visibility(data, defines)
+        for m in hits:
+            if vis.at(data.count(b"\n", 0, m.start()) + 1) not in (HIP_ONLY, NEITHER):
+                out.add(m.group(1).decode("latin-1"))
+    return out
 
 
 def _defined_under_hip(views: list[tuple[str, bytes, Visibility]]) -> dict[str, Switch]:
@@ -272,10 +321,17 @@ def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim |
             continue
         if ((known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name)) and _HIPISH.search(body):
             mappings.append((name, _short(body)))
-    for m in _USING.finditer(data):  # using bnb_stream_t = hipStream_t; / … = cudaStream_t;
-        where = vis.at(data.count(b"\n", 0, m.start()) + 1)
+    aliases = [(m.start(), m.group(1), m.group(2).strip()) for m in _USING.finditer(data)]
+    aliases += [(m.start(), m.group(2), m.group(1).strip()) for m in _TYPEDEF.finditer(data)]
+    for start, alias, target in aliases:  # using bnb_stream_t = hipStream_t; / … = cudaStream_t;
+        where = vis.at(data.count(b"\n", 0, start) + 1)
+        name = alias.decode("latin-1")
         if where in (HIP_ONLY, CUDA_ONLY):
-            by_side[m.group(1).decode("latin-1")][where] = m.group(2).strip()
+            by_side[name][where] = target
+        # typedef __hip_bfloat162 nv_bfloat162; / using nv_bfloat16 = __hip_bfloat16;: a mapping, not a CUDA use
+        if (where != CUDA_ONLY and ((known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name))
+                and _HIPISH.search(target) and all(a != name for a, _b in mappings)):
+            mappings.append((name, _short(target)))
     for name, sides in by_side.items():  # one neutral name per vendor (bitsandbytes' compat.cuh)
         if (HIP_ONLY in sides and CUDA_ONLY in sides and _HIPISH.search(sides[HIP_ONLY])
                 and _CUDAISH.search(sides[CUDA_ONLY]) and all(a != name for a, _b in mappings)):
@@ -399,7 +455,7 @@ def file_view(display: str, data: bytes, tree: TreeDual | None, kind: str = "cud
         return FileView(display, cmake_vendor_lines(data.decode("utf-8", "replace")))
     if kind == "make":
         return FileView(display, visibility(b"", None))
-    return FileView(display, visibility(data, tree.defines()), shim=display in tree.shim_files)
+    return FileView(display, tree.view(display, data), shim=display in tree.shim_files)
 
 
 def kernel_variants(view: FileView, kernels: Iterable[Any]) -> None:
@@ -446,7 +502,7 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
             view.dropped += 1
             continue
         where = view.vis.at(f.line)
-        if where in (HIP_ONLY, NEITHER):
+        if where in (HIP_ONLY, NEITHER) or (f.code in GUARD_CODES and f.line in view.vis.hip_decided):
             view.dropped += 1
             continue
         if names and (f.code in SHIM_COVERED_CODES or f.category in SHIM_COVERED_CATEGORIES):

@@ -1,0 +1,242 @@
+"""The preprocessor per build across files: what each project header defines in the CUDA and the HIP build, which
+build reaches each header, and which names a build never defines.
+
+``tree_macros(files, defines)`` reads every source file of the tree once:
+
+* **includes**: ``#include "x.h"`` (and ``<x.h>`` when the tree has it) resolved to a tree file: relative to the
+  includer, then to each folder above it, then to the tree's ``include/`` folders, then by a unique path suffix;
+* **exports**: per header, what including it does to each build's macros (``#define``/``#undef`` under the
+  header's own conditions, and what its own includes bring), three-valued: defined (with its value), undefined,
+  unknown. ``common.cuh`` includes ``vendors/hip.h`` only under ``GGML_USE_HIP``: the shim's
+  ``#define __CUDA_ARCH__ 1300`` and ``#define CDNA`` reach the HIP build only;
+* **reach**: whether each build compiles each header at all: a compiled source (``.cu``/``.cpp``) or a header no
+  file includes is reached by both; another header is reached where an including line is (``vendors/cuda.h``,
+  included under ``#else`` of ``GGML_USE_HIP``: CUDA build only);
+* **never**: names the tree defines only where one build never looks (``#if !defined(GGML_USE_HIP) && __CUDA_ARCH__
+  >= 750`` / ``#define TURING_MMA_AVAILABLE``): undefined in that build, in every file, whatever it includes.
+  Toolkit and reserved names (``__CUDA_ARCH__``, ``CUDART_VERSION``, ``cudaStream_t``) and names a build file or
+  ``-D`` passes are never put there: the compiler or the build may define them.
+
+``hipgauge.source.dualtarget`` feeds these into each file's evaluation (``conditions.visibility``'s ``entry`` and
+``include``).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from hipgauge.source.conditions import (
+    NO,
+    YES,
+    Defines,
+    Exports,
+    IncludeHook,
+    Visibility,
+    visibility,
+)
+
+#: sources a compiler is given (roots of the include graph)
+COMPILED_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c++", ".c")
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
+#: names a compiler, a toolkit or a vendor's headers may define: never "undefined because the tree never does"
+_NOT_PROJECT = re.compile(r"^(?:_[_A-Z]|(?:CUDA|CUDART|CUBLAS|CUDNN|NCCL|NV|HIP|ROCM|HIPBLAS|RCCL|TORCH|AT|C10)_|"
+                          r"(?:cuda|cublas|cusparse|cusolver|curand|cufft|cudnn|nccl|nvrtc|cub|cute|cutlass|hip|roc|"
+                          r"rccl|miopen)[A-Z_a-z]|cu[A-Z]|CU[A-Za-z]|nv_|__nv|NVTX)")
+ROUNDS = 3
+
+
+@dataclass(frozen=True)
+class TreeMacros:
+    """Macros per build across the tree's files (see the module docstring). Plain data: sent to scan workers."""
+
+    #: file -> include text -> tree file it resolves to
+    includes: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: header -> (cuda, hip) name -> value / None (undefined) / ``UNKNOWN``
+    exports: dict[str, Exports] = field(default_factory=dict)
+    #: file -> (cuda, hip) YES / MAYBE / NO; a file absent is reached by both
+    reach: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: per build (cuda, hip): names the tree defines only where that build never looks
+    never: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+
+    def defines(self, base: Defines) -> Defines:
+        """``base`` with the ``never`` names undefined (a name ``base`` decides keeps its value)."""
+        return base.with_undefined(*self.never)
+
+    def hook(self, file: str) -> IncludeHook | None:
+        """What an ``#include`` in ``file`` does, for ``conditions.visibility``."""
+        table = self.includes.get(file)
+        if not table:
+            return None
+        exports = self.exports
+
+        def look(text: str) -> Exports | None:
+            target = table.get(text)
+            return exports.get(target) if target is not None else None
+        return look
+
+    def entry(self, file: str) -> tuple[int, int]:
+        return self.reach.get(file, (YES, YES))
+
+    def view(self, file: str, data: bytes, defines: Defines) -> Visibility:
+        """``file`` as each build sees it, with what its includes define and whether each build reaches it
+        (``defines``: the tree's, ``never`` names included: ``defines(base)``)."""
+        return visibility(data, defines, entry=self.entry(file), include=self.hook(file))
+
+    def to_dict(self) -> dict[str, object]:
+        headers = sorted(f for f, r in self.reach.items() if r != (YES, YES))
+        return {"cuda_only_headers": [f for f in headers if self.reach[f][1] == NO and self.reach[f][0] != NO],
+                "hip_only_headers": [f for f in headers if self.reach[f][0] == NO and self.reach[f][1] != NO],
+                "undefined_in_hip": sorted(self.never[1]), "undefined_in_cuda": sorted(self.never[0])}
+
+
+def resolve_includes(files: dict[str, bytes]) -> dict[str, dict[str, str]]:
+    """Per file, its ``#include`` texts that name a tree file, and that file (see the module docstring)."""
+    known = set(files)
+    include_dirs = sorted({"/".join(f.split("/")[:i + 1]) for f in known
+                           for i, part in enumerate(f.split("/")[:-1]) if part == "include"})
+    by_tail: dict[str, list[str]] = defaultdict(list)
+    for f in known:
+        parts = f.split("/")
+        for i in range(len(parts)):
+            by_tail["/".join(parts[i:])].append(f)
+    out: dict[str, dict[str, str]] = {}
+    for f, data in files.items():
+        if b"include" not in data:
+            continue
+        folder = posixpath.dirname(f)
+        table: dict[str, str] = {}
+        for m in _INCLUDE.finditer(data):
+            quoted = m.group(1) is not None
+            text = (m.group(1) or m.group(2)).decode("latin-1").strip()
+            if text in table:
+                continue
+            hit = _resolve(text, folder, quoted, known, include_dirs, by_tail)
+            if hit is not None and hit != f:
+                table[text] = hit
+        if table:
+            out[f] = table
+    return out
+
+
+def _resolve(text: str, folder: str, quoted: bool, known: set[str], include_dirs: list[str],
+             by_tail: dict[str, list[str]]) -> str | None:
+    if text.startswith("/"):
+        return None
+    tried = []
+    if quoted:
+        here = folder
+        while True:  # the includer's folder, then each folder above it (a -I at a parent is the common case)
+            tried.append(posixpath.normpath(posixpath.join(here, text)))
+            if not here:
+                break
+            here = posixpath.dirname(here)
+    tried += [posixpath.normpath(posixpath.join(d, text)) for d in include_dirs]
+    for t in tried:
+        if t in known:
+            return t
+    candidates = by_tail.get(posixpath.normpath(text), [])
+    if len(candidates) == 1:
+        return candidates[0]
+    if candidates and quoted:  # the nearest one to the includer
+        return max(candidates, key=lambda c: len(posixpath.commonprefix([c, folder + "/"])))
+    return None
+
+
+def tree_macros(files: dict[str, bytes], base: Defines, passed: Iterable[str] = ()) -> tuple[TreeMacros, dict[str, Visibility]]:
+    """The tree's ``TreeMacros`` and each file's view with them (``files``: display -> bytes of the tree's C/C++/CUDA
+    sources and headers; ``base``: the switches and ``-D`` items; ``passed``: names a build file defines)."""
+    includes = resolve_includes(files)
+    included: set[str] = {t for table in includes.values() for t in table.values()}
+    roots = {f for f in files if f.endswith(COMPILED_SUFFIXES) or f not in included}
+    passed = set(passed) | set(base.cuda) | set(base.hip) | base.cuda_undefined | base.hip_undefined
+    macros = TreeMacros(includes=includes)
+    views: dict[str, Visibility] = {}
+    for _round in range(ROUNDS):
+        defs = macros.defines(base)
+        exports = _exports(files, includes, defs)
+        plain = TreeMacros(includes, exports)
+        views = {f: visibility(data, defs, include=plain.hook(f)) for f, data in files.items()}
+        reach = _reach(views, includes, roots)
+        never = _never(views, reach, passed)
+        changed = never != macros.never or reach != macros.reach
+        macros = TreeMacros(includes, exports, {f: r for f, r in reach.items() if r != (YES, YES)}, never)
+        if not changed:
+            break
+    defs = macros.defines(base)
+    views = {f: (macros.view(f, data, defs) if macros.entry(f) != (YES, YES) else v) for f, (data, v)
+             in ((f, (files[f], views[f])) for f in files)}
+    return macros, views
+
+
+def _exports(files: dict[str, bytes], includes: dict[str, dict[str, str]], defs: Defines) -> dict[str, Exports]:
+    """What including each header does, per build (memoised; an include cycle contributes nothing)."""
+    memo: dict[str, Exports] = {}
+    busy: set[str] = set()
+    targets = {t for table in includes.values() for t in table.values()}
+
+    def of(f: str) -> Exports | None:
+        if f in memo:
+            return memo[f]
+        if f in busy or f not in files:
+            return None
+        busy.add(f)
+        table = includes.get(f, {})
+        hook = (lambda text: of(table[text]) if text in table else None) if table else None
+        got = visibility(files[f], defs, include=hook).exports
+        busy.discard(f)
+        memo[f] = got
+        return got
+
+    for t in sorted(targets):
+        of(t)
+    return {f: e for f, e in memo.items() if e[0] or e[1]}
+
+
+def _reach(views: dict[str, Visibility], includes: dict[str, dict[str, str]], roots: set[str]
+           ) -> dict[str, tuple[int, int]]:
+    """Per file, whether each build compiles it (a fixed point over the include graph from the roots)."""
+    reach: dict[str, list[int]] = {f: ([YES, YES] if f in roots else [NO, NO]) for f in views}
+    edges: dict[str, list[tuple[str, int, int]]] = defaultdict(list)
+    for f, v in views.items():
+        table = includes.get(f, {})
+        for _line, kind, text, c, h in v.sites:
+            if kind != "include":
+                continue
+            m = re.match(r'^(?:"([^"]+)"|<([^>]+)>)', text)
+            target = table.get((m.group(1) or m.group(2)).strip()) if m else None
+            if target is not None and target in reach:
+                edges[f].append((target, c, h))
+    work = sorted(f for f in views if f in roots)
+    while work:
+        f = work.pop()
+        r = reach[f]
+        for target, c, h in edges.get(f, ()):
+            t = reach[target]
+            new = [max(t[0], min(r[0], c)), max(t[1], min(r[1], h))]
+            if new != t:
+                reach[target] = new
+                work.append(target)
+    return {f: (r[0], r[1]) for f, r in reach.items()}
+
+
+def _never(views: dict[str, Visibility], reach: dict[str, tuple[int, int]], passed: set[str]
+           ) -> tuple[frozenset[str], frozenset[str]]:
+    """Per build, project names every ``#define`` of which that build never compiles."""
+    seen: list[set[str]] = [set(), set()]
+    defined: set[str] = set()
+    for f, v in views.items():
+        r = reach.get(f, (YES, YES))
+        for _line, kind, name, c, h in v.sites:
+            if kind != "define":
+                continue
+            defined.add(name)
+            for i, s in enumerate((c, h)):
+                if min(r[i], s) != NO:
+                    seen[i].add(name)
+    candidates = {n for n in defined if not _NOT_PROJECT.match(n) and n not in passed}
+    return frozenset(candidates - seen[0]), frozenset(candidates - seen[1])
+
