@@ -116,6 +116,8 @@ class TreeDual:
     shims: tuple[Shim, ...] = ()
     families: tuple[Family, ...] = ()
     user: tuple[str, ...] = ()  # -D / config defines as given
+    #: which build compiles each file, from the build scripts (``build_selection.BuildSelection``), when read
+    builds: Any = None
 
     def defines(self) -> Defines:
         """What each build defines, from the switches and the user's items (worked out once per tree)."""
