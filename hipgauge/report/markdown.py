@@ -142,6 +142,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
     L: list[str] = [f"# hipgauge assessment: {md(doc['inputs'].get('source') or '')}", ""]
     L.append(f"Generated {md(doc['generated_at'])} by hipgauge {md(doc['tool']['version'])}. "
              f"Baseline: {md(doc['inputs'].get('baseline'))}. Candidate: {md(doc['inputs'].get('candidate'))}.")
+    if (h.get("amd") or {}).get("sentence"):
+        L += ["", f"**{md(h['amd']['sentence'])}.**"]
     if h.get("caveat"):
         L += ["", f"> **Caveat: {md(h['caveat'])}.**"]
     L += ["", "## The three measurements and the fourth number", ""]
@@ -259,7 +261,12 @@ def render_markdown(doc: dict[str, Any]) -> str:
             L += _table(["rule", "severity", "findings"], [[md(c["code"]), md(c["severity"]), str(c["count"])]
                                                            for c in scan["findings_by_code"]])
         L += _table(["file", "findings"], [[md(f["file"]), str(f["count"])] for f in scan["findings_by_file"]])
-        for f in scan["findings"][:300]:
+        listed = scan["findings"][:300]
+        total = s["findings"]
+        if len(listed) < total:
+            L += [f"Listed below: the {len(listed)} most severe of the {total} findings ({total - len(listed)} left out: "
+                  "all of them are in findings.sarif; the tables above count all).", ""]
+        for f in listed:
             L.append(f"- **{md(f['code'])}** {md(f['severity'])} {md(f['file'])}:{f['line']}"
                      + f" — {md(f['message'])}" + (f" Fix: {md(f['fix'])}" if f.get("fix") else ""))
             if f.get("snippet"):

@@ -519,9 +519,15 @@ class _Run:
     def run(self, script: str, text: str, base: int) -> None:
         cmds = cmake_commands(text)
         n_lines = text.count("\n") + 1
-        acts = [base] * n_lines
-        self.line_act[script] = acts
+        acts = [-1] * n_lines
         self.exec(cmds, posixpath.dirname(script), script, base, acts)
+        last = base
+        for i, a in enumerate(acts):  # blank and comment lines: the block they sit in
+            if a < 0:
+                acts[i] = last
+            else:
+                last = a
+        self.line_act[script] = acts
 
     def exec(self, cmds: list[Command], folder: str, script: str, base: int, acts: list[int] | None,
              depth: int = 0) -> None:
@@ -1147,4 +1153,11 @@ def builds_for_amd(selection: BuildSelection | None, dual_target: dict[str, Any]
             break
     for s in dual_target.get("shims", [])[:1]:
         evidence.append(f"shim: {s['file']}")
-    return {"builds_for_amd": bool(evidence), "amd_build_evidence": evidence}
+    out: dict[str, Any] = {"builds_for_amd": bool(evidence), "amd_build_evidence": evidence}
+    if evidence:
+        cuda_only = len(selection.to_dict()["cuda_only_files"]) if selection is not None else 0
+        out["amd_headline"] = (
+            "This tree already builds for AMD (" + "; ".join(evidence[:2]) + "): the one-time hours are the gaps "
+            "in the code its HIP build compiles, not a port; keeping both builds green is upkeep"
+            + (f"; {cuda_only} file(s) only the CUDA build compiles are not costed" if cuda_only else ""))
+    return out
