@@ -351,6 +351,15 @@ def _build_items(build_check: dict[str, Any] | None, items: list[CostItem], note
     if not cls:
         return
     low, high = float(p["cost_model.build_error_hours_low"]), float(p["cost_model.build_error_hours_high"])
+    summary = build_check.get("summary") if isinstance(build_check, dict) else None
+    checked = total = None
+    if isinstance(summary, dict) and summary.get("units_total"):
+        checked, total = int(summary.get("units_checked") or 0), int(summary["units_total"])
+    partial = f"; from the {checked} of {total} units the build check reached" if checked is not None and \
+        total is not None and checked < total else ""
+    if partial:
+        notes.append(f"build check coverage: {summary['coverage']}: build-error hours come from the checked units "  # type: ignore[index]
+                     f"only; the other {total - checked} unit(s) are unchecked, their compile errors not estimated")  # type: ignore[operator]
     seen: set[tuple[Any, Any, Any]] = set()
     covered = 0
     for e in cls["port_errors"]:
@@ -363,13 +372,14 @@ def _build_items(build_check: dict[str, Any] | None, items: list[CostItem], note
             continue
         items.append(CostItem(kind="build-error", category="build errors", label=str(e.get("message") or "?"),
                               low_hours=low, high_hours=high, file=e.get("file"), line=e.get("line"),
-                              basis=f"hipcc error no finding covers ({e.get('arch')}): [{low:g}, {high:g}] h"))
+                              basis=f"hipcc error no finding covers ({e.get('arch')}): [{low:g}, {high:g}] h{partial}"))
     if covered:
         notes.append(f"{covered} port compile error(s) are at lines with findings: costed by those findings")
     env = cls["diagnostics"]["environment"] + cls["diagnostics"]["consequence"]
     if env:
-        notes.append(f"{env} build-check error(s) are library headers not installed on the checking machine "
-                     "(environment gap): not costed as port defects; the compiles they stopped are unchecked")
+        notes.append(f"{env} build-check error(s) are library headers not installed on the checking machine, or sit "
+                     "in the installed toolchain's own headers (environment gap): not costed as port defects; the "
+                     "compiles they stopped are unchecked")
 
 
 def parse_set(config: Config, assignments: list[str]) -> None:

@@ -214,6 +214,9 @@ def _headline(doc: dict[str, Any]) -> dict[str, Any]:
              "upkeep_usd_per_year": (cost.get("upkeep") or {}).get("usd_per_year"),
              "break_even": cost.get("break_even"), "source": "estimated" if cost else "unknown",
              "basis": "fleet_spend_per_year × procurement_leverage − (validation + dual-variant hours) × hourly_rate"}
+    bc_summary = (doc.get("build_check") or {}).get("summary") if isinstance(doc.get("build_check"), dict) else None
+    if isinstance(bc_summary, dict) and bc_summary.get("coverage"):
+        h_hours["build_check_coverage"] = bc_summary["coverage"]
     caveat = ((scan or {}).get("not_analysed") or {}).get("caveat")
     dt = (scan or {}).get("dual_target") or {}
     amd = {"builds_for_amd": bool(dt.get("builds_for_amd")), "evidence": list(dt.get("amd_build_evidence") or []),

@@ -165,7 +165,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
         ["1 · translation share", pct(h["translation_share"]["value"]), h["translation_share"]["source"]],
         ["2 · per-kernel parity", parity, md(hp["source"])],
         ["3 · hours to close the gap", hours + ("" if doc.get("parity") else
-                                                 " (kernel tuning not included: no candidate measured)"),
+                                                 " (kernel tuning not included: no candidate measured)")
+         + (f"; build check: {md(hh['build_check_coverage'])}" if hh.get("build_check_coverage") else ""),
          hh["source"]],
         ["4 · lock-in value − upkeep", (f"{usd(hn['value'])}" if hn.get("lockin_known", True) else
                                          f"unknown − {usd(hn['upkeep_usd_per_year'])} upkeep")
