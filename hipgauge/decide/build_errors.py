@@ -81,6 +81,9 @@ def header_library(header: str, vendor: str | None = None) -> tuple[str, str] | 
     third = third_party_library(h)
     if third is not None:  # PyTorch, pybind11, CUTLASS…: neither toolchain ships them, on hipcc or nvcc
         return ENVIRONMENT, third
+    nv_third = next((lib for prefix, lib in _third_party()[2] if h.startswith(prefix)), None)
+    if vendor == "nvidia" and nv_third is not None:
+        return ENVIRONMENT, nv_third  # NVIDIA's template library, not installed where nvcc ran
     if vendor == "amd" and (h in cuda_only or h.startswith(cuda_only_prefixes) or _is_cuda_header(h)):
         # a CUDA header reached by hipcc (cuda_fp16.h, cublas_v2.h): the unit was not ported or its vendor guard
         # let CUDA through; no machine could supply it, so it is the port's problem, not the toolchain's
@@ -96,11 +99,14 @@ def header_library(header: str, vendor: str | None = None) -> tuple[str, str] | 
 
 
 @lru_cache(maxsize=1)
-def _third_party() -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+def _third_party() -> tuple[tuple[tuple[str, str], ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(third-party header prefixes of both vendors, toolchain install folders, NVIDIA-only third-party prefixes)
+    from ``library_headers.toml``."""
     extra = load_data_toml("library_headers.toml")
     third = tuple((str(k), str(v)) for k, v in (extra.get("third_party") or {}).items())
     paths = tuple(str(p) for p in (extra.get("toolchain_paths") or {}).get("prefixes", []))
-    return third, paths
+    nv = tuple((str(k), str(v)) for k, v in (extra.get("nvidia_third_party") or {}).items())
+    return third, paths, nv
 
 
 def third_party_library(header: str) -> str | None:
