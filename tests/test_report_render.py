@@ -105,7 +105,8 @@ def test_short_names_keep_both_ends():
 def test_assessment_document_shape():
     doc = nasty_assessment()
     assert doc["schema"] == "hipgauge.assessment/1"
-    assert set(doc["headline"]) == {"translation_share", "parity", "hours_to_close", "lockin_minus_upkeep", "caveat"}
+    assert set(doc["headline"]) == {"translation_share", "parity", "hours_to_close", "lockin_minus_upkeep", "caveat",
+                                    "amd"}
     assert doc["parity"]["rows"] and doc["slack"]["groups"]
     assert json.loads(json.dumps(doc)) == doc
     assert {p["source"] for p in doc["provenance"]} <= {"measured", "estimated", "assumed", "default", "unknown", "config"}

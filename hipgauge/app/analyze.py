@@ -16,6 +16,7 @@ from hipgauge.knowledge.mapping import Mapping, load_mapping
 from hipgauge.model import FileStats, Finding
 from hipgauge.rules.engine import check_file
 from hipgauge.rules.share import file_stats
+from hipgauge.source.build_selection import apply_builds
 from hipgauge.source.dualtarget import (FileView, TreeDual, adjust_api_calls, apply_to_findings, file_view,
                                        kernel_variants)
 from hipgauge.source.inventory import FileInventory, inventory_file
@@ -56,7 +57,11 @@ def analyze_file(pf: Any, *, mapping: Mapping | None = None, defined: frozenset[
         if not rules_without_inventory:
             return out
     if dual is not None:
-        out.view = file_view(getattr(pf, "display", ""), pf.data, dual, str(kind or getattr(pf, "kind", None) or "cuda"))
+        kind = str(kind or getattr(pf, "kind", None) or "cuda")
+        out.view = file_view(getattr(pf, "display", ""), pf.data, dual, kind)
+        script_vis = dual.builds.script_visibility(out.view.file) if dual.builds is not None else None
+        if script_vis is not None:  # a CMake script as the build selection read it (if(BUILD_CUDA) … elseif(BUILD_HIP))
+            out.view.vis = script_vis
         if out.inventory is not None:
             out.inventory.api_calls = adjust_api_calls(out.inventory.api_calls, dual, out.view)
             kernel_variants(out.view, out.inventory.kernels)
@@ -65,6 +70,10 @@ def analyze_file(pf: Any, *, mapping: Mapping | None = None, defined: frozenset[
             out.findings = list(check_file(pf, out.inventory, set(ignore), defined))
             if out.view is not None:
                 out.findings = apply_to_findings(out.view, out.findings, dual)
+                out.findings, dropped, noted = apply_builds(dual.builds if dual is not None else None, out.view.file,
+                                                            out.findings, out.view.vis, str(kind))
+                out.view.dropped += dropped
+                out.view.noted += noted
         except (RecursionError, MemoryError, Exception) as exc:  # noqa: BLE001 - kept for the caller to word
             out.rules_error = exc
     if stats and out.inventory is not None:

@@ -53,6 +53,7 @@ from hipgauge.toolchain.occupancy import (
 from hipgauge.toolchain.resources import Diagnostic, KernelResources
 from hipgauge.translate.rewrite import TranslateOptions
 from hipgauge.source.conditions import BOTH, CUDA_ONLY, visibility
+from hipgauge.source.build_selection import build_selection
 from hipgauge.source.dualtarget import tree_dual
 
 SCHEMA = "hipgauge.build-check/1"
@@ -607,8 +608,15 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
             """One compile, called with the seconds it may take."""
             return lambda t: _compile(u, vendor, a, compiler, work / "obj", t, incs, defs, units_by_display, display_of)
 
+        selection = build_selection(entries)
+        not_hip = set()
+        if selection is not None and selection.has_hip_build:
+            not_hip = {u.display for u in units if (b := selection.builds_for(u.display)) is not None and "hip" not in b}
+            if not_hip and hipcc is not None:
+                result.warnings.append(f"{len(not_hip)} unit(s) the tree's HIP build never compiles (its build scripts "
+                                       "say so): not compiled with hipcc")
         for u in units:
-            if hipcc is not None:
+            if hipcc is not None and u.display not in not_hip:
                 tasks.extend((u.display, task(u, "amd", a, hipcc, amd_incs, amd_defines)) for a in amd)
             if nvcc is not None and not hip_tree and str(u.cuda_path.resolve()) not in hip_units:
                 tasks.extend((u.display, task(u, "nvidia", a, nvcc, nv_incs, list(defines or []))) for a in nv)
@@ -631,7 +639,8 @@ def build_check(path: Path | str, amd_arch: list[str] | None = None, nvidia_arch
                 if on_progress:
                     on_progress(1)
         result.units_total = len(units)
-        result.units_checked = sum(1 for u in units if u.display not in missed) if tasks else 0
+        planned = {d for d, _t in tasks}  # a unit no compile was planned for (CUDA build only) is not checked
+        result.units_checked = sum(1 for u in units if u.display not in missed and u.display in planned)
         result.budget_s = budget_s
         if missed:
             result.warnings.append(f"time budget of {budget_s:g} s ran out: {result.units_checked} of "

@@ -31,6 +31,7 @@ from hipgauge.rules.engine import check_file
 from hipgauge.rules.registry import anchor_index
 from hipgauge.rules.share import file_stats
 from hipgauge.source import pyinline
+from hipgauge.source.build_selection import build_selection, builds_for_amd
 from hipgauge.source.defined import QualifierMacro, tree_names
 from hipgauge.source.dualtarget import inventory as dual_inventory
 from hipgauge.source.dualtarget import tree_dual
@@ -260,6 +261,8 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
     if options.dual is None:
         options = replace(options, dual=tree_dual(entries, options.defines, options.max_file_bytes,
                                                   frozenset(mapping.entries)))
+    if options.dual is not None and options.dual.builds is None:
+        options = replace(options, dual=replace(options.dual, builds=build_selection(entries, options.max_file_bytes)))
     if not options.defined or options.qualifier_macros is None:
         defined, qual = tree_names(entries, library_name_test(mapping, options.rules), options.max_file_bytes)
         options = replace(options, defined=options.defined or defined,
@@ -290,6 +293,9 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
     res = assemble(results, skipped, root)
     res.dual_target = dual_inventory(options.dual, [r.dual for r in sorted(results, key=lambda r: r.file)
                                                     if r.dual is not None and r.skipped is None])
+    selection = options.dual.builds if options.dual is not None else None
+    res.dual_target.update(builds_for_amd(selection, res.dual_target))
+    res.dual_target["build_selection"] = selection.to_dict() if selection is not None else None
     return res
 
 

@@ -78,6 +78,12 @@ def header_library(header: str, vendor: str | None = None) -> tuple[str, str] | 
     counterpart met by an AMD compile (``mma.h``, ``cutlass/…``), None for a header of the project itself."""
     exact, prefixes, runtime, (cuda_only, cuda_only_prefixes) = library_headers()
     h = header.strip().strip('<>"')
+    third = third_party_library(h)
+    if third is not None:  # PyTorch, pybind11, CUTLASS…: neither toolchain ships them, on hipcc or nvcc
+        return ENVIRONMENT, third
+    nv_third = next((lib for prefix, lib in _third_party()[2] if h.startswith(prefix)), None)
+    if vendor == "nvidia" and nv_third is not None:
+        return ENVIRONMENT, nv_third  # NVIDIA's template library, not installed where nvcc ran
     if vendor == "amd" and (h in cuda_only or h.startswith(cuda_only_prefixes) or _is_cuda_header(h)):
         # a CUDA header reached by hipcc (cuda_fp16.h, cublas_v2.h): the unit was not ported or its vendor guard
         # let CUDA through; no machine could supply it, so it is the port's problem, not the toolchain's
@@ -90,6 +96,30 @@ def header_library(header: str, vendor: str | None = None) -> tuple[str, str] | 
         if h.startswith(prefix):
             return ENVIRONMENT, lib
     return None
+
+
+@lru_cache(maxsize=1)
+def _third_party() -> tuple[tuple[tuple[str, str], ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(third-party header prefixes of both vendors, toolchain install folders, NVIDIA-only third-party prefixes)
+    from ``library_headers.toml``."""
+    extra = load_data_toml("library_headers.toml")
+    third = tuple((str(k), str(v)) for k, v in (extra.get("third_party") or {}).items())
+    paths = tuple(str(p) for p in (extra.get("toolchain_paths") or {}).get("prefixes", []))
+    nv = tuple((str(k), str(v)) for k, v in (extra.get("nvidia_third_party") or {}).items())
+    return third, paths, nv
+
+
+def third_party_library(header: str) -> str | None:
+    """The third-party library (``pytorch``, ``cutlass``…) an included header belongs to, None for any other."""
+    for prefix, lib in _third_party()[0]:
+        if header == prefix or (prefix.endswith("/") and header.startswith(prefix)):
+            return lib
+    return None
+
+
+def in_toolchain(path: str | None) -> bool:
+    """The error's location is inside an installed toolchain's own headers (``/usr/include/hip/…``)."""
+    return bool(path) and str(path).startswith(_third_party()[1])
 
 
 @lru_cache(maxsize=4096)
@@ -148,6 +178,7 @@ def classify_build_check(doc: dict[str, Any] | None) -> dict[str, Any] | None:
     units = {"total": 0, "compiled": 0, "failed_port": 0, "blocked_by_environment": 0, "failed_toolchain": 0}
     by_arch: dict[str, Counter[str]] = defaultdict(Counter)
     blocked_units: list[str] = []
+    in_toolchain_errors: list[str] = []
     for unit in doc["compiles"]:
         if not isinstance(unit, dict):
             continue
@@ -167,6 +198,9 @@ def classify_build_check(doc: dict[str, Any] | None) -> dict[str, Any] | None:
                     missing |= _HIP_RUNTIME_TOKENS  # blanked for the next pass), runtime names go undeclared too
         for d in diags:
             kind, header = classify_diagnostic(str(d.get("message", "")), missing, vendor)
+            if kind == PORT and in_toolchain(d.get("file")):
+                kind, header = ENVIRONMENT, None  # inside the installed toolchain's headers: not the port's code
+                in_toolchain_errors.append(f"{d.get('file')}:{d.get('line')}: {d.get('message')}"[:200])
             classes[kind] += 1
             counts[kind] += 1
             by_arch[arch][kind] += 1
@@ -201,6 +235,9 @@ def classify_build_check(doc: dict[str, Any] | None) -> dict[str, Any] | None:
                         f"on the machine that ran the check ({', '.join(libs)}): an environment gap, not a port defect; "
                         f"{units['blocked_by_environment']} compile(s) failed on them only, and the code that needs those headers "
                         "is unchecked")
+    if in_toolchain_errors:
+        sentence.append(f"{len(in_toolchain_errors)} error(s) sit inside the installed toolchain's own headers: an "
+                        "environment gap, not a port defect")
     if counts[TOOLCHAIN]:
         sentence.append(f"{counts[TOOLCHAIN]} error(s) are missing runtime headers: the toolchain install is incomplete")
     sentence.append(f"{counts[PORT]} error(s) are port errors" + (" (below)" if counts[PORT] else ""))
@@ -209,6 +246,7 @@ def classify_build_check(doc: dict[str, Any] | None) -> dict[str, Any] | None:
                         PORT: counts[PORT]},
         "units": units,
         "blocked_units": blocked_units,
+        "toolchain_errors": in_toolchain_errors[:20],
         "missing_headers": missing_list,
         "port_errors": port_items,
         "by_arch": {a: dict(c) for a, c in sorted(by_arch.items())},

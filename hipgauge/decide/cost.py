@@ -105,6 +105,8 @@ class CostEstimate(Record):
     drivers: list[dict[str, Any]] = field(default_factory=list)
     #: what keeping the tree green for both vendors costs, from scan's dual-target inventory
     dual_toolchain: dict[str, Any] = field(default_factory=dict)
+    #: the sentence every headline leads with when the tree already builds for AMD (empty otherwise)
+    headline: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema": SCHEMA, **super().to_dict()}
@@ -205,29 +207,42 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
     else:
         notes.append("no candidate profile: kernel tuning hours are not estimated (measure with --candidate)")
 
-    seen_ops: set[tuple[str, str]] = set()
     cuda_only = _cuda_only_lines(scan)
+    not_hip = _not_hip_files(scan)
     in_cuda_branch = 0
+    ops: dict[tuple[str, str], list[Any]] = {}  # (library, file) -> its unmapped calls: one wrapper, one piece of work
     for c in scan.api_calls:
         if c.library in NON_LIBRARY or c.status not in ("unsupported", "unknown") or c.kind != "function":
             continue
         if (c.file, c.line) in finding_lines:
             continue  # already costed by the finding at that line
-        if any(a <= c.line <= b for a, b in cuda_only.get(c.file, ())):
+        if c.file in not_hip or any(a <= c.line <= b for a, b in cuda_only.get(c.file, ())):
             in_cuda_branch += 1
             continue  # the HIP build has its own path there
-        op = (c.library, c.cuda_name)
-        if op in seen_ops:
+        ops.setdefault((c.library, c.file), []).append(c)
+    seen_ops: set[tuple[str, str]] = set()
+    for (library, file), calls in ops.items():
+        names = list(dict.fromkeys(c.cuda_name for c in calls if (library, c.cuda_name) not in seen_ops))
+        if not names:
             continue
-        seen_ops.add(op)
+        seen_ops.update((library, n) for n in names)
         low, high = float(p["cost_model.library_op_hours_low"]), float(p["cost_model.library_op_hours_high"])
-        items.append(CostItem(kind="library-op", category=f"library: {c.library}", label=c.cuda_name, low_hours=low,
-                              high_hours=high, file=c.file, line=c.line,
-                              basis=f"no HIP mapping ({c.status}): [{low:g}, {high:g}] h"))
+        label = names[0] if len(names) == 1 else f"{names[0]} and {len(names) - 1} more {library} name(s) in {file}"
+        items.append(CostItem(kind="library-op", category=f"library: {library}", label=label, low_hours=low,
+                              high_hours=high, file=file, line=calls[0].line, count=len(names),
+                              basis=f"no HIP mapping ({calls[0].status}): [{low:g}, {high:g}] h once for the "
+                                    f"{len(names)} unmapped {library} name(s) this file uses (one wrapper, one "
+                                    "piece of work)"))
 
     if in_cuda_branch:
-        notes.append(f"{in_cuda_branch} unmapped library reference(s) sit in CUDA-only branches (the HIP build has its "
-                     "own path): not costed")
+        notes.append(f"{in_cuda_branch} unmapped library reference(s) sit in CUDA-only branches or files (the HIP "
+                     "build has its own path): not costed")
+    dt0 = scan.dual_target or {}
+    sel = dt0.get("build_selection") or {}
+    if dt0.get("builds_for_amd") and sel.get("cuda_only_files"):
+        n_notes = sum(1 for f in scan.findings if f.branch in ("cuda-only", "not-built") and f.file in not_hip)
+        notes.append(f"{len(sel['cuda_only_files'])} file(s) only the CUDA build compiles (its build scripts say so): "
+                     f"their {n_notes} finding(s) are zero-hour notes, not port work")
     _build_items(build_check, items, notes, finding_lines, p)
 
     cats: dict[str, list[CostItem]] = defaultdict(list)
@@ -291,14 +306,21 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
         "basis": (f"{len(two)} kernel(s) the source keeps with one body per vendor × {per_kernel:g} h/year "
                   "(economics.tuned_variant_hours_per_year), counted in the yearly upkeep with the kernels the "
                   "rules and the profiles say need a tuned variant"),
+        "builds_for_amd": bool(dt.get("builds_for_amd")),
+        "amd_build_evidence": list(dt.get("amd_build_evidence") or []),
+        "cuda_only_files": list((dt.get("build_selection") or {}).get("cuda_only_files") or []),
     } if dt else {}
+    headline = ""
+    if dt.get("amd_headline"):
+        headline = (f"{dt['amd_headline']}. One-time: {low_h:,.0f}–{high_h:,.0f} h of HIP-build gaps; upkeep "
+                    f"{upkeep.hours_per_year:,.0f} h/year")
     return CostEstimate(items=items, by_category=by_category, low_hours=low_h, high_hours=high_h,
                         one_time_low_usd=one_low, one_time_high_usd=one_high, upkeep=upkeep,
                         lockin_usd_per_year=lockin, net_usd_per_year=net, break_even_years_low=be_low,
                         break_even_years_high=be_high, break_even=sentence, cumulative=cumulative,
                         parameters=list(params.values()), notes=notes,
                         lockin_known=not (params["economics.fleet_spend_per_year"].source == "default" and lockin == 0),
-                        drivers=drivers, dual_toolchain=dual_toolchain)
+                        drivers=drivers, dual_toolchain=dual_toolchain, headline=headline)
 
 
 def _cuda_only_lines(scan: ScanResult) -> dict[str, list[tuple[int, int]]]:
@@ -311,6 +333,16 @@ def _cuda_only_lines(scan: ScanResult) -> dict[str, list[tuple[int, int]]]:
     return out
 
 
+def _not_hip_files(scan: ScanResult) -> set[str]:
+    """Files the HIP build never compiles (build selection: CUDA build only, or neither build), when the tree has a
+    HIP build; empty otherwise."""
+    dt = scan.dual_target or {}
+    sel = dt.get("build_selection") or {}
+    if not dt.get("builds_for_amd") or not sel.get("hip_build"):
+        return set()
+    return {f["file"] for f in sel.get("files", []) if "hip" not in f.get("builds", [])}
+
+
 def _build_items(build_check: dict[str, Any] | None, items: list[CostItem], notes: list[str],
                  finding_lines: set[tuple[str, int]], p: dict[str, Any]) -> None:
     cls = build_check.get("classification") if isinstance(build_check, dict) else None
@@ -319,6 +351,15 @@ def _build_items(build_check: dict[str, Any] | None, items: list[CostItem], note
     if not cls:
         return
     low, high = float(p["cost_model.build_error_hours_low"]), float(p["cost_model.build_error_hours_high"])
+    summary = build_check.get("summary") if isinstance(build_check, dict) else None
+    checked = total = None
+    if isinstance(summary, dict) and summary.get("units_total"):
+        checked, total = int(summary.get("units_checked") or 0), int(summary["units_total"])
+    partial = f"; from the {checked} of {total} units the build check reached" if checked is not None and \
+        total is not None and checked < total else ""
+    if partial:
+        notes.append(f"build check coverage: {summary['coverage']}: build-error hours come from the checked units "  # type: ignore[index]
+                     f"only; the other {total - checked} unit(s) are unchecked, their compile errors not estimated")  # type: ignore[operator]
     seen: set[tuple[Any, Any, Any]] = set()
     covered = 0
     for e in cls["port_errors"]:
@@ -331,13 +372,14 @@ def _build_items(build_check: dict[str, Any] | None, items: list[CostItem], note
             continue
         items.append(CostItem(kind="build-error", category="build errors", label=str(e.get("message") or "?"),
                               low_hours=low, high_hours=high, file=e.get("file"), line=e.get("line"),
-                              basis=f"hipcc error no finding covers ({e.get('arch')}): [{low:g}, {high:g}] h"))
+                              basis=f"hipcc error no finding covers ({e.get('arch')}): [{low:g}, {high:g}] h{partial}"))
     if covered:
         notes.append(f"{covered} port compile error(s) are at lines with findings: costed by those findings")
     env = cls["diagnostics"]["environment"] + cls["diagnostics"]["consequence"]
     if env:
-        notes.append(f"{env} build-check error(s) are library headers not installed on the checking machine "
-                     "(environment gap): not costed as port defects; the compiles they stopped are unchecked")
+        notes.append(f"{env} build-check error(s) are library headers not installed on the checking machine, or sit "
+                     "in the installed toolchain's own headers (environment gap): not costed as port defects; the "
+                     "compiles they stopped are unchecked")
 
 
 def parse_set(config: Config, assignments: list[str]) -> None:

@@ -13,6 +13,9 @@ instantiation files is one edit to the generator or the template. So findings ar
 * a template-library rule (``cost_model.library_family_hours``: CUTLASS/CuTe → Composable Kernel) costs its
   stated band once per distinct kernel family (a generated family, else the file), whatever the number of
   findings in it: porting a family to CK is one piece of work whose size the band bounds;
+* library calls (rule category ``library``: cuBLASLt, NCCL, cuRAND…) of one rule in one file are one piece of
+  work, the file's wrapper around that library: a 200-line cuBLASLt wrapper is one item (its largest rule effort
+  once), not 69;
 * zero-hour findings (info notes, "CUDA-only branch" notes) cost nothing and are not listed.
 """
 
@@ -59,6 +62,8 @@ def finding_items(findings: Iterable[Any], families: dict[str, str], library_ban
             key: tuple[Any, ...] = ("library-family", f.code, family or f.file)
         elif family is not None:
             key = ("finding", f.code, family)  # same-shape copies: one edit to the template or the generator
+        elif f.category == "library":
+            key = ("library-wrapper", f.code, f.file)  # the file's wrapper around one library: one piece of work
         else:
             key = ("finding", f.code, f.file, f.kernel or "", construct(f.snippet) or f.message)
         groups.setdefault(key, []).append(f)
@@ -76,6 +81,14 @@ def finding_items(findings: Iterable[Any], families: dict[str, str], library_ban
             out.append(DistinctItem("library-family", first.category, f"{first.code} kernel family {key[2]}", low, high,
                                     f"{first.code} per distinct kernel family: band [{low:g}, {high:g}] h once "
                                     f"({where}; cost_model.library_family_hours)", first.file, first.line, n))
+            continue
+        if key[0] == "library-wrapper" and n > 1:
+            h = max(float(f.effort_hours) for f in fs)
+            out.append(DistinctItem("finding", first.category,
+                                    f"{first.code} {first.message} (and {n - 1} more call(s) in this file)",
+                                    h * lo_f, h * hi_f,
+                                    f"rule effort {h:g} h × [{lo_f:g}, {hi_f:g}] once for the file's wrapper: {n} "
+                                    f"call(s) of one library in {first.file}", first.file, first.line, n))
             continue
         h = float(first.effort_hours)
         out.append(DistinctItem("finding", first.category, f"{first.code} {first.message}", h * lo_f, h * hi_f,

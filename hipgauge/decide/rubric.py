@@ -72,6 +72,8 @@ class Decision(Record):
     signals: list[Signal]
     triage: Triage
     weighting: str
+    #: the sentence every headline leads with when the tree already builds for AMD (empty otherwise)
+    headline: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema": SCHEMA, **super().to_dict()}
@@ -143,6 +145,13 @@ def _primary(config: Config, rubric: dict[str, Any], meta: dict[str, Any]) -> Si
                   details={"primary": value}, port_column=meta["port"], stay_column=meta["stay"])
 
 
+def _definitions(scan: ScanResult, names: list[str]) -> str:
+    """How the distinct kernel names counted here relate to scan's count of definitions (one name may be defined
+    once per vendor or per file)."""
+    n = len(scan.kernels)
+    return "" if n == len(names) else f"; {len(names)} distinct names of the {n} kernel definitions scan counts"
+
+
 def _hot_kernels(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any], meta: dict[str, Any]) -> Signal:
     spec = rubric["hot_kernel_makeup"]
     cats = set(spec["vendor_specific_categories"])
@@ -182,7 +191,8 @@ def _hot_kernels(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any],
         frac = len(vendor) / len(kernels)
         details["vendor_kernel_fraction"] = frac
         lean = _lean_by(frac, stay_at=spec["stay_at_kernel_fraction"], port_below=spec["port_below_kernel_fraction"])
-        summary = f"{len(vendor)} of {len(kernels)} source kernels use warp/tensor-core/PTX constructs (by count: no profile weighting)"
+        summary = (f"{len(vendor)} of {len(kernels)} source kernels use warp/tensor-core/PTX constructs (by count: no "
+                   "profile weighting)" + _definitions(scan, kernels))
         weighted = "counts (no profile" + (", and no source kernel found in it)" if shares else ")")
         for k in kernels:
             if k in vendor:
@@ -503,9 +513,12 @@ def decide(scan: ScanResult | None, comparison: ComparisonResult | None = None,
         counts[s.lean] += 1
     cluster = PORT if counts[PORT] > counts[STAY] else STAY if counts[STAY] > counts[PORT] else "split"
     words = {PORT: "toward a HIP port", STAY: "toward staying on CUDA", "split": "in neither column"}
+    amd = (scan.dual_target or {}).get("amd_headline") or ""
+    if amd:  # it builds for AMD already: the question is keeping the AMD build, not porting
+        words[PORT] = "toward running on AMD (its HIP build exists: the gaps and the upkeep, not a port)"
     summary = (f"the workload clusters {words[cluster]}: {counts[PORT]} of 5 signals lean port, "
                f"{counts[STAY]} stay, {counts[NEUTRAL]} neutral")
     weighting = f"profiled time ({shares.origin})" if shares else "counts (no profile given)"
     triage = Triage(cluster=cluster, counts=counts, summary=summary, statement=rubric["statement"],
                     measurement=_measurement(comparison, projection))
-    return Decision(signals=signals, triage=triage, weighting=weighting)
+    return Decision(signals=signals, triage=triage, weighting=weighting, headline=amd)

@@ -98,6 +98,9 @@ class Finding(Record):
     snippet: str = ""  # the source line(s), raw (renderers escape)
     #: "cuda-only" when only the CUDA build compiles the line and the HIP build has its own path (a zero-hour note)
     branch: str | None = None
+    #: the builds that compile the line ("cuda", "hip"), from the build scripts and the preprocessor; None when
+    #: the tree's build scripts say nothing about the file (``hipgauge.source.build_selection``)
+    builds: list[str] | None = None
 
 
 @dataclass

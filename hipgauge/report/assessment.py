@@ -48,9 +48,9 @@ def _scan_section(scan: ScanResult, shares: dict[str, float]) -> dict[str, Any]:
         by_file[f.file][sev] += 1
     by_code: Counter = Counter()
     code_severity: dict[str, str] = {}
-    for f in scan.findings:
-        by_code[f.code] += 1
-        code_severity.setdefault(f.code, f.severity.value)
+    for f in sorted(scan.findings, key=lambda f: (f.branch is not None, f.severity.rank)):
+        by_code[f.code] += 1  # a rule's severity: its worst finding that is not a zero-hour branch note
+        code_severity.setdefault(f.code, f.severity.value if f.branch is None else "info (notes only)")
     libs: dict[str, Counter] = defaultdict(Counter)
     for c in scan.api_calls:
         libs[c.library][c.status] += 1
@@ -216,9 +216,20 @@ def _headline(doc: dict[str, Any]) -> dict[str, Any]:
              "upkeep_usd_per_year": (cost.get("upkeep") or {}).get("usd_per_year"),
              "break_even": cost.get("break_even"), "source": "estimated" if cost else "unknown",
              "basis": "fleet_spend_per_year × procurement_leverage − (validation + dual-variant hours) × hourly_rate"}
+    bc_summary = (doc.get("build_check") or {}).get("summary") if isinstance(doc.get("build_check"), dict) else None
+    if isinstance(bc_summary, dict) and bc_summary.get("coverage"):
+        h_hours["build_check_coverage"] = bc_summary["coverage"]
     caveat = ((scan or {}).get("not_analysed") or {}).get("caveat")
+    dt = (scan or {}).get("dual_target") or {}
+    amd = {"builds_for_amd": bool(dt.get("builds_for_amd")), "evidence": list(dt.get("amd_build_evidence") or []),
+           "sentence": dt.get("amd_headline") or "", "source": "measured" if scan else "unknown",
+           "basis": "a HIP build in the build scripts, a project vendor switch or a shim (scan: dual_target)"}
+    if amd["builds_for_amd"] and h_hours["low"] is not None:
+        h_hours["basis"] = ("one-time = the gaps in the code the tree's HIP build compiles (files and branches only "
+                            "the CUDA build compiles are not costed); keeping both builds green is the upkeep. "
+                            + str(h_hours["basis"]))
     return {"translation_share": h_share, "parity": h_parity, "hours_to_close": h_hours, "lockin_minus_upkeep": h_net,
-            "caveat": caveat}
+            "caveat": caveat, "amd": amd}
 
 
 def _provenance(doc: dict[str, Any]) -> list[dict[str, Any]]:

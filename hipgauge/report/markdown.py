@@ -143,6 +143,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
     L: list[str] = [f"# hipgauge assessment: {md(doc['inputs'].get('source') or '')}", ""]
     L.append(f"Generated {md(doc['generated_at'])} by hipgauge {md(doc['tool']['version'])}. "
              f"Baseline: {md(doc['inputs'].get('baseline'))}. Candidate: {md(doc['inputs'].get('candidate'))}.")
+    if (h.get("amd") or {}).get("sentence"):
+        L += ["", f"**{md(h['amd']['sentence'])}.**"]
     if h.get("caveat"):
         L += ["", f"> **Caveat: {md(h['caveat'])}.**"]
     L += ["", "## The three measurements and the fourth number", ""]
@@ -164,7 +166,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
         ["1 · translation share", pct(h["translation_share"]["value"]), h["translation_share"]["source"]],
         ["2 · per-kernel parity", parity, md(hp["source"])],
         ["3 · hours to close the gap", hours + ("" if doc.get("parity") else
-                                                 " (kernel tuning not included: no candidate measured)"),
+                                                 " (kernel tuning not included: no candidate measured)")
+         + (f"; build check: {md(hh['build_check_coverage'])}" if hh.get("build_check_coverage") else ""),
          hh["source"]],
         ["4 · lock-in value − upkeep", (f"{usd(hn['value'])}" if hn.get("lockin_known", True) else
                                          f"unknown − {usd(hn['upkeep_usd_per_year'])} upkeep")
@@ -267,7 +270,12 @@ def render_markdown(doc: dict[str, Any]) -> str:
             L += _table(["rule", "severity", "findings"], [[md(c["code"]), md(c["severity"]), str(c["count"])]
                                                            for c in scan["findings_by_code"]])
         L += _table(["file", "findings"], [[md(f["file"]), str(f["count"])] for f in scan["findings_by_file"]])
-        for f in scan["findings"][:300]:
+        listed = scan["findings"][:300]
+        total = s["findings"]
+        if len(listed) < total:
+            L += [f"Listed below: the {len(listed)} most severe of the {total} findings ({total - len(listed)} left out: "
+                  "all of them are in findings.sarif; the tables above count all).", ""]
+        for f in listed:
             L.append(f"- **{md(f['code'])}** {md(f['severity'])} {md(f['file'])}:{f['line']}"
                      + f" — {md(f['message'])}" + (f" Fix: {md(f['fix'])}" if f.get("fix") else ""))
             if f.get("snippet"):

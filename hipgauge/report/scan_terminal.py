@@ -39,6 +39,9 @@ def render_summary(out: Console, doc: dict[str, Any], limit: int = 15, max_findi
     """The terminal view of a ``hipgauge.scan/1`` document."""
     s = doc["summary"]
     out.print(f"[bold]hipgauge scan[/bold] {doc['root']}")
+    amd = (doc.get("dual_target") or {}).get("amd_headline")
+    if amd:
+        out.print(f"[bold green]{escape(amd)}[/bold green] [dim](measured; --json: dual_target.builds_for_amd)[/dim]")
     if s.get("caveat"):
         out.print(f"[bold yellow]⚠ {escape(s['caveat'])}[/bold yellow]")
     out.print(f"{s['files']} files, {s['lines']} lines scanned; {s['skipped']} skipped  "

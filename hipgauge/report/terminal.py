@@ -18,6 +18,8 @@ _LEAN_STYLE = {"port": "bold green", "stay": "bold red", "neutral": "dim"}
 
 
 def print_decision(console: Console, dec: dict[str, Any]) -> None:
+    if dec.get("headline"):
+        console.print(Text(dec["headline"] + ".", style="bold green"))
     t = Table(title=Text("Rubric (triage)"), show_lines=True)
     for col in ("signal", "lean", "source", "evidence"):
         t.add_column(col, overflow="fold")
@@ -36,6 +38,8 @@ def print_decision(console: Console, dec: dict[str, Any]) -> None:
 
 
 def print_cost(console: Console, cost: dict[str, Any]) -> None:
+    if cost.get("headline"):
+        console.print(Text(cost["headline"] + ".", style="bold green"))
     t = Table(title=Text("Hours to close the gap (estimated)"))
     t.add_column("category")
     t.add_column("items", justify="right")

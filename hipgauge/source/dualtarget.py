@@ -126,6 +126,8 @@ class TreeDual:
     #: the preprocessor per build across files (``hipgauge.source.includes``): what headers define, which build
     #: reaches each header, names a build never defines; None: each file on its own
     macros: TreeMacros | None = None
+    #: which build compiles each file, from the build scripts (``build_selection.BuildSelection``), when read
+    builds: Any = None
 
     def defines(self) -> Defines:
         """What each build defines, from the switches, the user's items and the names a build never defines

@@ -1,0 +1,1163 @@
+"""Which build compiles each file: the tree's build scripts read as the CUDA build and as the HIP build.
+
+A tree that already ships on AMD says in its build which files each vendor's build compiles: CMake per-vendor
+source lists (``if(BUILD_CUDA) … list(APPEND SRC_FILES gemm_4bit_sm80.cu) … elseif(BUILD_HIP) …``), a backend
+folder whose CMakeLists.txt enables HIP and globs the CUDA backend's sources (ggml's ``ggml-hip``), setup.py
+branches (``if torch.version.hip:`` / ``IS_ROCM``). ``build_selection`` reads them twice, once as each build, and
+gives per translation unit the builds that compile it (``BuildSelection.builds_for``); headers take the builds of
+the units that include them (project ``#include "…"`` followed through the tree).
+
+The CMake reading is a small evaluator, not CMake: ``if/elseif/else/endif`` with three-valued conditions, ``set``,
+``list(APPEND|PREPEND|REMOVE_ITEM|FILTER)``, ``file(GLOB|GLOB_RECURSE)``, ``add_subdirectory``, targets
+(``add_library``, ``add_executable``, ``target_sources``, ``cuda_add_library``… and the project's own functions
+that call them), ``set_source_files_properties(… LANGUAGE HIP)``, ``add_compile_definitions`` /
+``add_definitions`` / ``target_compile_definitions``. Only vendor names are decided: ``BUILD_CUDA``,
+``GGML_CUDA``, ``USE_ROCM``… (one name per vendor), ``X STREQUAL "cuda"`` / ``"hip"`` (and the same variable
+compared with another backend's name: false in both builds), ``CUDAToolkit_FOUND`` in the CUDA build. Every
+other condition is *unknown*: what it adds, the build *may* compile (kept, marked ``maybe``, never guessed
+away). A file whose build script is not read (no CMake target, no setup.py source names it) has no build
+information: ``builds_for`` gives None and the scan treats it as it always has.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from hipgauge.model import Severity
+from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY, NEITHER, Visibility
+from hipgauge.source.walk import read_text_bytes
+
+CUDA, HIP = "cuda", "hip"
+BUILDS = (CUDA, HIP)
+YES, MAYBE, NO = 2, 1, 0
+
+#: a vendor switch: one name per vendor (``GGML_CUDA``, ``BUILD_HIP``, ``USE_ROCM``, ``LLAMA_HIPBLAS``)
+_CUDA_SWITCH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?CUDA$")
+_HIP_SWITCH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?(?:HIP|ROCM|HIPBLAS)$")
+#: names only a build of that vendor sets; the other build may set them too (a CUDA toolkit on a ROCm machine)
+_CUDA_FOUND = frozenset({"CUDAToolkit_FOUND", "CUDA_FOUND", "CMAKE_CUDA_COMPILER", "CUDA_TOOLKIT_ROOT_DIR"})
+_HIP_FOUND = frozenset({"hip_FOUND", "HIP_FOUND", "CMAKE_HIP_COMPILER", "ROCM_FOUND"})
+#: another backend's switch (``GGML_SYCL``, ``GGML_MUSA``, ``BUILD_XPU``): off in the CUDA build and in the HIP
+#: build as read here (each is a build of its own; a tree that builds one together with CUDA is read as two builds)
+_OTHER_BACKEND = re.compile(r"^(?:[A-Za-z][A-Za-z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?(?:MUSA|SYCL|METAL|VULKAN|"
+                            r"OPENCL|CANN|KOMPUTE|WEBGPU|XPU|MPS|OPENVINO|HEXAGON|ZDNN|VIRTGPU|ET|MLU)$")
+_CUDA_WORDS = frozenset({"cuda"})
+_HIP_WORDS = frozenset({"hip", "rocm"})
+_TRUE = frozenset({"1", "ON", "YES", "TRUE", "Y"})
+_FALSE = frozenset({"0", "OFF", "NO", "FALSE", "N", "IGNORE", "NOTFOUND", ""})
+_UNARY = frozenset({"EXISTS", "COMMAND", "DEFINED", "POLICY", "TARGET", "TEST", "IS_DIRECTORY", "IS_SYMLINK",
+                    "IS_ABSOLUTE", "IS_READABLE", "IS_WRITABLE", "IS_EXECUTABLE"})
+_BINARY = frozenset({"STREQUAL", "STRLESS", "STRGREATER", "STRLESS_EQUAL", "STRGREATER_EQUAL", "EQUAL", "LESS",
+                     "GREATER", "LESS_EQUAL", "GREATER_EQUAL", "VERSION_EQUAL", "VERSION_LESS", "VERSION_GREATER",
+                     "VERSION_LESS_EQUAL", "VERSION_GREATER_EQUAL", "MATCHES", "IN_LIST", "IS_NEWER_THAN",
+                     "PATH_EQUAL"})
+#: CMake commands that make a target of the sources they are given
+TARGET_COMMANDS = frozenset({"add_library", "add_executable", "target_sources", "cuda_add_library",
+                             "cuda_add_executable", "hip_add_library", "hip_add_executable", "pybind11_add_module",
+                             "python_add_library", "nanobind_add_module", "torch_add_library"})
+#: commands read here, or known to name no sources to compile (the rest that name sources are "unknown")
+_KNOWN = frozenset({"set", "list", "file", "string", "add_subdirectory", "include", "message", "install",
+                    "set_source_files_properties", "set_property", "set_target_properties", "source_group",
+                    "configure_file", "target_include_directories", "target_link_libraries", "add_custom_command",
+                    "add_custom_target", "add_test", "get_filename_component", "target_compile_options",
+                    "target_compile_features", "add_dependencies", "option", "cmake_minimum_required",
+                    "project", "enable_language", "find_package", "return", "unset", "math", "cmake_parse_arguments",
+                    "include_directories", "link_directories", "target_link_options", "execute_process",
+                    "get_target_property", "set_directory_properties", "get_property", "separate_arguments"})
+_DEFINE_COMMANDS = frozenset({"add_compile_definitions", "add_definitions", "target_compile_definitions"})
+SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".hip", ".h", ".hpp", ".hh", ".inl")
+TU_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
+_TREE = "//tree"  # the tree root in expanded paths (``${CMAKE_CURRENT_SOURCE_DIR}``, GLOB results)
+_VAR = re.compile(r"\$\{([A-Za-z0-9_.+-]+)\}")
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+
+
+@dataclass(frozen=True)
+class UnitBuilds:
+    """One file as the builds see it: ``builds`` the builds that compile it (or, for a header, compile a unit that
+    includes it); ``maybe`` the builds that compile it only under a condition hipgauge does not decide;
+    ``where`` the build-script lines (or including units) that say so."""
+
+    path: str
+    builds: frozenset[str]
+    maybe: frozenset[str] = frozenset()
+    where: tuple[str, ...] = ()
+    via: str = "build"  # build: named by a build script; include: included by such a unit
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.path, "builds": sorted(self.builds), "maybe": sorted(self.maybe),
+                "where": list(self.where[:5]), "via": self.via}
+
+
+@dataclass(frozen=True)
+class BuildSelection:
+    """The tree's source selection per build (see the module docstring)."""
+
+    units: tuple[UnitBuilds, ...] = ()
+    #: build-script lines that show a HIP build exists (``elseif(BUILD_HIP)``, ``enable_language(HIP)``, …)
+    hip_build: tuple[str, ...] = ()
+    cuda_build: tuple[str, ...] = ()
+    #: constructs not understood, as "file:line what": their effect on the selection is unknown
+    unknown: tuple[str, ...] = ()
+    #: per build, compile definitions added where only that build reads them (``add_compile_definitions(BUILD_HIP)``)
+    defines: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: per build script, which build reads each line (CUDA_ONLY / HIP_ONLY / NEITHER / BOTH per line)
+    lines: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    scripts: tuple[str, ...] = ()  # the build scripts read
+
+    def _index(self) -> dict[str, UnitBuilds]:
+        cached = self.__dict__.get("_by_path")
+        if cached is None:
+            cached = {u.path: u for u in self.units}
+            object.__setattr__(self, "_by_path", cached)  # a memo on a frozen record, not state
+        return cached
+
+    def unit(self, path: str) -> UnitBuilds | None:
+        return self._index().get(path)
+
+    def builds_for(self, path: str) -> frozenset[str] | None:
+        """The builds that compile ``path`` (a tree path as the scan shows it); None when no build script read
+        says anything about it (the caller keeps its own view)."""
+        u = self._index().get(path)
+        return None if u is None else u.builds
+
+    @property
+    def has_hip_build(self) -> bool:
+        return bool(self.hip_build)
+
+    def script_visibility(self, path: str) -> Visibility | None:
+        """Which build reads each line of a build script, as ``conditions.Visibility``; None when not read."""
+        for p, where in self.lines:
+            if p == path:
+                return Visibility(list(where), [0] * len(where), 1)
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        counts: dict[str, int] = defaultdict(int)
+        for u in self.units:
+            counts["+".join(sorted(u.builds)) or "none"] += 1
+        return {
+            "source": "measured: the build scripts read as the CUDA build and as the HIP build "
+                      "(hipgauge.source.build_selection); conditions on other names are unknown ('maybe')",
+            "scripts": list(self.scripts),
+            "hip_build": list(self.hip_build[:10]),
+            "cuda_build": list(self.cuda_build[:10]),
+            "files_by_builds": dict(sorted(counts.items())),
+            "cuda_only_files": sorted(u.path for u in self.units if u.builds == frozenset({CUDA})),
+            "unknown": list(self.unknown[:20]),
+            "unknown_left_out": max(len(self.unknown) - 20, 0),
+            "defines": {b: list(d) for b, d in self.defines},
+            "files": [u.to_dict() for u in self.units],
+        }
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# CMake: commands
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Arg:
+    text: str
+    quoted: bool = False
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # lower case
+    args: tuple[Arg, ...]
+    line: int
+    end_line: int
+
+
+def cmake_commands(text: str) -> list[Command]:
+    """The commands of a CMake script in order (comments dropped, arguments split as CMake does, bracket and quoted
+    arguments kept whole; parentheses inside arguments become their own arguments, as ``if()`` needs them)."""
+    out: list[Command] = []
+    i, n, line = 0, len(text), 1
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            i += 1
+            continue
+        if c in " \t\r":
+            i += 1
+            continue
+        if c == "#":
+            i, line = _skip_comment(text, i, line)
+            continue
+        m = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[ \t]*\(").match(text, i)
+        if m is None:  # not a command: skip the line
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        name, start = m.group(0).split("(")[0].strip().lower(), line
+        i = m.end()
+        args: list[Arg] = []
+        depth = 0
+        while i < n:
+            c = text[i]
+            if c == "\n":
+                line += 1
+                i += 1
+            elif c in " \t\r":
+                i += 1
+            elif c == "#":
+                i, line = _skip_comment(text, i, line)
+            elif c == "(":
+                depth += 1
+                args.append(Arg("("))
+                i += 1
+            elif c == ")":
+                i += 1
+                if depth == 0:
+                    break
+                depth -= 1
+                args.append(Arg(")"))
+            elif c == '"':
+                j = i + 1
+                buf: list[str] = []
+                while j < n and text[j] != '"':
+                    if text[j] == "\\" and j + 1 < n:
+                        if text[j + 1] == "\n":
+                            line += 1
+                        buf.append(text[j:j + 2] if text[j + 1] not in '"\\' else text[j + 1])
+                        j += 2
+                        continue
+                    if text[j] == "\n":
+                        line += 1
+                    buf.append(text[j])
+                    j += 1
+                args.append(Arg("".join(buf), True))
+                i = j + 1
+            elif c == "[" and re.match(r"\[=*\[", text[i:i + 10]):
+                eq = re.match(r"\[(=*)\[", text[i:i + 10])
+                assert eq is not None
+                close = "]" + eq.group(1) + "]"
+                j = text.find(close, i)
+                j = n if j < 0 else j
+                body = text[i + len(eq.group(0)):j]
+                line += body.count("\n")
+                args.append(Arg(body, True))
+                i = j + len(close)
+            else:
+                j = i
+                while j < n and text[j] not in ' \t\r\n()#"':
+                    j += 2 if text[j] == "\\" else 1
+                args.append(Arg(text[i:j]))
+                i = j
+        out.append(Command(name, tuple(args), start, line))
+    return out
+
+
+def _skip_comment(text: str, i: int, line: int) -> tuple[int, int]:
+    m = re.match(r"#\[(=*)\[", text[i:i + 10])
+    if m:
+        close = "]" + m.group(1) + "]"
+        j = text.find(close, i)
+        j = len(text) if j < 0 else j + len(close)
+    else:
+        j = text.find("\n", i)
+        j = len(text) if j < 0 else j
+    return j, line + text.count("\n", i, j)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# CMake: one build's reading
+# ---------------------------------------------------------------------------------------------------------------
+
+Item = tuple[str, bool]  # (value, sure)
+
+
+@dataclass
+class _Frame:
+    """An open ``if`` (or loop) block of one build's reading."""
+
+    kind: str  # if | loop
+    parent: int  # the activity around the block
+    done: int | None  # a previous branch certainly taken (1), certainly not (0), maybe (None)
+    sets: list[set[str]]  # per branch: the sources it compiles
+    acts: list[int] = field(default_factory=list)  # per branch: its activity
+    complete: bool = False  # it has an else(): one branch is always taken
+
+
+@dataclass
+class _Run:
+    """One build's reading of the tree's CMake scripts."""
+
+    build: str
+    files: frozenset[str]
+    selectors: frozenset[str]
+    root: str
+    vars: dict[str, list[Item] | None] = field(default_factory=dict)  # None: unknown value
+    compiled: dict[str, int] = field(default_factory=dict)  # path -> YES / MAYBE
+    where: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    subdirs: dict[str, int] = field(default_factory=dict)  # folder -> activity its add_subdirectory had
+    defines: set[str] = field(default_factory=set)
+    unknown: list[str] = field(default_factory=list)
+    line_act: dict[str, list[int]] = field(default_factory=dict)  # script -> activity per line
+    bodies: dict[str, tuple[tuple[str, ...], list[Command]]] = field(default_factory=dict)  # functions, macros
+    frames: list[_Frame] = field(default_factory=list)
+    lost_subdirs: bool = False  # an add_subdirectory hipgauge could not name
+
+    # -- values -------------------------------------------------------------------------------------------------
+
+    def expand(self, arg: Arg, folder: str) -> list[Item] | None:
+        """An argument's items after ``${}`` expansion; None when it names a value hipgauge does not know."""
+        text = arg.text
+        m = _VAR.fullmatch(text)
+        if m and not arg.quoted:
+            return self.value(m.group(1), folder)
+        sure = True
+        unknown = False
+
+        def sub(mm: re.Match[str]) -> str:
+            nonlocal sure, unknown
+            v = self.value(mm.group(1), folder)
+            if v is None:
+                unknown = True
+                return mm.group(0)
+            sure = sure and all(s for _x, s in v)
+            return ";".join(x for x, _s in v)
+
+        text = _VAR.sub(sub, text)
+        if unknown:
+            return None
+        if arg.quoted:
+            return [(text, sure)]
+        return [(p, sure) for p in text.split(";") if p != ""]
+
+    def value(self, name: str, folder: str) -> list[Item] | None:
+        if name in ("CMAKE_CURRENT_SOURCE_DIR", "CMAKE_CURRENT_LIST_DIR"):
+            return [(_join(_TREE, folder), True)]
+        if name in ("CMAKE_SOURCE_DIR", "PROJECT_SOURCE_DIR") or name.endswith("_SOURCE_DIR"):
+            return [(_join(_TREE, self.root), True)] if name in ("CMAKE_SOURCE_DIR", "PROJECT_SOURCE_DIR") else None
+        if name in self.vars:
+            return self.vars[name]
+        return None
+
+    def args(self, cmd: Command, folder: str, start: int = 0) -> tuple[list[Item], bool]:
+        """All items of ``cmd.args[start:]``; the flag says some argument could not be expanded."""
+        out: list[Item] = []
+        lost = False
+        for a in cmd.args[start:]:
+            v = self.expand(a, folder)
+            if v is None:
+                lost = True
+                continue
+            out.extend(v)
+        return out, lost
+
+    # -- conditions ---------------------------------------------------------------------------------------------
+
+    def vendor_of(self, name: str) -> int | None:
+        """1 / 0 for a vendor name in this build, None for any other name."""
+        if _CUDA_SWITCH.match(name):
+            return 1 if self.build == CUDA else 0
+        if _HIP_SWITCH.match(name):
+            return 1 if self.build == HIP else 0
+        if _OTHER_BACKEND.match(name):
+            return 0
+        if name in _CUDA_FOUND:
+            return 1 if self.build == CUDA else None
+        if name in _HIP_FOUND:
+            return 1 if self.build == HIP else None
+        return None
+
+    def atom(self, arg: Arg, folder: str) -> int | None:
+        text = arg.text
+        m = _VAR.fullmatch(text)
+        if m and not arg.quoted:  # if(${X}): X's value, then read as a name (``if(${backend_id})`` → GGML_HIP)
+            v = self.value(m.group(1), folder)
+            if v is not None and len(v) == 1 and v[0][1] and re.fullmatch(r"[A-Za-z_][\w.+-]*", v[0][0]):
+                return self.atom(Arg(v[0][0]), folder)
+        name = m.group(1) if m else text
+        if arg.quoted and not m:
+            return None if _VAR.search(text) else (0 if text.upper() in _FALSE or text.endswith("-NOTFOUND") else None)
+        if text.upper() in _TRUE or re.fullmatch(r"[1-9]\d*(?:\.\d+)?", text):
+            return 1
+        if text.upper() in _FALSE:
+            return 0
+        vendor = self.vendor_of(name)
+        if vendor is not None:
+            return vendor
+        items = self.vars.get(name)
+        if items is not None and items and all(s for _x, s in items):
+            val = ";".join(x for x, _s in items)
+            return 0 if val.upper() in _FALSE or val.endswith("-NOTFOUND") else 1
+        if items is not None and not items and name in self.vars:
+            return 0
+        return None
+
+    def compare(self, left: Arg, op: str, right: Arg, folder: str) -> int | None:
+        if op != "STREQUAL":
+            return None
+        for var, lit in ((left, right), (right, left)):
+            m = _VAR.fullmatch(var.text)
+            name = m.group(1) if m else var.text
+            if (m or not var.quoted) and name in self.selectors and lit.quoted or (m and not lit.quoted):
+                word = lit.text.strip().lower()
+                if word in _CUDA_WORDS:
+                    return 1 if self.build == CUDA else 0
+                if word in _HIP_WORDS:
+                    return 1 if self.build == HIP else 0
+                if name in self.selectors and word and not _VAR.search(word):
+                    return 0  # another backend's name: neither the CUDA nor the HIP build
+        return None
+
+    def condition(self, args: tuple[Arg, ...], folder: str) -> int | None:
+        toks = list(args)
+        pos = 0
+
+        def peek() -> str | None:
+            return None if pos >= len(toks) or toks[pos].quoted else toks[pos].text.upper()
+
+        def or_expr() -> int | None:
+            nonlocal pos
+            v = and_expr()
+            while peek() == "OR":
+                pos += 1
+                w = and_expr()
+                v = 1 if (v == 1 or w == 1) else (None if (v is None or w is None) else 0)
+            return v
+
+        def and_expr() -> int | None:
+            nonlocal pos
+            v = not_expr()
+            while peek() == "AND":
+                pos += 1
+                w = not_expr()
+                v = 0 if (v == 0 or w == 0) else (None if (v is None or w is None) else 1)
+            return v
+
+        def not_expr() -> int | None:
+            nonlocal pos
+            if peek() == "NOT":
+                pos += 1
+                v = not_expr()
+                return None if v is None else 1 - v
+            return primary()
+
+        def primary() -> int | None:
+            nonlocal pos
+            if pos >= len(toks):
+                return None
+            t = toks[pos]
+            if not t.quoted and t.text == "(":
+                pos += 1
+                v = or_expr()
+                if pos < len(toks) and toks[pos].text == ")":
+                    pos += 1
+                return v
+            if not t.quoted and t.text.upper() in _UNARY:
+                pos += 2
+                if t.text.upper() == "DEFINED" and pos - 1 < len(toks):
+                    name = toks[pos - 1].text
+                    v = self.vendor_of(name)
+                    return v if v is not None else (1 if self.vars.get(name) else None)
+                return None
+            if pos + 2 < len(toks) + 0 and not toks[pos + 1].quoted and toks[pos + 1].text.upper() in _BINARY:
+                left, op, right = t, toks[pos + 1].text.upper(), toks[pos + 2]
+                pos += 3
+                return self.compare(left, op, right, folder)
+            pos += 1
+            return self.atom(t, folder)
+
+        try:
+            v = or_expr()
+        except IndexError:
+            return None
+        return v if pos >= len(toks) else None
+
+    # -- files --------------------------------------------------------------------------------------------------
+
+    def resolve(self, item: str, folder: str) -> str | None:
+        """A tree path for a source item (relative to the script's folder, or under ``//tree``)."""
+        if not item.lower().endswith(SOURCE_SUFFIXES) or "$" in item or "<" in item:
+            return None
+        if item.startswith(_TREE):
+            p = posixpath.normpath(item[len(_TREE):].lstrip("/"))
+        elif item.startswith("/"):
+            return None
+        else:
+            p = posixpath.normpath(posixpath.join(folder, item))
+        return p if p in self.files else None
+
+    def glob(self, patterns: list[Item], folder: str, recurse: bool, relative: str | None) -> list[Item]:
+        out: list[Item] = []
+        for pat, sure in patterns:
+            base = pat[len(_TREE):].lstrip("/") if pat.startswith(_TREE) else posixpath.join(folder, pat)
+            base = posixpath.normpath(base)
+            rx = re.compile(_glob_regex(base, recurse))
+            for f in sorted(self.files):
+                if rx.fullmatch(f):
+                    out.append((posixpath.relpath(f, relative) if relative is not None else _join(_TREE, f), sure))
+        return out
+
+    def compile_items(self, items: list[Item], folder: str, act: int, where: str) -> None:
+        for item, sure in items:
+            p = self.resolve(item, folder)
+            if p is None:
+                continue
+            a = YES if (act == YES and sure) else MAYBE
+            if sure and self.frames:
+                self.frames[-1].sets[-1].add(p)
+            if a > self.compiled.get(p, NO):
+                self.compiled[p] = a
+            if len(self.where[p]) < 3 and where not in self.where[p]:
+                self.where[p].append(where)
+
+    # -- the script ---------------------------------------------------------------------------------------------
+
+    def run(self, script: str, text: str, base: int) -> None:
+        cmds = cmake_commands(text)
+        n_lines = text.count("\n") + 1
+        acts = [-1] * n_lines
+        self.exec(cmds, posixpath.dirname(script), script, base, acts)
+        last = base
+        for i, a in enumerate(acts):  # blank and comment lines: the block they sit in
+            if a < 0:
+                acts[i] = last
+            else:
+                last = a
+        self.line_act[script] = acts
+
+    def exec(self, cmds: list[Command], folder: str, script: str, base: int, acts: list[int] | None,
+             depth: int = 0) -> None:
+        """Run ``cmds`` with activity ``base`` (YES / MAYBE); ``acts``: per line of ``script``, filled in."""
+        stack: list[_Frame] = []
+        act = base
+        body: list[Command] = []
+        nest = 0  # inside a function/macro definition: collected, not run where defined
+        defining: Command | None = None
+
+        def mark(cmd: Command, a: int) -> None:
+            if acts is not None:
+                for ln in range(cmd.line, min(cmd.end_line, len(acts)) + 1):
+                    acts[ln - 1] = a
+
+        for cmd in cmds:
+            name = cmd.name
+            if defining is not None:
+                if name in ("function", "macro"):
+                    nest += 1
+                elif name in ("endfunction", "endmacro"):
+                    if nest == 0:
+                        if defining.args:
+                            self.bodies[defining.args[0].text.lower()] = (
+                                tuple(a.text for a in defining.args[1:]), list(body))
+                        defining, body = None, []
+                        continue
+                    nest -= 1
+                body.append(cmd)
+                continue
+            mark(cmd, act)
+            if name in ("function", "macro"):
+                defining = cmd
+                continue
+            if name == "if":
+                cond = self.condition(cmd.args, folder)
+                cur = _branch(act, 0, cond)
+                stack.append(_Frame("if", act, _after(0, cond), [set()], [cur]))
+                self.frames.append(stack[-1])
+                act = cur
+                continue
+            if name in ("elseif", "else") and stack and stack[-1].kind == "if":
+                fr = stack[-1]
+                cond = self.condition(cmd.args, folder) if name == "elseif" else 1
+                act = _branch(fr.parent, fr.done, cond)
+                fr.done = _after(fr.done, cond)
+                fr.sets.append(set())
+                fr.acts.append(act)
+                fr.complete = name == "else"
+                parent = fr.parent
+                mark(cmd, parent)
+                continue
+            if name in ("endif", "endforeach", "endwhile") and stack:
+                fr = stack.pop()
+                if self.frames and self.frames[-1] is fr:
+                    self.frames.pop()
+                act = fr.parent
+                if fr.kind == "if" and fr.complete and act != NO:
+                    # every branch compiles these: the build does, whichever branch it takes
+                    live = [st for st, a in zip(fr.sets, fr.acts) if a != NO] or [set()]
+                    for p in set.intersection(*live):
+                        self.compiled[p] = max(self.compiled.get(p, NO), act)
+                        if self.frames:
+                            self.frames[-1].sets[-1].add(p)
+                mark(cmd, act)
+                continue
+            if name in ("foreach", "while"):
+                cur = min(act, MAYBE)
+                stack.append(_Frame("loop", act, None, [set()]))
+                self.frames.append(stack[-1])
+                if name == "foreach" and cmd.args:
+                    self.vars[cmd.args[0].text] = None
+                act = cur
+                continue
+            if act == NO:
+                continue
+            fn = self.bodies.get(name)
+            if fn is not None and depth < 8:
+                self.call(cmd, fn, folder, script, act, depth)
+                continue
+            self.command(cmd, folder, act, script)
+        for fr in stack:  # blocks left open (a malformed script): closed here
+            if fr in self.frames:
+                self.frames.remove(fr)
+
+    def call(self, cmd: Command, fn: tuple[tuple[str, ...], list[Command]], folder: str, script: str, act: int,
+             depth: int) -> None:
+        """A project function or macro: its body run in a scope of its own, its parameters bound."""
+        params, body = fn
+        values: list[list[Item] | None] = [self.expand(a, folder) for a in cmd.args]
+        saved = dict(self.vars)
+        for i, p in enumerate(params):
+            self.vars[p] = values[i] if i < len(values) else []
+        rest = values[len(params):]
+        self.vars["ARGN"] = None if any(v is None for v in rest) else [x for v in rest if v for x in v]
+        self.vars["ARGV"] = None if any(v is None for v in values) else [x for v in values if v for x in v]
+        self.exec(body, folder, script, act, None, depth + 1)
+        self.vars = saved
+
+    def command(self, cmd: Command, folder: str, act: int, script: str) -> None:
+        name, at = cmd.name, f"{script}:{cmd.line}"
+        a = cmd.args
+        if name == "set" and a:
+            var = a[0].text
+            rest = list(a[1:])
+            cache = False
+            for i, x in enumerate(rest):
+                if not x.quoted and x.text in ("CACHE", "PARENT_SCOPE"):
+                    rest, cache = rest[:i], x.text == "CACHE"
+                    break
+            items, lost = self.args(Command(name, tuple(rest), cmd.line, cmd.end_line), folder)
+            if cache:  # a default the user may override: not a sure value
+                items = [(x, False) for x, _s in items]
+            self.assign(var, None if lost else items, act)
+        elif name == "list" and len(a) >= 2:
+            sub, var = a[0].text.upper(), a[1].text
+            items, lost = self.args(cmd, folder, 2)
+            old = self.vars.get(var, [])
+            if sub in ("APPEND", "PREPEND"):
+                if old is None or lost:
+                    self.vars[var] = None
+                    return
+                new = [(x, s and act == YES) for x, s in items]
+                self.vars[var] = old + new if sub == "APPEND" else new + old
+            elif sub == "REMOVE_ITEM" and old is not None:
+                drop = {x for x, _s in items}
+                self.vars[var] = [(x, s) for x, s in old if x not in drop] if act == YES and not lost else \
+                    [(x, s and x not in drop) for x, s in old]
+            elif sub == "FILTER" and old is not None and len(a) >= 5:
+                keep_match = a[2].text.upper() == "INCLUDE"
+                try:
+                    rx = re.compile(a[4].text)
+                except re.error:
+                    self.vars[var] = None
+                    return
+                self.vars[var] = [(x, s) if bool(rx.search(x)) == keep_match else (x, False)
+                                  for x, s in old if act != YES or bool(rx.search(x)) == keep_match]
+            elif sub in ("LENGTH", "GET", "FIND", "JOIN", "SUBLIST") and len(a) >= 3:
+                self.vars[a[-1].text] = None
+            elif sub not in ("REMOVE_DUPLICATES", "SORT", "REVERSE"):
+                self.vars[var] = None
+        elif name == "file" and len(a) >= 3 and a[0].text.upper() in ("GLOB", "GLOB_RECURSE"):
+            var = a[1].text
+            rest = list(a[2:])
+            relative: str | None = None
+            pats: list[Arg] = []
+            i = 0
+            while i < len(rest):
+                word = rest[i].text.upper() if not rest[i].quoted else ""
+                if word in ("LIST_DIRECTORIES", "RELATIVE"):
+                    if word == "RELATIVE" and i + 1 < len(rest):
+                        v = self.expand(rest[i + 1], folder)
+                        relative = v[0][0][len(_TREE):].lstrip("/") if v and v[0][0].startswith(_TREE) else None
+                    i += 2
+                    continue
+                if word in ("CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"):
+                    i += 1
+                    continue
+                pats.append(rest[i])
+                i += 1
+            items, lost = self.args(Command(name, tuple(pats), cmd.line, cmd.end_line), folder)
+            if lost:
+                self.vars[var] = None
+                self.unknown.append(f"{at} file({a[0].text} {var} …): a pattern names a value hipgauge does not know")
+                return
+            found = self.glob(items, folder, a[0].text.upper() == "GLOB_RECURSE", relative)
+            self.assign(var, found, act)
+        elif name == "file" and len(a) >= 2:
+            idx = {"READ": 2, "STRINGS": 2, "RELATIVE_PATH": 1, "TO_CMAKE_PATH": 2, "REAL_PATH": 2}.get(a[0].text.upper())
+            if idx is not None and idx < len(a):
+                self.vars[a[idx].text] = None
+        elif name == "add_subdirectory" and a:
+            v = self.expand(a[0], folder)
+            if v and len(v) == 1:
+                item = v[0][0]
+                sub = item[len(_TREE):].lstrip("/") if item.startswith(_TREE) else posixpath.join(folder, item)
+                sub = posixpath.normpath(sub)
+                a_sub = YES if (act == YES and v[0][1]) else MAYBE
+                self.subdirs[sub] = max(self.subdirs.get(sub, NO), a_sub)
+            else:
+                self.lost_subdirs = True
+                self.unknown.append(f"{at} add_subdirectory({a[0].text}): a folder hipgauge cannot name")
+        elif name in TARGET_COMMANDS:
+            items, lost = self.args(cmd, folder, 1)
+            self.compile_items(items, folder, act, at)
+            if lost:
+                self.unknown.append(f"{at} {name}(…): a source list hipgauge cannot evaluate")
+        elif name == "string" and len(a) >= 3 and a[0].text.upper() in ("TOUPPER", "TOLOWER"):
+            v = self.expand(a[1], folder)
+            up = a[0].text.upper() == "TOUPPER"
+            self.vars[a[2].text] = None if v is None else [(x.upper() if up else x.lower(), s) for x, s in v]
+        elif name == "string" and len(a) >= 2 and a[0].text.upper() == "APPEND":
+            old, (more, lost) = self.vars.get(a[1].text, []), self.args(cmd, folder, 2)
+            self.vars[a[1].text] = None if old is None or lost else [
+                ("".join(x for x, _s in old) + "".join(x for x, _s in more), all(s for _x, s in old + more))]
+        elif name == "string" and len(a) >= 3:
+            out_at = {"REGEX": 3, "REPLACE": 3, "SUBSTRING": 4, "STRIP": 2, "LENGTH": 2, "FIND": 3, "CONCAT": 1,
+                      "JOIN": 2}.get(a[0].text.upper())
+            if out_at is not None and out_at < len(a):
+                self.vars[a[out_at].text] = None
+        elif name in _DEFINE_COMMANDS:
+            items, _lost = self.args(cmd, folder, 1 if name == "target_compile_definitions" else 0)
+            for item, _s in items:
+                dname = item[2:] if item.startswith("-D") else item
+                if re.match(r"[A-Za-z_]\w*", dname) and dname.upper() not in ("PUBLIC", "PRIVATE", "INTERFACE"):
+                    self.defines.add(dname)
+        elif name == "include" and a:
+            self.unknown.append(f"{at} include({a[0].text}): not read (what it adds to the build is unknown)")
+        elif name not in _KNOWN:
+            items, _lost = self.args(cmd, folder, 0)
+            named = [x for x, _s in items if self.resolve(x, folder)]
+            if named:
+                self.unknown.append(f"{at} {name}({_shown(named[0])} …): names sources, but what it does with them is "
+                                    "not known (not a CMake command hipgauge reads, nor defined in the tree)")
+
+    def assign(self, var: str, items: list[Item] | None, act: int) -> None:
+        if items is None:
+            self.vars[var] = None
+        elif act == YES:
+            self.vars[var] = items
+        else:
+            old = self.vars.get(var) or []
+            self.vars[var] = [(x, False) for x, _s in old] + [(x, False) for x, _s in items]
+
+
+def _branch(parent: int, done: int | None, cond: int | None) -> int:
+    if parent == NO or done == 1 or cond == 0:
+        return NO
+    if cond is None or done is None or parent == MAYBE:
+        return MAYBE
+    return YES
+
+
+def _after(done: int | None, cond: int | None) -> int | None:
+    if done == 1 or cond == 1:
+        return 1
+    if cond == 0:
+        return done
+    return None
+
+
+def _is_below(folder: str, parent: str) -> bool:
+    return folder != parent and (parent in ("", ".") or folder.startswith(parent + "/"))
+
+
+def _shown(item: str) -> str:
+    return item[len(_TREE):].lstrip("/") if item.startswith(_TREE) else item
+
+
+def _join(a: str, b: str) -> str:
+    return a if b in ("", ".") else f"{a}/{b}"
+
+
+def _glob_regex(pattern: str, recurse: bool) -> str:
+    out = []
+    for c in pattern:
+        if c == "*":
+            out.append(".*" if recurse else "[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        else:
+            out.append(re.escape(c))
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The tree
+# ---------------------------------------------------------------------------------------------------------------
+
+_ENABLE = re.compile(r"(?i)^\s*(enable_language|find_package|project)\s*\(([^)]*)\)", re.M)
+
+
+def _script_vendor(cmds: list[Command]) -> set[str]:
+    """The vendors a script enables outside any ``if()``: ``enable_language(HIP)``, ``find_package(hip)``,
+    ``project(… HIP)``; ``enable_language(CUDA)``, ``find_package(CUDAToolkit)``… (ggml's backend folders)."""
+    depth = 0
+    out: set[str] = set()
+    for c in cmds:
+        if c.name in ("if", "foreach", "while", "function", "macro"):
+            depth += 1
+        elif c.name in ("endif", "endforeach", "endwhile", "endfunction", "endmacro"):
+            depth = max(depth - 1, 0)
+        elif depth == 0 and c.name in ("enable_language", "find_package", "project") and c.args:
+            words = [a.text for a in c.args] if c.name != "find_package" else [c.args[0].text]
+            for w in words:
+                if w in ("HIP", "hip") or (c.name == "find_package" and w in ("hipblas", "rocblas")):
+                    out.add(HIP)
+                elif w in ("CUDA", "CUDAToolkit"):
+                    out.add(CUDA)
+    return out
+
+
+def _collect_functions(cmds: list[Command], bodies: dict[str, tuple[tuple[str, ...], list[Command]]]) -> None:
+    """The project's functions and macros (name → parameters, body), wherever they are defined."""
+    nest = 0
+    head: Command | None = None
+    body: list[Command] = []
+    for c in cmds:
+        if head is None:
+            if c.name in ("function", "macro") and c.args:
+                head, body, nest = c, [], 0
+            continue
+        if c.name in ("function", "macro"):
+            nest += 1
+        elif c.name in ("endfunction", "endmacro"):
+            if nest == 0:
+                bodies.setdefault(head.args[0].text.lower(), (tuple(a.text for a in head.args[1:]), body))
+                head = None
+                continue
+            nest -= 1
+        body.append(c)
+
+
+def _selectors(cmds_by_script: dict[str, list[Command]]) -> frozenset[str]:
+    """Variables some script compares with a vendor's name (``COMPUTE_BACKEND STREQUAL "hip"``)."""
+    out: set[str] = set()
+    for cmds in cmds_by_script.values():
+        for c in cmds:
+            if c.name not in ("if", "elseif"):
+                continue
+            a = c.args
+            for i in range(len(a) - 2):
+                if a[i + 1].text.upper() == "STREQUAL" and a[i + 2].text.strip().lower() in (_CUDA_WORDS | _HIP_WORDS):
+                    m = _VAR.fullmatch(a[i].text)
+                    out.add(m.group(1) if m else a[i].text)
+    return frozenset(out)
+
+
+def build_selection(entries: Iterable[Any], max_bytes: int = 8 * 1024 * 1024) -> BuildSelection | None:
+    """The source selection of the walked ``entries`` (``SourceEntry``): None when the tree has no build script
+    this reads (CMakeLists.txt / *.cmake / setup.py)."""
+    entries = list(entries)
+    files = frozenset(e.display for e in entries)
+    scripts: dict[str, str] = {}
+    setup: dict[str, str] = {}
+    for e in entries:
+        if e.kind in ("cmake", "setup.py") and e.size <= max_bytes:
+            data = read_text_bytes(e, max_bytes)
+            if data is None:
+                continue
+            (scripts if e.kind == "cmake" else setup)[e.display] = data.decode("utf-8", "replace")
+    if not scripts and not setup:
+        return None
+    cmds = {p: cmake_commands(t) for p, t in scripts.items()}
+    bodies: dict[str, tuple[tuple[str, ...], list[Command]]] = {}
+    for p in sorted(cmds):
+        _collect_functions(cmds[p], bodies)
+    selectors = _selectors(cmds)
+    lists = sorted((p for p in scripts if posixpath.basename(p) == "CMakeLists.txt"), key=lambda p: (p.count("/"), p))
+    root = posixpath.dirname(lists[0]) if lists else ""
+    runs = {b: _Run(b, files, selectors, root, bodies=dict(bodies)) for b in BUILDS}
+    hip_ev: list[str] = []
+    cuda_ev: list[str] = []
+    for script in lists:
+        vendors = _script_vendor(cmds[script])
+        for b, run in runs.items():
+            base = YES
+            folder = posixpath.dirname(script)
+            if folder in run.subdirs:
+                base = run.subdirs[folder]
+            elif any(_is_below(folder, posixpath.dirname(s)) for s in lists if s != script):
+                base = MAYBE if run.lost_subdirs else NO  # under a read script that never adds it
+            if vendors and b not in vendors:
+                base = NO
+            run.run(script, scripts[script], base)
+        if vendors == {HIP}:
+            hip_ev.append(f"{script}: enables HIP")
+        elif vendors == {CUDA}:
+            cuda_ev.append(f"{script}: enables CUDA")
+    units: dict[str, dict[str, Any]] = {}
+    for b, run in runs.items():
+        for p, a in run.compiled.items():
+            u = units.setdefault(p, {"builds": set(), "maybe": set(), "where": []})
+            u["builds"].add(b)
+            if a == MAYBE:
+                u["maybe"].add(b)
+            for w in run.where.get(p, []):
+                if w not in u["where"]:
+                    u["where"].append(w)
+    # the lines only one build reads: where a HIP build shows itself (elseif(BUILD_HIP) / a hip-only script)
+    lines: list[tuple[str, tuple[int, ...]]] = []
+    for script in lists:
+        ca, ha = runs[CUDA].line_act.get(script), runs[HIP].line_act.get(script)
+        if ca is None or ha is None:
+            continue
+        where = tuple(_side(c, h) for c, h in zip(ca, ha))
+        lines.append((script, where))
+        for side, ev, label in ((HIP_ONLY, hip_ev, "HIP"), (CUDA_ONLY, cuda_ev, "CUDA")):
+            block = _longest(where, side)
+            if block is not None and not any(e.startswith(script + ":") for e in ev):
+                ev.append(f"{script}:{block[0]}-{block[1]}: a block only the {label} build reads")
+    for script, text in sorted(setup.items()):
+        _setup_sources(script, text, files, units, hip_ev)
+    if any(HIP in u["builds"] for u in units.values()) and not hip_ev:
+        hip_ev.append("a build script names sources for the HIP build")
+    if not hip_ev:  # no HIP build: the builds are the CUDA build's, whatever a script's vendor words
+        for u in units.values():
+            u["maybe"].discard(HIP)
+    defines = tuple((b, tuple(sorted(runs[b].defines - runs[o].defines))) for b, o in ((CUDA, HIP), (HIP, CUDA)))
+    unit_list = [UnitBuilds(p, frozenset(u["builds"]), frozenset(u["maybe"]), tuple(u["where"]))
+                 for p, u in sorted(units.items())]
+    unit_list += _unentered(entries, lists, runs, set(units))
+    unit_list += _headers(entries, {u.path: u for u in unit_list}, max_bytes)
+    unknown = tuple(dict.fromkeys([*runs[CUDA].unknown, *runs[HIP].unknown]))
+    return BuildSelection(units=tuple(sorted(unit_list, key=lambda u: u.path)), hip_build=tuple(hip_ev),
+                          cuda_build=tuple(cuda_ev), unknown=unknown, defines=defines, lines=tuple(lines),
+                          scripts=tuple(sorted([*scripts, *setup])))
+
+
+def _unentered(entries: list[Any], lists: list[str], runs: dict[str, _Run], named: set[str]) -> list[UnitBuilds]:
+    """Sources below a CMakeLists.txt neither build enters (another backend's folder: ``ggml-sycl``), that no
+    script read names for a build: compiled by neither build."""
+    closed = [posixpath.dirname(s) for s in lists
+              if all(max(r.line_act.get(s, [YES]), default=YES) == NO for r in runs.values())]
+    opened = [posixpath.dirname(s) for s in lists if posixpath.dirname(s) not in closed]
+    if not closed:
+        return []
+    out = []
+    for e in entries:
+        if e.display in named or e.kind not in ("cuda", "cpp", "header"):
+            continue
+        folder = posixpath.dirname(e.display)
+        inside = [c for c in closed if folder == c or _is_below(folder, c)]
+        if not inside:
+            continue
+        deepest = max(inside, key=len)
+        if any(len(o) > len(deepest) and (folder == o or _is_below(folder, o)) for o in opened):
+            continue  # a folder inside it that a build does enter
+        out.append(UnitBuilds(e.display, frozenset(), frozenset(),
+                              (f"{_join(deepest, 'CMakeLists.txt').lstrip('/')}: neither the CUDA nor the HIP build "
+                               "enters this folder",), "folder"))
+    return out
+
+
+def _longest(where: tuple[int, ...], side: int) -> tuple[int, int] | None:
+    """The longest run of lines of one class (1-based first, last), None when none."""
+    best: tuple[int, int] | None = None
+    start = None
+    for i, w in enumerate([*where, -1]):
+        if w == side and start is None:
+            start = i
+        elif w != side and start is not None:
+            if best is None or i - start > best[1] - best[0] + 1:
+                best = (start + 1, i)
+            start = None
+    return best
+
+
+def _side(cuda: int, hip: int) -> int:
+    if cuda == NO and hip == NO:
+        return NEITHER
+    if hip == NO:
+        return CUDA_ONLY
+    if cuda == NO:
+        return HIP_ONLY
+    return BOTH
+
+
+_PY_VENDOR = re.compile(r"(?i)\b(?:\w*\.)?(?:version\.hip|is_?rocm|is_?hip|use_?rocm|rocm|hip)\b")
+
+
+def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[str, dict[str, Any]],
+                   hip_ev: list[str]) -> None:
+    """setup.py: every string naming a tree source (or a glob of them), under the branch it sits in
+    (``if torch.version.hip:`` / ``IS_ROCM`` → the HIP build; its ``else`` → the CUDA build; elsewhere both,
+    when the script has a HIP branch at all: ``CUDAExtension`` builds with hipcc under ROCm)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    folder = posixpath.dirname(script)
+    side: dict[int, str] = {}
+    has_hip = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = ast.get_source_segment(text, node.test) or ""
+            if not _PY_VENDOR.search(test):
+                continue
+            has_hip = True
+            if not any(e.startswith(script) for e in hip_ev):
+                hip_ev.append(f"{script}:{node.lineno}: a ROCm branch ({test.strip()[:40]})")
+            neg = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+            for body, b in ((node.body, CUDA if neg else HIP), (node.orelse, HIP if neg else CUDA)):
+                for stmt in body:
+                    for ln in range(stmt.lineno, (getattr(stmt, "end_lineno", None) or stmt.lineno) + 1):
+                        side.setdefault(ln, b)
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        s = node.value
+        if not s.lower().endswith(SOURCE_SUFFIXES) or len(s) > 300:
+            continue
+        pat = posixpath.normpath(posixpath.join(folder, s))
+        if any(ch in s for ch in "*?["):
+            rx = re.compile(_glob_regex(pat, "**" in s))
+            hits = [f for f in sorted(files) if rx.fullmatch(f)]
+        else:
+            hits = [pat] if pat in files else []
+        in_branch = side.get(node.lineno)
+        builds = {in_branch} if in_branch else ({CUDA, HIP} if has_hip else {CUDA})
+        for p in hits:
+            u = units.setdefault(p, {"builds": set(), "maybe": set(), "where": []})
+            u["builds"] |= builds
+            if len(u["where"]) < 3:
+                u["where"].append(f"{script}:{node.lineno}")
+
+
+def _headers(entries: list[Any], units: dict[str, UnitBuilds], max_bytes: int) -> list[UnitBuilds]:
+    """Files no build script names that units with known builds include (``#include "…"``, followed through the
+    tree): the union of the builds of the units that reach them."""
+    if not units:
+        return []
+    paths = {e.display for e in entries}
+    by_base: dict[str, list[str]] = defaultdict(list)
+    for p in paths:
+        by_base[posixpath.basename(p)].append(p)
+    graph: dict[str, list[str]] = {}
+    for e in entries:
+        if e.kind not in ("cuda", "cpp", "header") or e.size > max_bytes:
+            continue
+        data = read_text_bytes(e, max_bytes)
+        if data is None or b"#" not in data:
+            continue
+        out = []
+        for m in _INCLUDE.finditer(data):
+            inc = m.group(1).decode("latin-1")
+            p = posixpath.normpath(posixpath.join(posixpath.dirname(e.display), inc))
+            if p not in paths:
+                cands = [c for c in by_base.get(posixpath.basename(inc), []) if c == inc or c.endswith("/" + inc)]
+                p = cands[0] if len(cands) == 1 else ""
+            if p:
+                out.append(p)
+        graph[e.display] = out
+    reach: dict[str, set[str]] = defaultdict(set)
+    sure: dict[str, set[str]] = defaultdict(set)
+    via: dict[str, str] = {}
+    for tu, u in units.items():
+        seen = {tu}
+        todo = list(graph.get(tu, []))
+        while todo:
+            h = todo.pop()
+            if h in seen:
+                continue
+            seen.add(h)
+            if h not in units:
+                reach[h] |= u.builds
+                sure[h] |= u.builds - u.maybe
+                via.setdefault(h, tu)
+            todo.extend(graph.get(h, []))
+    found: list[UnitBuilds] = []
+    for h, builds in sorted(reach.items()):
+        found.append(UnitBuilds(h, frozenset(builds), frozenset(builds - sure[h]), (f"included by {via[h]}",),
+                                "include"))
+    return found
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Findings as the builds see them
+# ---------------------------------------------------------------------------------------------------------------
+
+_LINE_BUILDS = {BOTH: frozenset(BUILDS), CUDA_ONLY: frozenset({CUDA}), HIP_ONLY: frozenset({HIP}),
+                NEITHER: frozenset()}
+BUILD_KINDS = ("cmake", "make", "setup.py")
+
+
+def line_builds(file_builds: frozenset[str] | None, where: int) -> frozenset[str]:
+    """The builds that compile one line: the file's builds (all, when unknown) and the line's preprocessor class."""
+    base = frozenset(BUILDS) if file_builds is None else file_builds
+    return base & _LINE_BUILDS.get(where, frozenset(BUILDS))
+
+
+def apply_builds(selection: BuildSelection | None, file: str, findings: list[Any], vis: Visibility | None,
+                 kind: str = "cuda") -> tuple[list[Any], int, int]:
+    """Each finding with the builds that compile its line (``Finding.builds``). When the tree has a HIP build,
+    findings the HIP build never compiles are no port work: in sources, zero-hour notes (``branch: "cuda-only"``
+    when only the CUDA build compiles them, ``"not-built"`` when neither does); in build scripts (nvcc flags in a
+    CUDA-only block), dropped. Returns (findings, dropped, noted)."""
+    if selection is None:
+        return findings, 0, 0
+    unit = selection.unit(file)
+    file_builds = unit.builds if unit is not None else None
+    script = kind in BUILD_KINDS
+    if file_builds is None and not script:
+        return findings, 0, 0
+    hip_build = selection.has_hip_build
+    out: list[Any] = []
+    dropped = noted = 0
+    why = ""
+    if unit is not None and unit.where:
+        why = f" ({unit.where[0]})"
+    for f in findings:
+        where = vis.at(f.line) if vis is not None else BOTH
+        builds = line_builds(file_builds, where)
+        f = replace(f, builds=sorted(builds))
+        if not hip_build or HIP in builds:
+            out.append(f)
+            continue
+        if script and f.category == "build":
+            dropped += 1  # an nvcc flag in a block only the CUDA build reads: the HIP build has its own
+            continue
+        if f.branch is None:
+            noted += 1
+            if CUDA in builds:
+                msg = f"CUDA build only (the HIP build does not compile this file{why}; no port work): {f.message}"
+                branch = "cuda-only"
+            else:
+                msg = f"Not compiled by the CUDA or the HIP build{why}; no port work: {f.message}"
+                branch = "not-built"
+            f = replace(f, severity=Severity.INFO, effort_hours=0.0, branch=branch, message=msg)
+        out.append(f)
+    return out, dropped, noted
+
+
+def builds_for_amd(selection: BuildSelection | None, dual_target: dict[str, Any]) -> dict[str, Any]:
+    """Whether the tree already builds for AMD, and the evidence: a HIP build in its build scripts, a project vendor
+    switch, a shim (``scan --json``: ``dual_target.builds_for_amd`` / ``amd_build_evidence``)."""
+    evidence: list[str] = []
+    if selection is not None:
+        evidence += [f"build: {e}" for e in selection.hip_build[:3]]
+    for s in dual_target.get("switches", []):
+        if s.get("how") != "platform" and s.get("side") == "hip":
+            evidence.append(f"switch: {s['name']}" + (f" ({s['where'][0]})" if s.get("where") else ""))
+            break
+    for s in dual_target.get("shims", [])[:1]:
+        evidence.append(f"shim: {s['file']}")
+    out: dict[str, Any] = {"builds_for_amd": bool(evidence), "amd_build_evidence": evidence}
+    if evidence:
+        cuda_only = len(selection.to_dict()["cuda_only_files"]) if selection is not None else 0
+        out["amd_headline"] = (
+            "This tree already builds for AMD (" + "; ".join(evidence[:2]) + "): the one-time hours are the gaps "
+            "in the code its HIP build compiles, not a port; keeping both builds green is upkeep"
+            + (f"; {cuda_only} file(s) only the CUDA build compiles are not costed" if cuda_only else ""))
+    return out
