@@ -14,6 +14,7 @@ with a ``kernel_call_syntax`` child holding the configuration expressions.
 from __future__ import annotations
 
 import os
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -46,12 +47,53 @@ def compile_query(source: str) -> Query:
     return Query(LANGUAGE, source)
 
 
+#: a query that only names node types (``(preproc_include) @include``): what ``captures`` can answer by a walk
+_TYPE_PATTERN = re.compile(r"\(\s*([a-z_][a-z0-9_]*)\s*\)\s*@([A-Za-z_][\w.]*)")
+#: subtrees up to this many bytes are searched by walking them in Python; larger ones by a compiled query.
+#: Compiling a tree-sitter query costs 15-25 ms in each process, whatever it holds (the grammar is analysed),
+#: which is most of a small translate's own work; a walk costs about half a microsecond a node.
+WALK_MAX_BYTES = 32 * 1024
+
+
+@lru_cache(maxsize=256)
+def _type_captures(query: str) -> tuple[tuple[str, str], ...] | None:
+    """``((node type, capture name), …)`` when ``query`` is only node-type patterns, else None."""
+    pairs = _TYPE_PATTERN.findall(query)
+    return tuple(pairs) if pairs and not _TYPE_PATTERN.sub("", query).strip() else None
+
+
+def _walk(node: Node, wanted: dict[str, list[str]]) -> dict[str, list[Node]]:
+    """The named nodes of ``node``'s subtree (itself included) whose type is in ``wanted``, pre-order."""
+    found: dict[str, list[Node]] = {}
+    cursor = node.walk()
+    while True:
+        current = cursor.node
+        if current is not None and current.is_named:
+            names = wanted.get(current.type)
+            if names is not None:
+                for name in names:
+                    found.setdefault(name, []).append(current)
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent() or cursor.node == node:
+                return found
+
+
 def captures(node: Node, query: str | Query) -> dict[str, list[Node]]:
-    """Captures of ``query`` under ``node``: capture name → nodes in document order."""
-    q = compile_query(query) if isinstance(query, str) else query
-    found = QueryCursor(q).captures(node)
-    for nodes in found.values():
-        nodes.sort(key=lambda n: n.start_byte)
+    """Captures of ``query`` under ``node``: capture name → nodes in document order. A query of node types
+    over a small subtree is answered by a walk (``WALK_MAX_BYTES``), with the same result."""
+    simple = _type_captures(query) if isinstance(query, str) else None
+    if simple is not None and node.end_byte - node.start_byte <= WALK_MAX_BYTES:
+        wanted: dict[str, list[str]] = {}
+        for kind, name in simple:
+            wanted.setdefault(kind, []).append(name)
+        found = _walk(node, wanted)
+    else:
+        q = compile_query(query) if isinstance(query, str) else query
+        found = QueryCursor(q).captures(node)
+    for nodes in found.values():  # nested nodes that start together (``a.b().c()``): the outer one first
+        nodes.sort(key=lambda n: (n.start_byte, -n.end_byte))
     return found
 
 

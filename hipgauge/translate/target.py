@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -63,6 +62,8 @@ def installed_rocm_version() -> tuple[tuple[int, int], str] | None:
     found = _hip_version_header(hipcc)
     if found is not None:
         return found, f"installed hipcc ({hipcc}, hip_version.h)"
+    import subprocess  # noqa: PLC0415 - only when hip_version.h is not found (start-up time of a small translate)
+
     for tool, args in ((os.path.join(os.path.dirname(hipcc), "hipconfig"), ["--version"]), (hipcc, ["--version"])):
         try:
             proc = subprocess.run([tool, *args], capture_output=True, text=True, timeout=30,

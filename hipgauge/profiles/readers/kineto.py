@@ -287,7 +287,7 @@ def _frames(ev: KinetoEvents, path: Path) -> tuple[pl.DataFrame, pl.DataFrame, p
         ops.lazy()
         .filter(_sane("ts", "dur"))
         .with_columns(_to_ns("ts"), (pl.col("dur") * 1000).round(0).cast(pl.Int64).alias("dur"))
-        .select("thread", "ts", (pl.col("ts") + pl.col("dur")).alias("end"), "ext", "name_id", "kind", "sig")
+        .select("thread", "ts", (pl.col("ts") + pl.col("dur")).alias("end"), "ext", "name_id", "kind", "sig", "top")
         .collect()
     )
     runtime = _columns(ev.runtime).filter(_sane("r_ts"))
@@ -390,7 +390,7 @@ def _attribute(link: pl.DataFrame, ops: pl.DataFrame, names: list[str]) -> pl.Da
     (the CPU ProfilerStep#N span holding the launch)."""
     ranges = (
         ops.lazy()
-        .filter(pl.col("kind") != KIND_STEP)
+        .filter((pl.col("kind") != KIND_STEP) & (pl.col("top") != 0))  # kineto_events.top_candidates
         .select("thread", "ts", "end", "name_id", "sig")
         .sort(["thread", "ts", "end"], descending=[False, False, True])
         .collect()

@@ -238,7 +238,10 @@ class _Builder:
 
     def __init__(self) -> None:
         self.names, self.threads, self.shapes = _Interner(), _Interner(), _Interner()
-        self.sig_cache: dict[tuple[str, int, int, int], list[tuple[msgspec.Raw, msgspec.Raw, msgspec.Raw, int]]] = {}
+        self.sig_cache: dict[tuple[str, int, int, int], list[int]] = {}  # key → entry numbers (``_signatures``)
+        self.sig_entries: list[tuple[str, msgspec.Raw, msgspec.Raw, msgspec.Raw, int]] = []
+        self.sig_after: list[int] = []
+        self._sig_prev = -1
         self.sig_ix: dict[str, int] = {}
         self.ops: dict[str, array[Any]] = {"thread": array("i"), "ts": array("d"), "dur": array("d"), "ext": array("q"),
                     "name_id": array("i"), "kind": array("b"), "sig": array("i")}
@@ -301,36 +304,61 @@ class _Builder:
         return self.threads.ids(list(zip(pids, tids, strict=True)))
 
     def _signatures(self, fam: list[TraceEvent]) -> list[int]:
-        """Interned call-signature ids of cpu_ops (-1 without ``Input Dims``). Comparing ``Raw`` slices is
-        cheaper than copying them out, so ops are first grouped by (name, lengths of the three raw fields)
-        and compared to the few signatures seen with that key; the canonical text is made once per distinct
-        (name, dims, types, concrete inputs)."""
+        """Interned call-signature ids of cpu_ops (-1 without ``Input Dims``).
+
+        An op is first checked against the op that followed the previous op's signature last time (a model
+        runs the same ops in the same order every iteration, so that guess is right for nearly every op of a
+        long trace): the name and the three raw fields compared, with no key built. Otherwise the ops are
+        grouped by (name, lengths of the three raw fields) and compared to the few signatures seen with that
+        key (comparing ``Raw`` slices is cheaper than copying them out); the canonical text is made once per
+        distinct (name, dims, types, concrete inputs)."""
         out = []
         cache = self.sig_cache
+        entries = self.sig_entries  # (name, dims, types, concrete inputs, sig id) by entry number
+        after = self.sig_after  # entry number → the entry that followed it last time (-1: none yet)
+        prev = self._sig_prev
         for e in fam:
             a = e.args
             if a is None:
                 out.append(-1)
+                prev = -1
                 continue
             d, t, c = a.input_dims, a.input_type, a.concrete_inputs
+            if prev >= 0:
+                g = after[prev]
+                if g >= 0:
+                    gn, gd, gt, gc, sid = entries[g]
+                    if gd == d and gn == e.name and gt == t and gc == c:
+                        out.append(sid)
+                        prev = g
+                        continue
             key = (e.name, len(d), len(t), len(c))
+            found = -1
             seen = cache.get(key)
             if seen is not None:
-                for sd, st, sc, sid in seen:
+                for n in seen:
+                    _, sd, st, sc, _ = entries[n]
                     if sd == d and st == t and sc == c:
-                        out.append(sid)
+                        found = n
                         break
-                else:
-                    out.append(self._new_signature(key, d, t, c))
-            else:
-                out.append(self._new_signature(key, d, t, c))
+            if found < 0:
+                found = self._new_signature(key, d, t, c)
+            if prev >= 0:
+                after[prev] = found
+            prev = found
+            out.append(entries[found][4])
+        self._sig_prev = prev
         return out
 
     def _new_signature(self, key: tuple[str, int, int, int], d: msgspec.Raw, t: msgspec.Raw, c: msgspec.Raw) -> int:
+        """A new entry (its number) for ``key`` and these raw fields, with its signature id."""
         i = self._signature_id((key[0], bytes(d), bytes(t), bytes(c)))
+        n = len(self.sig_entries)
         # copies that own their bytes: a cached slice must not keep the chunk buffer alive
-        self.sig_cache.setdefault(key, []).append((msgspec.Raw(bytes(d)), msgspec.Raw(bytes(t)), msgspec.Raw(bytes(c)), i))
-        return i
+        self.sig_entries.append((key[0], msgspec.Raw(bytes(d)), msgspec.Raw(bytes(t)), msgspec.Raw(bytes(c)), i))
+        self.sig_after.append(-1)
+        self.sig_cache.setdefault(key, []).append(n)
+        return n
 
     def _signature_id(self, key: tuple[str, bytes, bytes, bytes]) -> int:
         name, d, t, c = key
@@ -466,11 +494,59 @@ class _Builder:
         g["shared_mem_bytes"].extend([s if type(s := a.shared_memory) is int else -1 for a in args])
 
     def result(self, header: dict[str, Any]) -> KinetoEvents:
+        self.ops["top"] = top_candidates(self.ops)
         return KinetoEvents(
             ops=self.ops, runtime=self.runtime, gpu=self.gpu, flows=self.flows, gpu_steps=self.gpu_steps,
             names=list(self.names), threads=list(self.threads), shapes=list(self.shapes),
             signatures=list(self.sig_ix), runtime_names=self.runtime_names, header=header,
             seen=self.seen, bad=self.bad, first_bad=self.first_bad, first_why=self.first_why)
+
+
+#: µs: end times within this of the running maximum stay candidates (``top_candidates``): far more than the 1 ns
+#: the µs → ns rounding of ``kineto._frames`` can move an end or start
+_TOP_MARGIN_US = 0.01
+_MAX_US = 9e15  # as kineto._MAX_US: larger ts/dur values are dropped as insane
+
+
+def top_candidates(ops: dict[str, array]) -> array:
+    """Per op row, 1 when it may be an outermost CPU range of its thread (``kineto._attribute``'s tops) or may
+    raise the running maximum of range ends that decides them; 0 when it cannot.
+
+    ``_attribute`` sorts the ranges of each thread by start (longest first on ties) and keeps a range when it
+    starts at or after every earlier range's end. A range whose end is not above the running maximum of the
+    ends before it can neither be kept nor move that maximum, so leaving it out of the sort changes nothing;
+    in a trace whose ranges nest, that is every inner range. Each parallel part computes this on its own ops,
+    in the part's process (a range can only gain earlier ranges from other parts, so a part's 0 stays right),
+    and the main process sorts only the candidates. The test is made in µs with ``_TOP_MARGIN_US`` to spare, so
+    the ns rounding cannot turn a 0 into a range that matters; rows with a negative duration, insane values or
+    of ProfilerSteps are left 1 (``_attribute`` and ``_frames`` decide those)."""
+    n = len(ops["ts"])
+    out = array("b", b"\x01" * n)
+    if n < 2:
+        return out
+    ts = np.frombuffer(ops["ts"], dtype=np.float64)
+    dur = np.frombuffer(ops["dur"], dtype=np.float64)
+    kind = np.frombuffer(ops["kind"], dtype=np.int8)
+    thread = np.frombuffer(ops["thread"], dtype=np.int32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        sane = np.isfinite(ts) & np.isfinite(dur) & (np.abs(ts) < _MAX_US) & (np.abs(dur) < _MAX_US)
+        rows = np.flatnonzero(sane & (kind != KIND_STEP))
+        if len(rows) < 2:
+            return out
+        end = ts[rows] + dur[rows]
+        order = np.lexsort((-end, ts[rows], thread[rows]))
+        e = end[order]
+        th = thread[rows][order]
+        before = np.empty(len(e))  # the running maximum of the ends before each row, within its thread
+        starts = [0, *(np.flatnonzero(np.diff(th)) + 1).tolist(), len(e)]
+        for a, b in zip(starts[:-1], starts[1:], strict=False):
+            before[a] = -np.inf
+            if b - a > 1:
+                before[a + 1:b] = np.maximum.accumulate(e[a:b - 1])
+        drop = (e < before - _TOP_MARGIN_US) & (dur[rows][order] >= 0)
+    mask = np.frombuffer(out, dtype=np.int8)
+    mask[rows[order[drop]]] = 0
+    return out
 
 
 _NO_ARGS = EventArgs()
