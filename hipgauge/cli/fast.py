@@ -38,6 +38,8 @@ def _translate_parser() -> argparse.ArgumentParser:
 
 def fast_command(args: list[str]) -> Callable[[], None] | None:
     """A callable that runs ``args`` without Typer, or None when Typer should handle them."""
+    if args[:2] == ["capture", "torch"] and not any(a in ("--help", "-h") for a in args[2:]):
+        return _capture_torch(args[2:])
     if not args or args[0] != "translate" or any(a in ("--help", "-h") for a in args[1:]):
         return None
     try:
@@ -51,3 +53,14 @@ def fast_command(args: list[str]) -> Callable[[], None] | None:
         run_translate(**vars(ns))
 
     return run
+
+
+def _capture_torch(args: list[str]) -> Callable[[], None] | None:
+    """``hipgauge capture torch …`` without Typer (a GPU host may have PyTorch and little else: cli/capture_run.py)."""
+    from hipgauge.cli.capture_run import run_torch_capture, torch_capture_parser
+
+    try:
+        ns = torch_capture_parser().parse_args(args)
+    except ValueError:
+        return None
+    return lambda: run_torch_capture(**vars(ns))
