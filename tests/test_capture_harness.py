@@ -64,6 +64,10 @@ def test_variants_are_timed_interleaved_in_shuffled_rounds(tmp_path: Path) -> No
     assert (tmp_path / "a_latency_ms.csv").read_text().splitlines()[0] == "iteration,round,latency_ms"
     assert (tmp_path / "pairs.csv").read_text().splitlines() == [
         "base,cand,kind", "a,b,fp16 -> fp16", "a,c,fp16 -> fp16"]
+    kw = hz.HarnessPlan("m:f", [hz.parse_variant("x=fp16,batch=8"), hz.parse_variant("y=fp16,cl,batch=8")], tmp_path / "k",
+                        iterations=2, rounds=1)
+    hz.run_harness(kw, FakeBackend({"x": 1.0, "y": 2.0}))
+    assert (tmp_path / "k" / "pairs.csv").read_text().splitlines()[1] == 'x,y,"fp16,batch=8 -> fp16,channels_last,batch=8"'
     doc = json.loads((tmp_path / "capture.json").read_text())
     assert doc["schema"] == hz.SCHEMA and doc["order"] == res.order and len(doc["variants"]) == 3
     assert doc["variants"][0]["round_medians_ms"] and doc["variants"][0]["trace"] == "a_trace.json.gz"

@@ -19,6 +19,7 @@ What it does, in order (the recipe of tests/data/h200/pairs/capture_pairs.py):
 
 from __future__ import annotations
 
+import csv
 import gzip
 import importlib
 import importlib.util
@@ -293,9 +294,10 @@ def run_harness(plan: HarnessPlan, backend: Backend, advance: Callable[[int], No
     ok = [v for v in plan.variants if results[v.name].csv]
     if len(ok) > 1:
         with open(plan.out_dir / "pairs.csv", "w", encoding="utf-8", newline="") as f:
-            f.write("base,cand,kind\n")
+            rows = csv.writer(f, lineterminator="\n")
+            rows.writerow(["base", "cand", "kind"])
             for v in ok[1:]:
-                f.write(f"{ok[0].name},{v.name},{ok[0].settings()} -> {v.settings()}\n")
+                rows.writerow([ok[0].name, v.name, f"{ok[0].settings()} -> {v.settings()}"])
         files.append("pairs.csv")
     result = HarnessResult(plan=plan, environment=backend.describe(), variants=[results[v.name] for v in plan.variants],
                            order=order, seconds=time.perf_counter() - t0, files=files)
