@@ -129,3 +129,42 @@ def test_decide_says_the_interval() -> None:
     base = load_profile(f"{b}_trace.json.gz", latency_csv=f"{b}_latency_ms.csv")
     text = decide(None, projection=project_baseline(base, 5.3, 99.0)).triage.measurement
     assert "interval" in text and "cannot tell at this sample size" in text and "iterations (now 300)" in text
+
+
+HARNESS = DATA / "harness"
+#: the one harness pair whose projection misses: EfficientNet-B0 fp32 (replayed host share 0.10, α weakly
+#: identified) → fp16 channels_last (host-bound): the replay is 15% high at P50 (docs/measuring.md)
+KNOWN_MISS = ("effb0_bs32_fp32", "effb0_bs32_fp16_cl")
+HARNESS_PAIRS = [(d, b, c) for d in ("resnet18", "effb0", "convnext") for b, c in _pairs(HARNESS / d)]
+
+
+@pytest.mark.parametrize("folder,base,cand", [
+    pytest.param(d, b, c, marks=pytest.mark.xfail(strict=True, reason="replay 15% high: see KNOWN_MISS"))
+    if (b, c) == KNOWN_MISS else (d, b, c) for d, b, c in HARNESS_PAIRS])
+def test_on_unseen_harness_pairs_the_p50_interval_holds_and_is_narrow(folder: str, base: str, cand: str) -> None:
+    d = HARNESS / folder
+    bp = load_profile(d / f"{base}_trace.json.gz", latency_csv=d / f"{base}_latency_ms.csv")
+    cp = load_profile(d / f"{cand}_trace.json.gz")
+    btl, _ = load_timeline(bp)
+    ctl, _ = load_timeline(cp)
+    res = compare_profiles(bp, cp, percentile=50.0, base_timeline=btl, cand_timeline=ctl)
+    i = res.interval
+    assert i is not None and i.method == iv.METHOD_OWN and i.iterations == 600
+    m = pct.summarize(read_latency(d / f"{cand}_latency_ms.csv"), 50.0)[0]
+    assert i.lo_ms <= m <= i.hi_ms, (i.lo_ms, m, i.hi_ms)
+    assert i.width_share <= 0.30
+
+
+def test_a_gpu_bound_baseline_gives_a_bounded_projection() -> None:
+    d = HARNESS / "rounds6" / "convnext"
+    bp = load_profile(d / "cnxt_bs32_fp32_trace.json.gz", latency_csv=d / "cnxt_bs32_fp32_latency_ms.csv")
+    cp = load_profile(d / "cnxt_bs32_bf16_trace.json.gz")
+    btl, _ = load_timeline(bp)
+    ctl, _ = load_timeline(cp)
+    res = compare_profiles(bp, cp, percentile=50.0, target_ms=8.0, base_timeline=btl, cand_timeline=ctl)
+    i = res.interval
+    m = pct.summarize(read_latency(d / "cnxt_bs32_bf16_latency_ms.csv"), 50.0)[0]
+    assert i is not None and i.low_bound_ms is not None and i.lo_ms <= m <= i.hi_ms
+    assert res.to_dict()["projection"]["target_verdict"] == iv.CANNOT_TELL
+    assert "GPU-bound baseline" in i.describe()
+    assert any("GPU-bound" in n for n in res.to_dict()["replay"]["replay"]["notes"])

@@ -27,6 +27,7 @@ def _load() -> Any:
     from hipgauge.cli import assess as _assess  # noqa: F401
     from hipgauge.cli import history as _history  # noqa: F401
     from hipgauge.cli import version as _version  # noqa: F401
+    from hipgauge.cli import capture as _capture  # noqa: F401
 
     return app
 

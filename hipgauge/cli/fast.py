@@ -63,6 +63,8 @@ def _scan_values_ok(ns: argparse.Namespace) -> bool:
 
 def fast_command(args: list[str]) -> Callable[[], None] | None:
     """A callable that runs ``args`` without Typer, or None when Typer should handle them."""
+    if args[:2] == ["capture", "torch"] and not any(a in ("--help", "-h") for a in args[2:]):
+        return _capture_torch(args[2:])
     if not args or args[0] not in ("translate", "scan") or any(a in ("--help", "-h") for a in args[1:]):
         return None
     try:
@@ -86,3 +88,14 @@ def fast_command(args: list[str]) -> Callable[[], None] | None:
         run_translate(**vars(ns))
 
     return run
+
+
+def _capture_torch(args: list[str]) -> Callable[[], None] | None:
+    """``hipgauge capture torch …`` without Typer (a GPU host may have PyTorch and little else: cli/capture_run.py)."""
+    from hipgauge.cli.capture_run import run_torch_capture, torch_capture_parser
+
+    try:
+        ns = torch_capture_parser().parse_args(args)
+    except ValueError:
+        return None
+    return lambda: run_torch_capture(**vars(ns))

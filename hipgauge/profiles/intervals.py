@@ -75,6 +75,7 @@ class ProjectionInterval:
     iterations: int  # of the latency CSV the sampling part comes from
     confidence: float
     drift: bool = False  # the CSV it rests on drifts: the interval is as wide as the data say, no wider
+    low_bound_ms: float | None = None  # the model could only bound the figure from below at this (see whatif)
 
     @property
     def width_share(self) -> float:
@@ -89,6 +90,9 @@ class ProjectionInterval:
                      if error_basis(self.method) == "change" else "from its validation on H200 pairs, docs/matching.md")
             parts.append(f"the {self.method} model's own error (±{100 * self.model_error:.1f}%; {share})")
         text = " and ".join(parts) + (", combined in quadrature" if self.model_error else "")
+        if self.low_bound_ms is not None:
+            text += (f"; extended down to the projection with the candidate's host nearly free ({self.low_bound_ms:.3f} ms): "
+                     f"a GPU-bound baseline does not show its host's speed")
         if self.drift:
             text += "; the latency CSV drifts, so even this interval is optimistic"
         return text
@@ -140,7 +144,7 @@ class ProjectionInterval:
 
 
 def interval_for(value_ms: float | None, stability: Stability | None, method: str, p: float,
-                 baseline_ms: float | None = None) -> ProjectionInterval | None:
+                 baseline_ms: float | None = None, low_bound_ms: float | None = None) -> ProjectionInterval | None:
     """The interval around ``value_ms`` from the latency CSV's ``stability`` (the baseline's, or the candidate's
     when measured) and the ``method``'s model error (of the change from ``baseline_ms`` for a what-if); None without
     a value or a bootstrap interval."""
@@ -154,9 +158,13 @@ def interval_for(value_ms: float | None, stability: Stability | None, method: st
         e = e * abs(value_ms - (baseline_ms if baseline_ms is not None else value_ms)) / value_ms
     below = value_ms * math.sqrt(halves[0] ** 2 + e * e)
     above = value_ms * math.sqrt(halves[1] ** 2 + e * e)
-    return ProjectionInterval(value_ms=value_ms, lo_ms=max(0.0, value_ms - below), hi_ms=value_ms + above,
+    lo = value_ms - below
+    if low_bound_ms is not None and low_bound_ms < value_ms:
+        lo = min(lo, low_bound_ms * (1.0 - math.sqrt(halves[0] ** 2 + e * e)))
+    return ProjectionInterval(value_ms=value_ms, lo_ms=max(0.0, lo), hi_ms=value_ms + above,
                               percentile=p, method=method, sampling=halves, model_error=e, iterations=stability.n,
-                              confidence=stability.confidence, drift=stability.drift)
+                              confidence=stability.confidence, drift=stability.drift,
+                              low_bound_ms=low_bound_ms if low_bound_ms is not None and low_bound_ms < value_ms else None)
 
 
 def target_with_margin(interval: ProjectionInterval, target_ms: float) -> float:

@@ -514,7 +514,8 @@ def _interval(proj: Projection, bl: pct.LatencyEstimate, cl: pct.LatencyEstimate
         method = iv.METHOD_ADDITIVE
     else:
         method = iv.METHOD_OWN if replay.replay.strategy == STRATEGY_OWN else iv.METHOD_MATCHED
-    return iv.interval_for(proj.projected_ms, bl.stability(), method, p, bl.value_ms)
+    low = replay.replay.projected_low_ms if replay.replay is not None else None
+    return iv.interval_for(proj.projected_ms, bl.stability(), method, p, bl.value_ms, low_bound_ms=low)
 
 
 #: flagged rows named one by one in the warnings; the rest are counted (their ``flags`` are in the rows)
