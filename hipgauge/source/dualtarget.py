@@ -42,7 +42,9 @@ from hipgauge.source.conditions import (
     visibility,
 )
 from hipgauge.knowledge.amd_targets import amd_family_words
+from hipgauge.knowledge.backends import other_backends
 from hipgauge.model import Severity
+from hipgauge.source.backends import backend_of, hip_native
 from hipgauge.source.includes import TreeMacros, tree_macros
 from hipgauge.source.pybranches import cmake_vendor_lines, vendor_lines
 from hipgauge.source.walk import read_text_bytes
@@ -126,6 +128,8 @@ class TreeDual:
     #: the preprocessor per build across files (``hipgauge.source.includes``): what headers define, which build
     #: reaches each header, names a build never defines; None: each file on its own
     macros: TreeMacros | None = None
+    #: file -> the other backend it belongs to (``hipgauge.source.backends``: CPU asm, SYCL, OpenCL…)
+    backends: dict[str, str] = field(default_factory=dict)
 
     def defines(self) -> Defines:
         """What each build defines, from the switches, the user's items and the names a build never defines
@@ -188,12 +192,17 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
     small: list[tuple[str, bytes]] = []
     sources: dict[str, bytes] = {}  # every C/C++/CUDA file with a directive: the preprocessor across files
     passed: set[str] = set()  # names a build file defines (-DNAME, add_compile_definitions)
+    backends: dict[str, str] = {}
     for e in entries:
         if e.size > max_bytes or (e.kind not in SOURCE_KINDS and e.kind not in BUILD_KINDS):
             continue
         data = read_text_bytes(e, max_bytes)
         if data is None:
             continue
+        backend = backend_of(e.display, data, e.kind)
+        if backend is not None:
+            backends[e.display] = backend
+            continue  # no CUDA or HIP compiler sees it: no switches, shims or families from it
         if e.kind in BUILD_KINDS:
             _build_switches(data, e.display, where, how)
             passed.update(m.group(1) for m in _BUILD_DEFINE.finditer(data.decode("latin-1")))
@@ -248,7 +257,7 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
     final = TreeDual(tuple(sorted(switches.values(), key=lambda s: s.name)), user=user)
     shims = tuple(s for s in (_shim(f, data, vis, known_cuda) for f, data, vis in views) if s is not None)
     macros, _views = tree_macros(sources, final.defines(), passed)
-    return replace(final, shims=shims, families=tuple(generated_families(small)), macros=macros)
+    return replace(final, shims=shims, families=tuple(generated_families(small)), macros=macros, backends=backends)
 
 
 def _defined_elsewhere(names: set[str], files: list[tuple[str, bytes]], defines: Defines) -> set[str]:
@@ -420,13 +429,23 @@ class FileView:
     dropped: int = 0  # findings in code only the HIP build compiles (or neither), or on a shim's definitions
     noted: int = 0  # findings turned into CUDA-only branch notes
     variants: list[dict[str, Any]] = field(default_factory=list)
+    #: the other backend the file belongs to (no CUDA or HIP compiler sees it): no CUDA rule findings
+    backend: str | None = None
+    #: HIP code (includes HIP headers, no CUDA ones): the port itself, no port-risk findings
+    hip_native: bool = False
 
     def summary(self) -> dict[str, Any] | None:
         counts = self.vis.counts()
-        if not (any(counts.values()) or self.shim or self.dropped or self.noted or self.variants):
+        if not (any(counts.values()) or self.shim or self.dropped or self.noted or self.variants or self.backend
+                or self.hip_native):
             return None
-        return {"file": self.file, **counts, "shim": self.shim, "findings_dropped": self.dropped,
-                "findings_noted": self.noted, "variants": self.variants, "branches": self.branches()}
+        out = {"file": self.file, **counts, "shim": self.shim, "findings_dropped": self.dropped,
+               "findings_noted": self.noted, "variants": self.variants, "branches": self.branches()}
+        if self.backend is not None:
+            out["backend"] = self.backend
+        if self.hip_native:
+            out["hip_native"] = True
+        return out
 
     def branches(self) -> list[dict[str, Any]]:
         """The file's vendor-exclusive line ranges: ``{side, lines: [first, last], guard}`` (guard: the line of the
@@ -449,13 +468,19 @@ class FileView:
 
 def file_view(display: str, data: bytes, tree: TreeDual | None, kind: str = "cuda") -> FileView:
     tree = tree or TreeDual()
+    backend = tree.backends.get(display)
     if kind == "setup.py":
-        return FileView(display, vendor_lines(data.decode("utf-8", "replace")))
+        return FileView(display, vendor_lines(data.decode("utf-8", "replace")), backend=backend)
     if kind == "cmake":
-        return FileView(display, cmake_vendor_lines(data.decode("utf-8", "replace")))
+        return FileView(display, cmake_vendor_lines(data.decode("utf-8", "replace")), backend=backend)
     if kind == "make":
-        return FileView(display, visibility(b"", None))
-    return FileView(display, tree.view(display, data), shim=display in tree.shim_files)
+        return FileView(display, visibility(b"", None), backend=backend)
+    if backend is not None:
+        return FileView(display, visibility(b"", None), backend=backend)
+    vis = tree.view(display, data)
+    shim = display in tree.shim_files
+    native = not shim and hip_native(display, data, kind, lambda line: vis.at(line) == BOTH)
+    return FileView(display, vis, shim=shim, hip_native=native)
 
 
 def kernel_variants(view: FileView, kernels: Iterable[Any]) -> None:
@@ -475,6 +500,8 @@ def adjust_api_calls(calls: list[Any], tree: TreeDual | None, view: FileView | N
     """References in code only the HIP build compiles (or neither) are no CUDA uses: dropped. References to names
     a project shim maps, and a shim's own, count as translated (status "mapped", the shim's text as HIP)."""
     names = tree.shim_names() if tree is not None and tree.shims else {}
+    if view is not None and (view.backend is not None or view.hip_native):
+        return []  # not CUDA code: another backend's, or HIP's own
     if view is not None and view.vis.exclusive:
         calls = [c for c in calls if view.vis.at(c.line) not in (HIP_ONLY, NEITHER)]
     if not names and not (view is not None and view.shim):
@@ -498,7 +525,7 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
     names = tree.shim_names() if tree is not None and tree.shims else {}
     out = []
     for f in findings:
-        if view.shim:
+        if view.shim or view.backend is not None or view.hip_native:
             view.dropped += 1
             continue
         where = view.vis.at(f.line)
@@ -545,6 +572,15 @@ def inventory(tree: TreeDual | None, files: list[dict[str, Any]]) -> dict[str, A
                          "hip_only_lines": sum(d["hip_only_lines"] for d in defs),
                          "cuda_only_lines": sum(d["cuda_only_lines"] for d in defs)})
     project = [s for s in tree.switches if s.how != "platform"]
+    dropped_in = {f["file"]: f.get("findings_dropped", 0) for f in files}
+    by_backend: dict[str, list[str]] = defaultdict(list)
+    for path, name in sorted(tree.backends.items()):
+        by_backend[name].append(path)
+    titles = {b.name: b.title for b in other_backends()}
+    others = [{"backend": name, "title": titles.get(name, name), "files": len(paths),
+               "findings_dropped": sum(dropped_in.get(p, 0) for p in paths), "paths": paths}
+              for name, paths in sorted(by_backend.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
+    native = [f for f in files if f.get("hip_native")]
     return {
         "source": "measured: preprocessor conditions evaluated for the CUDA build (nvcc) and the HIP build (hipcc, "
                   "AMD); only HIP platform names and the project's vendor switches are decided, other names stay "
@@ -557,6 +593,11 @@ def inventory(tree: TreeDual | None, files: list[dict[str, Any]]) -> dict[str, A
         "lines": {"cuda_only": totals["cuda_only"], "hip_only": totals["hip_only"], "neither": totals["neither"]},
         "findings_dropped": sum(f.get("findings_dropped", 0) for f in files),
         "findings_noted": sum(f.get("findings_noted", 0) for f in files),
-        "files": [{k: v for k, v in f.items() if k != "variants"} for f in files],
+        "files": [{k: v for k, v in f.items() if k != "variants"} for f in files if not f.get("backend")],
+        "other_backends": {"source": "hipgauge/data/backends.toml: a C/C++ file with no CUDA/HIP marker in a "
+                                     "backend's folder or including its headers; no CUDA rules run on it, no hours",
+                           "files": sum(o["files"] for o in others), "backends": others},
+        "hip_native": {"files": [f["file"] for f in native],
+                       "findings_dropped": sum(f.get("findings_dropped", 0) for f in native)},
         "generated_families": [fam.to_dict() for fam in tree.families],
     }
