@@ -72,7 +72,7 @@ _USING = re.compile(rb"^[ \t]*using[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([^;\n]+);",
 _TYPEDEF = re.compile(rb"^[ \t]*typedef[ \t]+([^;{}\n]+?)[ \t]+([A-Za-z_]\w*)[ \t]*;", re.M)
 SHIM_MIN_MAPPINGS = 3
 #: rules a shim answers for the names it maps: the name has no HIP counterpart / its mask is 32 bits
-SHIM_COVERED_CODES = frozenset({"HG103", "HG104", "HG209", "HG305", "HG706"})
+SHIM_COVERED_CODES = frozenset({"HG103", "HG104", "HG207", "HG209", "HG305", "HG706"})
 SHIM_COVERED_CATEGORIES = frozenset({"api", "library"})
 #: rules about a preprocessor guard the HIP build would silently get wrong (``__CUDA_ARCH__``, ``__CUDACC__``):
 #: moot on a condition the HIP build decides (a vendor switch, or a shim's ``#define __CUDA_ARCH__``)
@@ -316,6 +316,7 @@ def _build_switches(data: bytes, display: str, where: dict[str, list[str]], how:
 
 def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim | None:
     mappings: list[tuple[str, str]] = []
+    stubs: list[tuple[str, bytes]] = []  # CUDA names defined for HIP as something not HIP's (a no-op, a constant)
     by_side: dict[str, dict[int, bytes]] = defaultdict(dict)
     n_defines = 0
     for m in _DEFINE.finditer(data):
@@ -328,8 +329,11 @@ def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim |
             by_side[name][where] = body
         if where == CUDA_ONLY:
             continue
-        if ((known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name)) and _HIPISH.search(body):
-            mappings.append((name, _short(body)))
+        if (known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name):
+            if _HIPISH.search(body):
+                mappings.append((name, _short(body)))
+            else:
+                stubs.append((name, body))
     aliases = [(m.start(), m.group(1), m.group(2).strip()) for m in _USING.finditer(data)]
     aliases += [(m.start(), m.group(2), m.group(1).strip()) for m in _TYPEDEF.finditer(data)]
     for start, alias, target in aliases:  # using bnb_stream_t = hipStream_t; / … = cudaStream_t;
@@ -351,6 +355,9 @@ def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim |
         return None
     if b"__global__" in data and len(mappings) * 2 < max(n_defines, 1):
         return None  # a kernel file with a few mappings of its own, not a shim
+    for name, body in stubs:  # in a shim, a CUDA name made a no-op or a constant for HIP is handled too
+        if all(a != name for a, _b in mappings):
+            mappings.append((name, _short(body) or "(nothing)"))
     return Shim(display, tuple(mappings), tuple(polyfills))
 
 
