@@ -484,10 +484,10 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
         where = [base] * n_lines
     trivial = (b"#" not in data or (not re.search(rb"#[ \t]*(?:if|define|undef)", data)
                                     and not (include is not None and b"include" in data)))
-    if trivial or (include is None and base == BOTH and not re.search(rb"#[ \t]*if", data)):
+    if trivial or (include is None and base == BOTH and not re.search(rb"#[ \t]*(?:if|define|undef)", data)):
         return Visibility(where, guard, maybe=set(range(n_lines)) if MAYBE in entry and base != BOTH else set())
     if (include is None and base == BOTH and not any(n in data for n in defines.decided)
-            and not _IF_ZERO.search(data)):
+            and not _IF_ZERO.search(data) and not re.search(rb"#[ \t]*(?:define|undef)", data)):
         return Visibility(where, guard)  # nothing here tells the builds apart
     vals = {b: defines.for_build(b) for b in BUILDS}
     guard_name = include_guard(data)

@@ -59,7 +59,10 @@ HIP_PLATFORM = frozenset(n for n, (c, h) in PLATFORM_NAMES.items() if h is not N
 _BUILD_DEFINE = re.compile(r"(?:-D\s*|compile_definitions\s*\([^)]*?\b|define_macros[^\n]*?[\"'])([A-Z][A-Z0-9_]*)")
 _HIPISH = re.compile(rb"\b(?:hip(?:[A-Z_]|blas|cub|rand|fft|sparse|solver|rtc|Lt)\w*|__hip_\w+|HIP\w*|roc\w+|"
                      rb"__shfl(?:_up|_down|_xor)?\b|__ballot\b|__any\b|__all\b|__builtin_amdgcn\w*|__lane_id\b|__ockl\w*|amd_\w+)")
-_CUDAISH = re.compile(rb"\b(?:cuda[A-Z_]\w*|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|nv\w+|__nv\w+)")
+_CUDAISH = re.compile(rb"\b(?:cuda[A-Z_]\w*|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|nv\w+|__nv\w+|cuda::|cub::|"
+                      rb"__\w+_sync\b|__ldg\b|__activemask\b|__syncwarp\b)")
+#: ``namespace cub = hipcub;``: every ``cub::`` name maps
+_NS_ALIAS = re.compile(rb"^[ \t]*namespace[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_][\w:]*)[ \t]*;", re.M)
 _CUDA_NAME = re.compile(r"^(?:cuda[A-Z_]\w*|CUDA_\w+|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|curand\w*|cusparse\w*|"
                         r"cufft\w*|cudnn\w*|nvrtc\w*|__shfl\w*_sync|__ballot_sync|__any_sync|__all_sync|"
                         r"__match\w*_sync|__reduce\w*_sync|__syncwarp|__activemask|__v\w+\d|__dp4a|__dp2a\w*|"
@@ -345,9 +348,14 @@ def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim |
         if (where != CUDA_ONLY and ((known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name))
                 and _HIPISH.search(target) and all(a != name for a, _b in mappings)):
             mappings.append((name, _short(target)))
-    for name, sides in by_side.items():  # one neutral name per vendor (bitsandbytes' compat.cuh)
-        if (HIP_ONLY in sides and CUDA_ONLY in sides and _HIPISH.search(sides[HIP_ONLY])
-                and _CUDAISH.search(sides[CUDA_ONLY]) and all(a != name for a, _b in mappings)):
+    for m in _NS_ALIAS.finditer(data):  # namespace cub = hipcub; (vLLM's cub_helpers.h)
+        if vis.at(data.count(b"\n", 0, m.start()) + 1) != CUDA_ONLY and _HIPISH.search(m.group(2)):
+            mappings.append((m.group(1).decode("latin-1") + "::", _short(m.group(2)) + "::"))
+    for name, sides in by_side.items():  # one neutral name per vendor (bitsandbytes' compat.cuh, vLLM's cuda_compat.h)
+        if (HIP_ONLY in sides and CUDA_ONLY in sides and sides[HIP_ONLY].strip()
+                and sides[HIP_ONLY].strip() != sides[CUDA_ONLY].strip()
+                and (_HIPISH.search(sides[HIP_ONLY]) or _CUDAISH.search(sides[CUDA_ONLY]))
+                and all(a != name for a, _b in mappings)):
             mappings.append((name, _short(sides[HIP_ONLY])))
     polyfills = sorted({m.group(1).decode("latin-1") for m in _POLYFILL.finditer(data)})
     count = len(mappings) + len(polyfills)
@@ -517,7 +525,7 @@ def adjust_api_calls(calls: list[Any], tree: TreeDual | None, view: FileView | N
     for c in calls:
         if view is not None and view.shim and c.status not in ("mapped", "deprecated"):
             c = replace(c, status="mapped", hip_name=f"(defined by the project shim {view.file})")
-        hit = names.get(c.cuda_name)
+        hit = names.get(c.cuda_name) or (names.get(c.cuda_name.split("::")[0] + "::") if "::" in c.cuda_name else None)
         if hit is not None and c.status not in ("mapped", "deprecated"):
             c = replace(c, status="mapped", hip_name=f"{hit[0]} (project shim {hit[1]})")
         out.append(c)
@@ -541,7 +549,8 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
             continue
         if names and (f.code in SHIM_COVERED_CODES or f.category in SHIM_COVERED_CATEGORIES):
             text = f.snippet or (lines[f.line - 1] if lines and 0 < f.line <= len(lines) else "")
-            if any(n in names for n in re.findall(r"[A-Za-z_]\w*", text)):
+            if any(n in names for n in re.findall(r"[A-Za-z_]\w*(?:::)?", text)) or any(
+                    n in names for n in re.findall(r"[A-Za-z_]\w*", text)):
                 view.dropped += 1
                 continue
         if where == CUDA_ONLY:
