@@ -15,11 +15,23 @@ from collections.abc import Callable
 
 from hipgauge.knowledge.backends import other_backends
 
-#: a CUDA or HIP compiler is meant to see this file
-CUDA_OR_HIP = re.compile(
-    rb"#[ \t]*include[ \t]*[<\"][^>\"\n]*(?:cuda|cublas|cudnn|curand|cusparse|cusolver|cufft|nccl|nvrtc|nvtx|thrust/|"
-    rb"cub/|cutlass|cute/|hip/|hipblas|hipcub|rocblas|rocprim|rccl|\.cuh)[^>\"\n]*[>\"]"
-    rb"|\b__global__\b|\b__device__\b|\b__shared__\b|<<<|\bcuda[A-Z]\w*\s*\(|\bhip[A-Z]\w*\s*\(")
+#: a CUDA or HIP compiler is meant to see a file with one of these (``cuda_or_hip``)
+_CUDA_WORDS = (b"__global__", b"__device__", b"__shared__", b"<<<")
+_CUDA_INCLUDE = re.compile(
+    rb"^[ \t]*#[ \t]*include[ \t]*[<\"][^>\"\n]*(?:cuda|cublas|cudnn|curand|cusparse|cusolver|cufft|nccl|nvrtc|nvtx|"
+    rb"thrust/|cub/|cutlass|cute/|hip/|hipblas|hipcub|rocblas|rocprim|rccl|\.cuh)[^>\"\n]*[>\"]", re.M)
+_CUDA_CALL = re.compile(rb"\b(?:cuda|hip)[A-Z]\w*\s*\(")
+
+
+def cuda_or_hip(data: bytes) -> bool:
+    """The file carries a CUDA/HIP marker: a CUDA or HIP header include, ``__global__``/``__device__``/
+    ``__shared__``, a ``<<<`` launch or a ``cuda*``/``hip*`` runtime call."""
+    if any(w in data for w in _CUDA_WORDS):
+        return True
+    if (b"cuda" in data or b"hip" in data or b"cub" in data or b"nccl" in data or b"nv" in data
+            or b".cuh" in data or b"cute" in data or b"roc" in data or b"thrust" in data):
+        return _CUDA_INCLUDE.search(data) is not None or _CUDA_CALL.search(data) is not None
+    return False
 _INCLUDE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.M)
 #: HIP's own headers, and the CUDA ones a HIP-native file would not include
 _HIP_HEADER = re.compile(rb"^(?:hip/|hipblas|hipblaslt|hipcub|hipfft|hiprand|hipsparse|hipsolver|rocblas|rocprim|"
@@ -49,16 +61,16 @@ def backend_of(path: str, data: bytes | None, kind: str) -> str | None:
     parts = _parts(path)
     if kind not in SOURCE_KINDS:  # a build file: by its folder only
         return next((b.name for b in other_backends() for f in b.folders if _in_folder(parts, f)), None)
-    if data is None or CUDA_OR_HIP.search(data):
+    if data is None:
         return None
-    for b in other_backends():
-        if any(_in_folder(parts, f) for f in b.folders):
-            return b.name
-    includes = [m.group(1).decode("latin-1").strip() for m in _INCLUDE.finditer(data)]
-    for b in other_backends():
-        if any(inc == h or inc.endswith("/" + h) for inc in includes for h in b.headers):
-            return b.name
-    return None
+    found = next((b.name for b in other_backends() if any(_in_folder(parts, f) for f in b.folders)), None)
+    if found is None:
+        includes = [m.group(1).decode("latin-1").strip() for m in _INCLUDE.finditer(data)]
+        found = next((b.name for b in other_backends()
+                      if any(inc == h or inc.endswith("/" + h) for inc in includes for h in b.headers)), None)
+    if found is None or cuda_or_hip(data):
+        return None
+    return found
 
 
 def hip_native(path: str, data: bytes | None, kind: str, shared: Callable[[int], bool] | None = None) -> bool:
