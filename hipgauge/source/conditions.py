@@ -3,7 +3,8 @@ conditions around it.
 
 Only what tells the two builds apart is evaluated: the HIP platform names (``__HIP_PLATFORM_AMD__``,
 ``__HIPCC__``, ``__HIP__``, ``USE_ROCM``…), the project's own vendor switches (``GGML_USE_HIP``, ``BNB_HIP``:
-found by ``hipgauge.source.dualtarget`` or given with ``-D``) and ``#define``s the file makes under them. Every
+found by ``hipgauge.source.dualtarget`` or given with ``-D``), ``#define``s the file makes under them and, with an
+``include`` hook, what the project headers it includes define (``hipgauge.source.includes``). Every
 other name (``__CUDA_ARCH__``, ``__CUDACC__``, ``NDEBUG``…) is *unknown*: a branch it decides may be seen by
 either build, so rules about those guards (HG703, HG704) keep their say. Three-valued throughout: a condition is
 true, false or unknown per build, and a line is *seen*, *not seen* or *maybe seen* by each build.

@@ -11,11 +11,15 @@ One pass over the tree before the per-file scan (``tree_dual``) finds
 * the project **shims**: headers that map CUDA names to HIP (``#define cudaStream_t hipStream_t``,
   ``#define __shfl_xor_sync(m, v, l, w) __shfl_xor(v, l, w)``), polyfill CUDA intrinsics (``__vsub4``) or define
   one neutral name per vendor (``#ifdef BNB_HIP #define bnb_stream_t hipStream_t #else … cudaStream_t``);
-* **generated families**: small files of the same shape (template instantiation files), for the cost model.
+* **generated families**: small files of the same shape (template instantiation files), for the cost model;
+* **other backends**: files no CUDA or HIP compiler sees (``hipgauge.source.backends``: CPU asm, SYCL, OpenCL…);
+* the preprocessor **across files** (``hipgauge.source.includes``): what the project's headers define per build,
+  which build reaches each header, names a build never defines.
 
 Then, per file (``FileView``): which build sees each line; findings in code only the HIP build compiles are the
 port itself and are dropped; findings in code only the CUDA build compiles, where the HIP build has its own
-path, become info-level "CUDA-only branch" notes with no hours; a shim's own definitions are not findings.
+path, become info-level "CUDA-only branch" notes with no hours; a shim's own definitions are not findings, nor is
+anything in another backend's file or a HIP-native file.
 """
 
 from __future__ import annotations
@@ -599,8 +603,9 @@ def inventory(tree: TreeDual | None, files: list[dict[str, Any]]) -> dict[str, A
     native = [f for f in files if f.get("hip_native")]
     return {
         "source": "measured: preprocessor conditions evaluated for the CUDA build (nvcc) and the HIP build (hipcc, "
-                  "AMD); only HIP platform names and the project's vendor switches are decided, other names stay "
-                  "unknown (hipgauge.source.conditions)",
+                  "AMD) across files: HIP platform names, the project's vendor switches and what the project's "
+                  "headers define where each build includes them are decided, other names stay unknown "
+                  "(hipgauge.source.conditions, hipgauge.source.includes)",
         "dual_target": bool(project or tree.shims or any(totals[k] for k in ("cuda_only", "hip_only"))),
         "switches": [s.to_dict() for s in tree.switches],
         "defines": list(tree.user),
