@@ -47,6 +47,7 @@ from hipgauge.source.conditions import (
 )
 from hipgauge.knowledge.amd_targets import amd_family_words
 from hipgauge.knowledge.backends import other_backends
+from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.model import Severity
 from hipgauge.source.backends import backend_of, hip_native
 from hipgauge.source.includes import TreeMacros, tree_macros
@@ -106,10 +107,12 @@ class Shim:
     file: str
     mappings: tuple[tuple[str, str], ...]  # (CUDA or neutral name, what it becomes under HIP)
     polyfills: tuple[str, ...] = ()
+    #: CUDA libraries whose HIP counterpart the shim includes for the HIP build (``<rccl/rccl.h>``: nccl)
+    libraries: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"file": self.file, "mappings": len(self.mappings), "polyfills": list(self.polyfills),
-                "examples": [f"{a} → {b}" for a, b in self.mappings[:5]]}
+                "examples": [f"{a} → {b}" for a, b in self.mappings[:5]], "libraries": list(self.libraries)}
 
 
 @dataclass(frozen=True)
@@ -171,6 +174,10 @@ class TreeDual:
             for p in s.polyfills:
                 out.setdefault(p, (f"polyfill in {s.file}", s.file))
         return out
+
+    def shim_libraries(self) -> frozenset[str]:
+        """CUDA libraries a shim brings the HIP counterpart of (``#include <rccl/rccl.h>``: nccl)."""
+        return frozenset(lib for s in self.shims for lib in s.libraries)
 
     def family_of(self) -> dict[str, str]:
         return {f: fam.id for fam in self.families for f in fam.files}
@@ -370,7 +377,32 @@ def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim |
     for name, body in stubs:  # in a shim, a CUDA name made a no-op or a constant for HIP is handled too
         if all(a != name for a, _b in mappings):
             mappings.append((name, _short(body) or "(nothing)"))
-    return Shim(display, tuple(mappings), tuple(polyfills))
+    return Shim(display, tuple(mappings), tuple(polyfills), _hip_libraries(data, vis))
+
+
+_INCLUDE_ANY = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.M)
+
+
+def _hip_libraries(data: bytes, vis: Visibility) -> tuple[str, ...]:
+    """CUDA libraries whose HIP headers ``data`` includes where the HIP build sees it (the HIPIFY header map read
+    backwards: ``rccl/rccl.h`` → nccl, ``hipblas/hipblas.h`` → cublas)."""
+    back = _hip_header_libraries()
+    out = set()
+    for m in _INCLUDE_ANY.finditer(data):
+        lib = back.get(m.group(1).decode("latin-1").strip())
+        if lib and vis.at(data.count(b"\n", 0, m.start()) + 1) in (BOTH, HIP_ONLY):
+            out.add(lib)
+    return tuple(sorted(out))
+
+
+def _library_of(name: str) -> str | None:
+    entry = load_mapping().lookup(name)
+    return entry.library if entry is not None and entry.status == "mapped" else None
+
+
+def _hip_header_libraries() -> dict[str, str]:
+    return {e.hip_name: e.library for e in load_mapping().headers.values()
+            if e.hip_name and e.library not in ("", "runtime", "cuda", "driver", "device", "complex")}
 
 
 def _short(body: bytes) -> str:
@@ -542,6 +574,7 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
     a shim's own definitions; an info-level, zero-hour "CUDA-only branch" note where only the CUDA build does;
     dropped where a shim maps the name the rule is about."""
     names = tree.shim_names() if tree is not None and tree.shims else {}
+    libraries = tree.shim_libraries() if tree is not None and tree.shims else frozenset()
     out = []
     for f in findings:
         if view.shim or view.backend is not None or view.hip_native:
@@ -554,7 +587,7 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
         if names and (f.code in SHIM_COVERED_CODES or f.category in SHIM_COVERED_CATEGORIES):
             text = f.snippet or (lines[f.line - 1] if lines and 0 < f.line <= len(lines) else "")
             if any(n in names for n in re.findall(r"[A-Za-z_]\w*(?:::)?", text)) or any(
-                    n in names for n in re.findall(r"[A-Za-z_]\w*", text)):
+                    n in names or (libraries and _library_of(n) in libraries) for n in re.findall(r"[A-Za-z_]\w*", text)):
                 view.dropped += 1
                 continue
         if where == CUDA_ONLY:
