@@ -270,7 +270,10 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
         del switches[n]  # FP8_AVAILABLE: the HIP shim defines it, and so does the CUDA header: both builds
     final = TreeDual(tuple(sorted(switches.values(), key=lambda s: s.name)), user=user)
     shims = tuple(s for s in (_shim(f, data, vis, known_cuda) for f, data, vis in views) if s is not None)
-    macros, _views = tree_macros(sources, final.defines(), passed)
+    try:
+        macros: TreeMacros | None = tree_macros(sources, final.defines(), passed)[0]
+    except RecursionError:  # an include chain deeper than Python's stack: each file on its own, as before
+        macros = None
     return replace(final, shims=shims, families=tuple(generated_families(small)), macros=macros, backends=backends)
 
 
