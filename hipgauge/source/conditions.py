@@ -3,7 +3,8 @@ conditions around it.
 
 Only what tells the two builds apart is evaluated: the HIP platform names (``__HIP_PLATFORM_AMD__``,
 ``__HIPCC__``, ``__HIP__``, ``USE_ROCM``…), the project's own vendor switches (``GGML_USE_HIP``, ``BNB_HIP``:
-found by ``hipgauge.source.dualtarget`` or given with ``-D``) and ``#define``s the file makes under them. Every
+found by ``hipgauge.source.dualtarget`` or given with ``-D``), ``#define``s the file makes under them and, with an
+``include`` hook, what the project headers it includes define (``hipgauge.source.includes``). Every
 other name (``__CUDA_ARCH__``, ``__CUDACC__``, ``NDEBUG``…) is *unknown*: a branch it decides may be seen by
 either build, so rules about those guards (HG703, HG704) keep their say. Three-valued throughout: a condition is
 true, false or unknown per build, and a line is *seen*, *not seen* or *maybe seen* by each build.
@@ -367,15 +368,25 @@ class Visibility:
     #: lines (index ``line - 1``) whose class rests on a build that only *may* compile them (``#ifdef __gfx942__``
     #: inside the HIP build: some AMD targets only); empty when none
     maybe: set[int] = field(default_factory=set)
-    #: what the file leaves defined per build, for the names it (or a header it includes) defines or undefines:
-    #: (cuda, hip), each name -> value / None (undefined) / ``UNKNOWN``; what including it does
-    exports: tuple[dict[str, str | None], dict[str, str | None]] = field(default_factory=lambda: ({}, {}))
+    #: the macros each build has at the end of the file, and the names the file (or a header it includes) defined
+    #: or undefined there: ``exports`` is made of them when asked
+    final: tuple[tuple[dict[str, str], set[str]], ...] = ()
+    touched: tuple[set[str], ...] = ()
     #: ``(line, "define" | "undef" | "include", name or include text, cuda seen, hip seen)`` (YES / MAYBE / NO)
     sites: list[tuple[int, str, str, int, int]] = field(default_factory=list)
     #: lines of ``#if``/``#elif`` conditions the HIP build decides (true or false): by a vendor switch, or by what
     #: a project shim defines for it (``#define __CUDA_ARCH__ 1300``): the HIP build's branch there is chosen by
     #: the project, not a silent fallback
     hip_decided: set[int] = field(default_factory=set)
+
+    @property
+    def exports(self) -> Exports:
+        """What including the file does, per build (cuda, hip): for each name it (or a header it includes) defines
+        or undefines, its value at the end, ``None`` (undefined) or ``UNKNOWN``."""
+        if not self.final:
+            return ({}, {})
+        return ({n: _status(self.final[0], n) for n in self.touched[0]},
+                {n: _status(self.final[1], n) for n in self.touched[1]})
 
     def surely(self, line: int) -> bool:
         """The line's class is certain (no build only *may* compile it)."""
@@ -484,10 +495,10 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
         where = [base] * n_lines
     trivial = (b"#" not in data or (not re.search(rb"#[ \t]*(?:if|define|undef)", data)
                                     and not (include is not None and b"include" in data)))
-    if trivial or (include is None and base == BOTH and not re.search(rb"#[ \t]*if", data)):
+    if trivial or (include is None and base == BOTH and not re.search(rb"#[ \t]*(?:if|define|undef)", data)):
         return Visibility(where, guard, maybe=set(range(n_lines)) if MAYBE in entry and base != BOTH else set())
     if (include is None and base == BOTH and not any(n in data for n in defines.decided)
-            and not _IF_ZERO.search(data)):
+            and not _IF_ZERO.search(data) and not re.search(rb"#[ \t]*(?:define|undef)", data)):
         return Visibility(where, guard)  # nothing here tells the builds apart
     vals = {b: defines.for_build(b) for b in BUILDS}
     guard_name = include_guard(data)
@@ -503,6 +514,7 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
     conditionals = 0
     maybe: set[int] = set()
     decided: set[int] = set()
+    applied: set[tuple[int, tuple[int, int]]] = set()
     sites: list[tuple[int, str, str, int, int]] = []
 
     def fill(upto: int) -> None:
@@ -524,7 +536,8 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
             if include is not None and (state[0] != NO or state[1] != NO):
                 m = _INCLUDE_RE.match(d.text)
                 got = include(m.group(1) or m.group(2)) if m else None
-                if got is not None:
+                if got is not None and (id(got), state) not in applied:  # a header included again adds nothing
+                    applied.add((id(got), state))
                     for i, b in enumerate(BUILDS):
                         _apply_exports(vals[b], got[i], state[i], touched[i])
             _fill_directive(where, guard, d, state, state_guard)
@@ -581,8 +594,7 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
         state = stack[-1].current if stack else entry
         state_guard = _outer_guard(stack)
     fill(n_lines + 1)
-    exports = tuple({n: _status(vals[b], n) for n in touched[i]} for i, b in enumerate(BUILDS))
-    return Visibility(where, guard, conditionals, maybe, exports=exports,  # type: ignore[arg-type]
+    return Visibility(where, guard, conditionals, maybe, final=(vals["cuda"], vals["hip"]), touched=touched,
                       sites=sites, hip_decided=decided)
 
 
@@ -616,8 +628,20 @@ def _apply_exports(build_vals: tuple[dict[str, str], set[str]], exports: dict[st
     if seen == NO:
         return
     values, undef = build_vals
+    touched.update(exports)
+    if seen == YES:  # the common case, inlined: a header every build includes
+        for name, value in exports.items():
+            if value is None:
+                values.pop(name, None)
+                undef.add(name)
+            elif value == UNKNOWN:
+                values.pop(name, None)
+                undef.discard(name)
+            else:
+                values[name] = value
+                undef.discard(name)
+        return
     for name, value in exports.items():
-        touched.add(name)
         if value == UNKNOWN:
             values.pop(name, None)
             undef.discard(name)

@@ -11,11 +11,15 @@ One pass over the tree before the per-file scan (``tree_dual``) finds
 * the project **shims**: headers that map CUDA names to HIP (``#define cudaStream_t hipStream_t``,
   ``#define __shfl_xor_sync(m, v, l, w) __shfl_xor(v, l, w)``), polyfill CUDA intrinsics (``__vsub4``) or define
   one neutral name per vendor (``#ifdef BNB_HIP #define bnb_stream_t hipStream_t #else … cudaStream_t``);
-* **generated families**: small files of the same shape (template instantiation files), for the cost model.
+* **generated families**: small files of the same shape (template instantiation files), for the cost model;
+* **other backends**: files no CUDA or HIP compiler sees (``hipgauge.source.backends``: CPU asm, SYCL, OpenCL…);
+* the preprocessor **across files** (``hipgauge.source.includes``): what the project's headers define per build,
+  which build reaches each header, names a build never defines.
 
 Then, per file (``FileView``): which build sees each line; findings in code only the HIP build compiles are the
 port itself and are dropped; findings in code only the CUDA build compiles, where the HIP build has its own
-path, become info-level "CUDA-only branch" notes with no hours; a shim's own definitions are not findings.
+path, become info-level "CUDA-only branch" notes with no hours; a shim's own definitions are not findings, nor is
+anything in another backend's file or a HIP-native file.
 """
 
 from __future__ import annotations
@@ -42,7 +46,10 @@ from hipgauge.source.conditions import (
     visibility,
 )
 from hipgauge.knowledge.amd_targets import amd_family_words
+from hipgauge.knowledge.backends import other_backends
+from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.model import Severity
+from hipgauge.source.backends import backend_of, hip_native
 from hipgauge.source.includes import TreeMacros, tree_macros
 from hipgauge.source.pybranches import cmake_vendor_lines, vendor_lines
 from hipgauge.source.walk import read_text_bytes
@@ -57,7 +64,10 @@ HIP_PLATFORM = frozenset(n for n, (c, h) in PLATFORM_NAMES.items() if h is not N
 _BUILD_DEFINE = re.compile(r"(?:-D\s*|compile_definitions\s*\([^)]*?\b|define_macros[^\n]*?[\"'])([A-Z][A-Z0-9_]*)")
 _HIPISH = re.compile(rb"\b(?:hip(?:[A-Z_]|blas|cub|rand|fft|sparse|solver|rtc|Lt)\w*|__hip_\w+|HIP\w*|roc\w+|"
                      rb"__shfl(?:_up|_down|_xor)?\b|__ballot\b|__any\b|__all\b|__builtin_amdgcn\w*|__lane_id\b|__ockl\w*|amd_\w+)")
-_CUDAISH = re.compile(rb"\b(?:cuda[A-Z_]\w*|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|nv\w+|__nv\w+)")
+_CUDAISH = re.compile(rb"\b(?:cuda[A-Z_]\w*|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|nv\w+|__nv\w+|cuda::|cub::|"
+                      rb"__\w+_sync\b|__ldg\b|__activemask\b|__syncwarp\b)")
+#: ``namespace cub = hipcub;``: every ``cub::`` name maps
+_NS_ALIAS = re.compile(rb"^[ \t]*namespace[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_][\w:]*)[ \t]*;", re.M)
 _CUDA_NAME = re.compile(r"^(?:cuda[A-Z_]\w*|CUDA_\w+|CU[A-Z_]\w*|cu[A-Z]\w*|cublas\w*|CUBLAS\w*|curand\w*|cusparse\w*|"
                         r"cufft\w*|cudnn\w*|nvrtc\w*|__shfl\w*_sync|__ballot_sync|__any_sync|__all_sync|"
                         r"__match\w*_sync|__reduce\w*_sync|__syncwarp|__activemask|__v\w+\d|__dp4a|__dp2a\w*|"
@@ -70,7 +80,7 @@ _USING = re.compile(rb"^[ \t]*using[ \t]+([A-Za-z_]\w*)[ \t]*=[ \t]*([^;\n]+);",
 _TYPEDEF = re.compile(rb"^[ \t]*typedef[ \t]+([^;{}\n]+?)[ \t]+([A-Za-z_]\w*)[ \t]*;", re.M)
 SHIM_MIN_MAPPINGS = 3
 #: rules a shim answers for the names it maps: the name has no HIP counterpart / its mask is 32 bits
-SHIM_COVERED_CODES = frozenset({"HG103", "HG104", "HG209", "HG305", "HG706"})
+SHIM_COVERED_CODES = frozenset({"HG103", "HG104", "HG207", "HG209", "HG305", "HG706"})
 SHIM_COVERED_CATEGORIES = frozenset({"api", "library"})
 #: rules about a preprocessor guard the HIP build would silently get wrong (``__CUDA_ARCH__``, ``__CUDACC__``):
 #: moot on a condition the HIP build decides (a vendor switch, or a shim's ``#define __CUDA_ARCH__``)
@@ -97,10 +107,12 @@ class Shim:
     file: str
     mappings: tuple[tuple[str, str], ...]  # (CUDA or neutral name, what it becomes under HIP)
     polyfills: tuple[str, ...] = ()
+    #: CUDA libraries whose HIP counterpart the shim includes for the HIP build (``<rccl/rccl.h>``: nccl)
+    libraries: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"file": self.file, "mappings": len(self.mappings), "polyfills": list(self.polyfills),
-                "examples": [f"{a} → {b}" for a, b in self.mappings[:5]]}
+                "examples": [f"{a} → {b}" for a, b in self.mappings[:5]], "libraries": list(self.libraries)}
 
 
 @dataclass(frozen=True)
@@ -128,6 +140,8 @@ class TreeDual:
     macros: TreeMacros | None = None
     #: which build compiles each file, from the build scripts (``build_selection.BuildSelection``), when read
     builds: Any = None
+    #: file -> the other backend it belongs to (``hipgauge.source.backends``: CPU asm, SYCL, OpenCL…)
+    backends: dict[str, str] = field(default_factory=dict)
 
     def defines(self) -> Defines:
         """What each build defines, from the switches, the user's items and the names a build never defines
@@ -163,6 +177,10 @@ class TreeDual:
                 out.setdefault(p, (f"polyfill in {s.file}", s.file))
         return out
 
+    def shim_libraries(self) -> frozenset[str]:
+        """CUDA libraries a shim brings the HIP counterpart of (``#include <rccl/rccl.h>``: nccl)."""
+        return frozenset(lib for s in self.shims for lib in s.libraries)
+
     def family_of(self) -> dict[str, str]:
         return {f: fam.id for fam in self.families for f in fam.files}
 
@@ -190,12 +208,17 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
     small: list[tuple[str, bytes]] = []
     sources: dict[str, bytes] = {}  # every C/C++/CUDA file with a directive: the preprocessor across files
     passed: set[str] = set()  # names a build file defines (-DNAME, add_compile_definitions)
+    backends: dict[str, str] = {}
     for e in entries:
         if e.size > max_bytes or (e.kind not in SOURCE_KINDS and e.kind not in BUILD_KINDS):
             continue
         data = read_text_bytes(e, max_bytes)
         if data is None:
             continue
+        backend = backend_of(e.display, data, e.kind)
+        if backend is not None:
+            backends[e.display] = backend
+            continue  # no CUDA or HIP compiler sees it: no switches, shims or families from it
         if e.kind in BUILD_KINDS:
             _build_switches(data, e.display, where, how)
             passed.update(m.group(1) for m in _BUILD_DEFINE.finditer(data.decode("latin-1")))
@@ -249,8 +272,11 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
         del switches[n]  # FP8_AVAILABLE: the HIP shim defines it, and so does the CUDA header: both builds
     final = TreeDual(tuple(sorted(switches.values(), key=lambda s: s.name)), user=user)
     shims = tuple(s for s in (_shim(f, data, vis, known_cuda) for f, data, vis in views) if s is not None)
-    macros, _views = tree_macros(sources, final.defines(), passed)
-    return replace(final, shims=shims, families=tuple(generated_families(small)), macros=macros)
+    try:
+        macros: TreeMacros | None = tree_macros(sources, final.defines(), passed)[0]
+    except RecursionError:  # an include chain deeper than Python's stack: each file on its own, as before
+        macros = None
+    return replace(final, shims=shims, families=tuple(generated_families(small)), macros=macros, backends=backends)
 
 
 def _defined_elsewhere(names: set[str], files: list[tuple[str, bytes]], defines: Defines) -> set[str]:
@@ -309,6 +335,7 @@ def _build_switches(data: bytes, display: str, where: dict[str, list[str]], how:
 
 def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim | None:
     mappings: list[tuple[str, str]] = []
+    stubs: list[tuple[str, bytes]] = []  # CUDA names defined for HIP as something not HIP's (a no-op, a constant)
     by_side: dict[str, dict[int, bytes]] = defaultdict(dict)
     n_defines = 0
     for m in _DEFINE.finditer(data):
@@ -321,8 +348,11 @@ def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim |
             by_side[name][where] = body
         if where == CUDA_ONLY:
             continue
-        if ((known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name)) and _HIPISH.search(body):
-            mappings.append((name, _short(body)))
+        if (known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name):
+            if _HIPISH.search(body):
+                mappings.append((name, _short(body)))
+            else:
+                stubs.append((name, body))
     aliases = [(m.start(), m.group(1), m.group(2).strip()) for m in _USING.finditer(data)]
     aliases += [(m.start(), m.group(2), m.group(1).strip()) for m in _TYPEDEF.finditer(data)]
     for start, alias, target in aliases:  # using bnb_stream_t = hipStream_t; / … = cudaStream_t;
@@ -334,9 +364,14 @@ def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim |
         if (where != CUDA_ONLY and ((known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name))
                 and _HIPISH.search(target) and all(a != name for a, _b in mappings)):
             mappings.append((name, _short(target)))
-    for name, sides in by_side.items():  # one neutral name per vendor (bitsandbytes' compat.cuh)
-        if (HIP_ONLY in sides and CUDA_ONLY in sides and _HIPISH.search(sides[HIP_ONLY])
-                and _CUDAISH.search(sides[CUDA_ONLY]) and all(a != name for a, _b in mappings)):
+    for m in _NS_ALIAS.finditer(data):  # namespace cub = hipcub; (vLLM's cub_helpers.h)
+        if vis.at(data.count(b"\n", 0, m.start()) + 1) != CUDA_ONLY and _HIPISH.search(m.group(2)):
+            mappings.append((m.group(1).decode("latin-1") + "::", _short(m.group(2)) + "::"))
+    for name, sides in by_side.items():  # one neutral name per vendor (bitsandbytes' compat.cuh, vLLM's cuda_compat.h)
+        if (HIP_ONLY in sides and CUDA_ONLY in sides and sides[HIP_ONLY].strip()
+                and sides[HIP_ONLY].strip() != sides[CUDA_ONLY].strip()
+                and (_HIPISH.search(sides[HIP_ONLY]) or _CUDAISH.search(sides[CUDA_ONLY]))
+                and all(a != name for a, _b in mappings)):
             mappings.append((name, _short(sides[HIP_ONLY])))
     polyfills = sorted({m.group(1).decode("latin-1") for m in _POLYFILL.finditer(data)})
     count = len(mappings) + len(polyfills)
@@ -344,7 +379,35 @@ def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim |
         return None
     if b"__global__" in data and len(mappings) * 2 < max(n_defines, 1):
         return None  # a kernel file with a few mappings of its own, not a shim
-    return Shim(display, tuple(mappings), tuple(polyfills))
+    for name, body in stubs:  # in a shim, a CUDA name made a no-op or a constant for HIP is handled too
+        if all(a != name for a, _b in mappings):
+            mappings.append((name, _short(body) or "(nothing)"))
+    return Shim(display, tuple(mappings), tuple(polyfills), _hip_libraries(data, vis))
+
+
+_INCLUDE_ANY = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.M)
+
+
+def _hip_libraries(data: bytes, vis: Visibility) -> tuple[str, ...]:
+    """CUDA libraries whose HIP headers ``data`` includes where the HIP build sees it (the HIPIFY header map read
+    backwards: ``rccl/rccl.h`` → nccl, ``hipblas/hipblas.h`` → cublas)."""
+    back = _hip_header_libraries()
+    out = set()
+    for m in _INCLUDE_ANY.finditer(data):
+        lib = back.get(m.group(1).decode("latin-1").strip())
+        if lib and vis.at(data.count(b"\n", 0, m.start()) + 1) in (BOTH, HIP_ONLY):
+            out.add(lib)
+    return tuple(sorted(out))
+
+
+def _library_of(name: str) -> str | None:
+    entry = load_mapping().lookup(name)
+    return entry.library if entry is not None and entry.status == "mapped" else None
+
+
+def _hip_header_libraries() -> dict[str, str]:
+    return {e.hip_name: e.library for e in load_mapping().headers.values()
+            if e.hip_name and e.library not in ("", "runtime", "cuda", "driver", "device", "complex")}
 
 
 def _short(body: bytes) -> str:
@@ -422,13 +485,23 @@ class FileView:
     dropped: int = 0  # findings in code only the HIP build compiles (or neither), or on a shim's definitions
     noted: int = 0  # findings turned into CUDA-only branch notes
     variants: list[dict[str, Any]] = field(default_factory=list)
+    #: the other backend the file belongs to (no CUDA or HIP compiler sees it): no CUDA rule findings
+    backend: str | None = None
+    #: HIP code (includes HIP headers, no CUDA ones): the port itself, no port-risk findings
+    hip_native: bool = False
 
     def summary(self) -> dict[str, Any] | None:
         counts = self.vis.counts()
-        if not (any(counts.values()) or self.shim or self.dropped or self.noted or self.variants):
+        if not (any(counts.values()) or self.shim or self.dropped or self.noted or self.variants or self.backend
+                or self.hip_native):
             return None
-        return {"file": self.file, **counts, "shim": self.shim, "findings_dropped": self.dropped,
-                "findings_noted": self.noted, "variants": self.variants, "branches": self.branches()}
+        out = {"file": self.file, **counts, "shim": self.shim, "findings_dropped": self.dropped,
+               "findings_noted": self.noted, "variants": self.variants, "branches": self.branches()}
+        if self.backend is not None:
+            out["backend"] = self.backend
+        if self.hip_native:
+            out["hip_native"] = True
+        return out
 
     def branches(self) -> list[dict[str, Any]]:
         """The file's vendor-exclusive line ranges: ``{side, lines: [first, last], guard}`` (guard: the line of the
@@ -451,13 +524,19 @@ class FileView:
 
 def file_view(display: str, data: bytes, tree: TreeDual | None, kind: str = "cuda") -> FileView:
     tree = tree or TreeDual()
+    backend = tree.backends.get(display)
     if kind == "setup.py":
-        return FileView(display, vendor_lines(data.decode("utf-8", "replace")))
+        return FileView(display, vendor_lines(data.decode("utf-8", "replace")), backend=backend)
     if kind == "cmake":
-        return FileView(display, cmake_vendor_lines(data.decode("utf-8", "replace")))
+        return FileView(display, cmake_vendor_lines(data.decode("utf-8", "replace")), backend=backend)
     if kind == "make":
-        return FileView(display, visibility(b"", None))
-    return FileView(display, tree.view(display, data), shim=display in tree.shim_files)
+        return FileView(display, visibility(b"", None), backend=backend)
+    if backend is not None:
+        return FileView(display, visibility(b"", None), backend=backend)
+    vis = tree.view(display, data)
+    shim = display in tree.shim_files
+    native = not shim and hip_native(display, data, kind, lambda line: vis.at(line) == BOTH)
+    return FileView(display, vis, shim=shim, hip_native=native)
 
 
 def kernel_variants(view: FileView, kernels: Iterable[Any]) -> None:
@@ -477,6 +556,8 @@ def adjust_api_calls(calls: list[Any], tree: TreeDual | None, view: FileView | N
     """References in code only the HIP build compiles (or neither) are no CUDA uses: dropped. References to names
     a project shim maps, and a shim's own, count as translated (status "mapped", the shim's text as HIP)."""
     names = tree.shim_names() if tree is not None and tree.shims else {}
+    if view is not None and (view.backend is not None or view.hip_native):
+        return []  # not CUDA code: another backend's, or HIP's own
     if view is not None and view.vis.exclusive:
         calls = [c for c in calls if view.vis.at(c.line) not in (HIP_ONLY, NEITHER)]
     if not names and not (view is not None and view.shim):
@@ -485,7 +566,7 @@ def adjust_api_calls(calls: list[Any], tree: TreeDual | None, view: FileView | N
     for c in calls:
         if view is not None and view.shim and c.status not in ("mapped", "deprecated"):
             c = replace(c, status="mapped", hip_name=f"(defined by the project shim {view.file})")
-        hit = names.get(c.cuda_name)
+        hit = names.get(c.cuda_name) or (names.get(c.cuda_name.split("::")[0] + "::") if "::" in c.cuda_name else None)
         if hit is not None and c.status not in ("mapped", "deprecated"):
             c = replace(c, status="mapped", hip_name=f"{hit[0]} (project shim {hit[1]})")
         out.append(c)
@@ -498,9 +579,10 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
     a shim's own definitions; an info-level, zero-hour "CUDA-only branch" note where only the CUDA build does;
     dropped where a shim maps the name the rule is about."""
     names = tree.shim_names() if tree is not None and tree.shims else {}
+    libraries = tree.shim_libraries() if tree is not None and tree.shims else frozenset()
     out = []
     for f in findings:
-        if view.shim:
+        if view.shim or view.backend is not None or view.hip_native:
             view.dropped += 1
             continue
         where = view.vis.at(f.line)
@@ -509,7 +591,8 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
             continue
         if names and (f.code in SHIM_COVERED_CODES or f.category in SHIM_COVERED_CATEGORIES):
             text = f.snippet or (lines[f.line - 1] if lines and 0 < f.line <= len(lines) else "")
-            if any(n in names for n in re.findall(r"[A-Za-z_]\w*", text)):
+            if any(n in names for n in re.findall(r"[A-Za-z_]\w*(?:::)?", text)) or any(
+                    n in names or (libraries and _library_of(n) in libraries) for n in re.findall(r"[A-Za-z_]\w*", text)):
                 view.dropped += 1
                 continue
         if where == CUDA_ONLY:
@@ -547,10 +630,20 @@ def inventory(tree: TreeDual | None, files: list[dict[str, Any]]) -> dict[str, A
                          "hip_only_lines": sum(d["hip_only_lines"] for d in defs),
                          "cuda_only_lines": sum(d["cuda_only_lines"] for d in defs)})
     project = [s for s in tree.switches if s.how != "platform"]
+    dropped_in = {f["file"]: f.get("findings_dropped", 0) for f in files}
+    by_backend: dict[str, list[str]] = defaultdict(list)
+    for path, name in sorted(tree.backends.items()):
+        by_backend[name].append(path)
+    titles = {b.name: b.title for b in other_backends()}
+    others = [{"backend": name, "title": titles.get(name, name), "files": len(paths),
+               "findings_dropped": sum(dropped_in.get(p, 0) for p in paths), "paths": paths}
+              for name, paths in sorted(by_backend.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
+    native = [f for f in files if f.get("hip_native")]
     return {
         "source": "measured: preprocessor conditions evaluated for the CUDA build (nvcc) and the HIP build (hipcc, "
-                  "AMD); only HIP platform names and the project's vendor switches are decided, other names stay "
-                  "unknown (hipgauge.source.conditions)",
+                  "AMD) across files: HIP platform names, the project's vendor switches and what the project's "
+                  "headers define where each build includes them are decided, other names stay unknown "
+                  "(hipgauge.source.conditions, hipgauge.source.includes)",
         "dual_target": bool(project or tree.shims or any(totals[k] for k in ("cuda_only", "hip_only"))),
         "switches": [s.to_dict() for s in tree.switches],
         "defines": list(tree.user),
@@ -559,6 +652,11 @@ def inventory(tree: TreeDual | None, files: list[dict[str, Any]]) -> dict[str, A
         "lines": {"cuda_only": totals["cuda_only"], "hip_only": totals["hip_only"], "neither": totals["neither"]},
         "findings_dropped": sum(f.get("findings_dropped", 0) for f in files),
         "findings_noted": sum(f.get("findings_noted", 0) for f in files),
-        "files": [{k: v for k, v in f.items() if k != "variants"} for f in files],
+        "files": [{k: v for k, v in f.items() if k != "variants"} for f in files if not f.get("backend")],
+        "other_backends": {"source": "hipgauge/data/backends.toml: a C/C++ file with no CUDA/HIP marker in a "
+                                     "backend's folder or including its headers; no CUDA rules run on it, no hours",
+                           "files": sum(o["files"] for o in others), "backends": others},
+        "hip_native": {"files": [f["file"] for f in native],
+                       "findings_dropped": sum(f.get("findings_dropped", 0) for f in native)},
         "generated_families": [fam.to_dict() for fam in tree.families],
     }

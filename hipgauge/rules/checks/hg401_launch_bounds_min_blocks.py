@@ -2,7 +2,8 @@
 
 What it does
 ------------
-Flags `__launch_bounds__` with a second argument.
+Flags `__launch_bounds__` with a second argument other than a literal 1 (one block per SM, or one wave per EU:
+no constraint either way).
 
 Why is this bad?
 ----------------
@@ -54,6 +55,6 @@ ANCHOR = words("__launch_bounds__")
 
 def check(node, ctx):
     args = [c for c in node.named_children if c.type != "comment"]
-    if len(args) < 2:
-        return []
+    if len(args) < 2 or text(args[1]).strip().rstrip("uU") == "1":
+        return []  # at least one block per SM / one wave per EU: no constraint on either vendor
     return [Hit(node, HIGH, f"minBlocksPerSM = `{text(args[1])}`")]
