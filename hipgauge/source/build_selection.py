@@ -929,12 +929,30 @@ def build_selection(entries: Iterable[Any], max_bytes: int = 8 * 1024 * 1024) ->
     defines = tuple((b, tuple(sorted(runs[b].defines - runs[o].defines))) for b, o in ((CUDA, HIP), (HIP, CUDA)))
     unit_list = [UnitBuilds(p, frozenset(u["builds"]), frozenset(u["maybe"]), tuple(u["where"]))
                  for p, u in sorted(units.items())]
-    unit_list += _unentered(entries, lists, runs, set(units))
+    unit_list += _named_only(cmds, files, set(units))
+    unit_list += _unentered(entries, lists, runs, set(units) | {u.path for u in unit_list})
     unit_list += _headers(entries, {u.path: u for u in unit_list}, max_bytes)
     unknown = tuple(dict.fromkeys([*runs[CUDA].unknown, *runs[HIP].unknown]))
     return BuildSelection(units=tuple(sorted(unit_list, key=lambda u: u.path)), hip_build=tuple(hip_ev),
                           cuda_build=tuple(cuda_ev), unknown=unknown, defines=defines, lines=tuple(lines),
                           scripts=tuple(sorted([*scripts, *setup])))
+
+
+def _named_only(cmds: dict[str, list[Command]], files: frozenset[str], compiled: set[str]) -> list[UnitBuilds]:
+    """Sources a build script names (``set(XPU_FILES csrc/xpu_ops.cpp)``) that neither build compiles."""
+    out: dict[str, str] = {}
+    for script, cs in cmds.items():
+        folder = posixpath.dirname(script)
+        for c in cs:
+            for a in c.args:
+                t = a.text
+                if "$" in t or not t.lower().endswith(SOURCE_SUFFIXES):
+                    continue
+                p = posixpath.normpath(posixpath.join(folder, t))
+                if p in files and p not in compiled:
+                    out.setdefault(p, f"{script}:{c.line}")
+    return [UnitBuilds(p, frozenset(), frozenset(), (f"{at}: named, but neither the CUDA nor the HIP build compiles it",),
+                       "build") for p, at in sorted(out.items())]
 
 
 def _unentered(entries: list[Any], lists: list[str], runs: dict[str, _Run], named: set[str]) -> list[UnitBuilds]:
