@@ -64,6 +64,8 @@ def print_cost(console: Console, cost: dict[str, Any]) -> None:
         for row in cost["drivers"][:5]:
             d.add_row(Text(row["label"][:70]), str(row["count"]), f"{row['low_hours']:.1f}", f"{row['high_hours']:.1f}",
                       Text(row["basis"]))
+        if len(cost["items"]) > 5:
+            d.caption = f"the 5 largest of {len(cost['items'])} cost items (all of them: --json, items)"
         console.print(d)
     p = Table(title=Text("Parameters"))
     for col in ("parameter", "value", "source", "from"):

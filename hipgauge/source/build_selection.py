@@ -1165,7 +1165,7 @@ def builds_for_amd(selection: BuildSelection | None, dual_target: dict[str, Any]
     evidence: list[str] = []
     if selection is not None:
         evidence += [f"build: {e}" for e in selection.hip_build[:3]]
-    for s in dual_target.get("switches", []):
+    for s in sorted(dual_target.get("switches", []), key=lambda s: -int(s.get("uses") or 0)):
         if s.get("how") != "platform" and s.get("side") == "hip":
             evidence.append(f"switch: {s['name']}" + (f" ({s['where'][0]})" if s.get("where") else ""))
             break
