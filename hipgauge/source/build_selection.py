@@ -22,6 +22,7 @@ information: ``builds_for`` gives None and the scan treats it as it always has.
 from __future__ import annotations
 
 import ast
+import os
 import posixpath
 import re
 from collections import defaultdict
@@ -858,8 +859,17 @@ def _selectors(cmds_by_script: dict[str, list[Command]]) -> frozenset[str]:
 
 def build_selection(entries: Iterable[Any], max_bytes: int = 8 * 1024 * 1024) -> BuildSelection | None:
     """The source selection of the walked ``entries`` (``SourceEntry``): None when the tree has no build script
-    this reads (CMakeLists.txt / *.cmake / setup.py)."""
-    entries = list(entries)
+    this reads (CMakeLists.txt / *.cmake / setup.py). Never raises for a script it cannot follow: the selection is
+    then empty, with the reason in ``unknown`` (re-raised under ``HIPGAUGE_DEBUG``)."""
+    try:
+        return _selection(list(entries), max_bytes)
+    except (RecursionError, MemoryError, Exception) as exc:  # noqa: BLE001 - an aid: the scan goes on without it
+        if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
+            raise
+        return BuildSelection(unknown=(f"build scripts not read ({exc.__class__.__name__}: {exc})"[:200],))
+
+
+def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
     files = frozenset(e.display for e in entries)
     scripts: dict[str, str] = {}
     setup: dict[str, str] = {}
