@@ -77,6 +77,8 @@ def print_cost(console: Console, cost: dict[str, Any]) -> None:
 
 def print_assessment(console: Console, doc: dict[str, Any], folder: str | None = None) -> None:
     h = doc["headline"]
+    if (h.get("amd") or {}).get("sentence"):
+        console.print(Text(h["amd"]["sentence"] + ".", style="bold green"))
     if h.get("caveat"):
         console.print(Text("⚠ " + h["caveat"], style="bold yellow"))
     t = Table(title=Text("hipgauge assessment"), show_header=True)
