@@ -189,3 +189,13 @@ def test_real_ggml_selection():
     assert cuda_units and all(u.builds == {"cuda", "hip"} for u in cuda_units)  # the HIP build globs ../ggml-cuda
     sycl = [u for u in sel.units if u.path.startswith("src/ggml-sycl/")]
     assert sycl and all(not u.builds for u in sycl)  # another backend: neither the CUDA nor the HIP build
+
+
+def test_cmake_function_with_parsed_arguments():
+    sel = _selection(DATA / "cmake_function_lists")
+    assert sel is not None and sel.has_hip_build
+    assert sel.builds_for("csrc/cache_kernels.cu") == {"cuda", "hip"}
+    assert sel.builds_for("csrc/quantization/machete_mm.cu") == {"cuda"}
+    assert sel.builds_for("csrc/rocm/attention.cu") == {"hip"}
+    # where the script names it, then the target's line
+    assert sel.unit("csrc/quantization/machete_mm.cu").where == ("named at CMakeLists.txt:6", "cmake/utils.cmake:10")
