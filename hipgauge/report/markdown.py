@@ -196,6 +196,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
             for row, r in zip(rows, parity_d["rows"][:100]):
                 row += [md(counter_parity.occupancy_cell(r.get("counters"))), md(counter_parity.dram_cell(r.get("counters")))]
         L += _table(head, rows)
+        L += _more(len(parity_d["rows"]), 100, "rows")
         if any(r.get("flags") for r in parity_d["rows"][:100]):
             L += [("! the ratio is not like for like (mixed signatures, different call counts, or an extreme ratio with "
                    "lopsided kernel counts): see the warnings."), ""]
@@ -254,7 +255,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
     L += ["## Rubric (triage)", ""]
     if dec:
         L += [f"Kernel evidence weighted by {md(dec['weighting'])}.", ""]
-        rows = [[md(s["title"]), s["lean"], s["source"], md(s["summary"]) + (" — " + "; ".join(md(e) for e in s["evidence"][:8]) if s["evidence"] else "")]
+        rows = [[md(s["title"]), s["lean"], s["source"], md(s["summary"]) + (" — " + "; ".join(md(e) for e in s["evidence"][:8])
+                                                               + (f"; … {len(s['evidence']) - 8} more" if len(s["evidence"]) > 8
+                                                                  else "") if s["evidence"] else "")]
                 for s in dec["signals"]]
         L += _table(["signal", "lean", "source", "evidence"], rows)
 

@@ -109,6 +109,8 @@ def render_summary(out: Console, doc: dict[str, Any], limit: int = 15, max_findi
             t.add_column(col, overflow="fold")
         for row in s["hottest_files"][:10]:
             t.add_row(row["file"], str(row["score"]), str(row["findings"]), str(row["unmapped_refs"]), str(row["kernels"]))
+        if len(s["hottest_files"]) > 10:
+            t.caption = f"… and {len(s['hottest_files']) - 10} more (see --json)"
         out.print(t)
 
     if doc["skipped"]:

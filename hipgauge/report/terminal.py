@@ -64,6 +64,8 @@ def print_cost(console: Console, cost: dict[str, Any]) -> None:
         for row in cost["drivers"][:5]:
             d.add_row(Text(row["label"][:70]), str(row["count"]), f"{row['low_hours']:.1f}", f"{row['high_hours']:.1f}",
                       Text(row["basis"]))
+        if len(cost["items"]) > 5:
+            d.caption = f"the 5 largest of {len(cost['items'])} cost items (all of them: --json, items)"
         console.print(d)
     p = Table(title=Text("Parameters"))
     for col in ("parameter", "value", "source", "from"):
@@ -75,6 +77,8 @@ def print_cost(console: Console, cost: dict[str, Any]) -> None:
 
 def print_assessment(console: Console, doc: dict[str, Any], folder: str | None = None) -> None:
     h = doc["headline"]
+    if (h.get("amd") or {}).get("sentence"):
+        console.print(Text(h["amd"]["sentence"] + ".", style="bold green"))
     if h.get("caveat"):
         console.print(Text("⚠ " + h["caveat"], style="bold yellow"))
     t = Table(title=Text("hipgauge assessment"), show_header=True)

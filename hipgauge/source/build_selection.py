@@ -22,6 +22,7 @@ information: ``builds_for`` gives None and the scan treats it as it always has.
 from __future__ import annotations
 
 import ast
+import os
 import posixpath
 import re
 from collections import defaultdict
@@ -73,6 +74,7 @@ _KNOWN = frozenset({"set", "list", "file", "string", "add_subdirectory", "includ
 _DEFINE_COMMANDS = frozenset({"add_compile_definitions", "add_definitions", "target_compile_definitions"})
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".hip", ".h", ".hpp", ".hh", ".inl")
 TU_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
+_UNKNOWN = "//unknown"  # an argument hipgauge could not expand, in a function's ARGV
 _TREE = "//tree"  # the tree root in expanded paths (``${CMAKE_CURRENT_SOURCE_DIR}``, GLOB results)
 _VAR = re.compile(r"\$\{([A-Za-z0-9_.+-]+)\}")
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
@@ -277,6 +279,15 @@ Item = tuple[str, bool]  # (value, sure)
 
 
 @dataclass
+class _Function:
+    """A project ``function()`` / ``macro()``: its parameters, its body, the script defining it."""
+
+    params: tuple[str, ...]
+    body: list[Command]
+    script: str
+
+
+@dataclass
 class _Frame:
     """An open ``if`` (or loop) block of one build's reading."""
 
@@ -294,7 +305,7 @@ class _Run:
 
     build: str
     files: frozenset[str]
-    selectors: frozenset[str]
+    selectors: dict[str, dict[str, str]]  # variable -> build -> its value there
     root: str
     vars: dict[str, list[Item] | None] = field(default_factory=dict)  # None: unknown value
     compiled: dict[str, int] = field(default_factory=dict)  # path -> YES / MAYBE
@@ -303,9 +314,11 @@ class _Run:
     defines: set[str] = field(default_factory=set)
     unknown: list[str] = field(default_factory=list)
     line_act: dict[str, list[int]] = field(default_factory=dict)  # script -> activity per line
-    bodies: dict[str, tuple[tuple[str, ...], list[Command]]] = field(default_factory=dict)  # functions, macros
+    bodies: dict[str, _Function] = field(default_factory=dict)  # the project's functions and macros
     frames: list[_Frame] = field(default_factory=list)
+    included: dict[str, list[Command]] = field(default_factory=dict)  # the tree's *.cmake scripts, for include()
     lost_subdirs: bool = False  # an add_subdirectory hipgauge could not name
+    lost_sources: bool = False  # a target's sources hipgauge could not all name
 
     # -- values -------------------------------------------------------------------------------------------------
 
@@ -339,6 +352,8 @@ class _Run:
             return [(_join(_TREE, folder), True)]
         if name in ("CMAKE_SOURCE_DIR", "PROJECT_SOURCE_DIR") or name.endswith("_SOURCE_DIR"):
             return [(_join(_TREE, self.root), True)] if name in ("CMAKE_SOURCE_DIR", "PROJECT_SOURCE_DIR") else None
+        if name in self.selectors and self.build in self.selectors[name]:
+            return [(self.selectors[name][self.build], True)]  # COMPUTE_BACKEND in the CUDA build: "cuda"
         if name in self.vars:
             return self.vars[name]
         return None
@@ -502,6 +517,7 @@ class _Run:
         return out
 
     def compile_items(self, items: list[Item], folder: str, act: int, where: str) -> None:
+        items = [(part, sure) for item, sure in items for part in item.split(";") if part]  # "${SRCS}": a list
         for item, sure in items:
             p = self.resolve(item, folder)
             if p is None:
@@ -551,8 +567,8 @@ class _Run:
                 elif name in ("endfunction", "endmacro"):
                     if nest == 0:
                         if defining.args:
-                            self.bodies[defining.args[0].text.lower()] = (
-                                tuple(a.text for a in defining.args[1:]), list(body))
+                            self.bodies[defining.args[0].text.lower()] = _Function(
+                                tuple(a.text for a in defining.args[1:]), list(body), script)
                         defining, body = None, []
                         continue
                     nest -= 1
@@ -608,23 +624,75 @@ class _Run:
             if fn is not None and depth < 8:
                 self.call(cmd, fn, folder, script, act, depth)
                 continue
+            if name == "include" and cmd.args and depth < 8:
+                inc = self.expand(cmd.args[0], folder) or []
+                if len(inc) == 1:
+                    raw, sure_inc = inc[0]
+                    target = _shown(raw) if raw.startswith(_TREE) else posixpath.normpath(posixpath.join(folder, raw))
+                    if target in self.included:  # a script of the tree: read in place
+                        self.exec(self.included[target], folder, target, min(act, YES if sure_inc else MAYBE), None,
+                                  depth + 1)
+                        continue
+            if name == "cmake_parse_arguments" and len(cmd.args) >= 4:
+                self.parse_arguments(cmd, folder)
+                continue
             self.command(cmd, folder, act, script)
         for fr in stack:  # blocks left open (a malformed script): closed here
             if fr in self.frames:
                 self.frames.remove(fr)
 
-    def call(self, cmd: Command, fn: tuple[tuple[str, ...], list[Command]], folder: str, script: str, act: int,
+    def parse_arguments(self, cmd: Command, folder: str) -> None:
+        """``cmake_parse_arguments(PREFIX options one_value multi_value args…)``: ``PREFIX_KEY`` variables."""
+        a = cmd.args
+        argv = a[0].text == "PARSE_ARGV" and len(a) >= 6
+        at = 2 if argv else 0  # cmake_parse_arguments(PARSE_ARGV N PREFIX …): the function's ARGV from N
+        prefix = a[at].text
+        kinds: dict[str, str] = {}
+        for i, kind in ((at + 1, "option"), (at + 2, "one"), (at + 3, "multi")):
+            v = self.expand(a[i], folder) or []
+            for x, _s in v:
+                for part in x.split(";"):
+                    kinds[part] = kind
+        if argv:
+            all_args = self.vars.get("ARGV")
+            first = int(a[1].text) if a[1].text.isdigit() else 0
+            items, lost = (all_args or [])[first:], all_args is None
+        else:
+            items, lost = self.args(cmd, folder, 4)
+        values: dict[str, list[Item]] = {}
+        current: str | None = None
+        for x, sure in items:
+            if x in kinds:
+                current = x
+                values[x] = [("TRUE", sure)] if kinds[x] == "option" else []
+                if kinds[x] == "option":
+                    current = None
+                continue
+            if current is not None:
+                values[current].append((x, sure))
+                if kinds[current] == "one":
+                    current = None
+        for key, kind in kinds.items():
+            name = f"{prefix}_{key}"
+            if lost:
+                self.vars[name] = None
+            elif key in values:
+                self.vars[name] = values[key]
+            else:
+                self.vars[name] = [("FALSE", True)] if kind == "option" else []
+
+    def call(self, cmd: Command, fn: _Function, folder: str, script: str, act: int,
              depth: int) -> None:
         """A project function or macro: its body run in a scope of its own, its parameters bound."""
-        params, body = fn
-        values: list[list[Item] | None] = [self.expand(a, folder) for a in cmd.args]
+        params, body = fn.params, fn.body
+        # an argument hipgauge cannot expand stands as one unknown item: the others keep their places
+        values: list[list[Item]] = [self.expand(a, folder) or [(_UNKNOWN, False)] for a in cmd.args]
         saved = dict(self.vars)
         for i, p in enumerate(params):
             self.vars[p] = values[i] if i < len(values) else []
-        rest = values[len(params):]
-        self.vars["ARGN"] = None if any(v is None for v in rest) else [x for v in rest if v for x in v]
-        self.vars["ARGV"] = None if any(v is None for v in values) else [x for v in values if v for x in v]
-        self.exec(body, folder, script, act, None, depth + 1)
+        self.vars["ARGN"] = [x for v in values[len(params):] for x in v]
+        self.vars["ARGV"] = [x for v in values for x in v]
+        self.exec(body, folder, fn.script, act, None, depth + 1)  # paths: the caller's folder; lines: the definer's
         self.vars = saved
 
     def command(self, cmd: Command, folder: str, act: int, script: str) -> None:
@@ -713,7 +781,8 @@ class _Run:
         elif name in TARGET_COMMANDS:
             items, lost = self.args(cmd, folder, 1)
             self.compile_items(items, folder, act, at)
-            if lost:
+            if lost or any(x == _UNKNOWN for x, _s in items):
+                self.lost_sources = True
                 self.unknown.append(f"{at} {name}(…): a source list hipgauge cannot evaluate")
         elif name == "string" and len(a) >= 3 and a[0].text.upper() in ("TOUPPER", "TOLOWER"):
             v = self.expand(a[1], folder)
@@ -740,6 +809,7 @@ class _Run:
             items, _lost = self.args(cmd, folder, 0)
             named = [x for x, _s in items if self.resolve(x, folder)]
             if named:
+                self.lost_sources = True
                 self.unknown.append(f"{at} {name}({_shown(named[0])} …): names sources, but what it does with them is "
                                     "not known (not a CMake command hipgauge reads, nor defined in the tree)")
 
@@ -820,7 +890,7 @@ def _script_vendor(cmds: list[Command]) -> set[str]:
     return out
 
 
-def _collect_functions(cmds: list[Command], bodies: dict[str, tuple[tuple[str, ...], list[Command]]]) -> None:
+def _collect_functions(script: str, cmds: list[Command], bodies: dict[str, _Function]) -> None:
     """The project's functions and macros (name → parameters, body), wherever they are defined."""
     nest = 0
     head: Command | None = None
@@ -834,32 +904,45 @@ def _collect_functions(cmds: list[Command], bodies: dict[str, tuple[tuple[str, .
             nest += 1
         elif c.name in ("endfunction", "endmacro"):
             if nest == 0:
-                bodies.setdefault(head.args[0].text.lower(), (tuple(a.text for a in head.args[1:]), body))
+                bodies.setdefault(head.args[0].text.lower(), _Function(tuple(a.text for a in head.args[1:]), body,
+                                                                       script))
                 head = None
                 continue
             nest -= 1
         body.append(c)
 
 
-def _selectors(cmds_by_script: dict[str, list[Command]]) -> frozenset[str]:
-    """Variables some script compares with a vendor's name (``COMPUTE_BACKEND STREQUAL "hip"``)."""
-    out: set[str] = set()
+def _selectors(cmds_by_script: dict[str, list[Command]]) -> dict[str, dict[str, str]]:
+    """Variables some script compares with a vendor's name (``COMPUTE_BACKEND STREQUAL "hip"``), with the value
+    each build gives them (the name as the script spells it: ``VLLM_GPU_LANG`` is ``CUDA`` in the CUDA build)."""
+    out: dict[str, dict[str, str]] = {}
     for cmds in cmds_by_script.values():
         for c in cmds:
             if c.name not in ("if", "elseif"):
                 continue
             a = c.args
             for i in range(len(a) - 2):
-                if a[i + 1].text.upper() == "STREQUAL" and a[i + 2].text.strip().lower() in (_CUDA_WORDS | _HIP_WORDS):
+                word = a[i + 2].text.strip()
+                if a[i + 1].text.upper() == "STREQUAL" and word.lower() in (_CUDA_WORDS | _HIP_WORDS):
                     m = _VAR.fullmatch(a[i].text)
-                    out.add(m.group(1) if m else a[i].text)
-    return frozenset(out)
+                    values = out.setdefault(m.group(1) if m else a[i].text, {})
+                    values.setdefault(CUDA if word.lower() in _CUDA_WORDS else HIP, word)
+    return out
 
 
 def build_selection(entries: Iterable[Any], max_bytes: int = 8 * 1024 * 1024) -> BuildSelection | None:
     """The source selection of the walked ``entries`` (``SourceEntry``): None when the tree has no build script
-    this reads (CMakeLists.txt / *.cmake / setup.py)."""
-    entries = list(entries)
+    this reads (CMakeLists.txt / *.cmake / setup.py). Never raises for a script it cannot follow: the selection is
+    then empty, with the reason in ``unknown`` (re-raised under ``HIPGAUGE_DEBUG``)."""
+    try:
+        return _selection(list(entries), max_bytes)
+    except (RecursionError, MemoryError, Exception) as exc:  # an aid: the scan goes on without it
+        if os.environ.get("HIPGAUGE_DEBUG", "") not in ("", "0"):
+            raise
+        return BuildSelection(unknown=(f"build scripts not read ({exc.__class__.__name__}: {exc})"[:200],))
+
+
+def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
     files = frozenset(e.display for e in entries)
     scripts: dict[str, str] = {}
     setup: dict[str, str] = {}
@@ -872,13 +955,14 @@ def build_selection(entries: Iterable[Any], max_bytes: int = 8 * 1024 * 1024) ->
     if not scripts and not setup:
         return None
     cmds = {p: cmake_commands(t) for p, t in scripts.items()}
-    bodies: dict[str, tuple[tuple[str, ...], list[Command]]] = {}
+    bodies: dict[str, _Function] = {}
     for p in sorted(cmds):
-        _collect_functions(cmds[p], bodies)
+        _collect_functions(p, cmds[p], bodies)
     selectors = _selectors(cmds)
     lists = sorted((p for p in scripts if posixpath.basename(p) == "CMakeLists.txt"), key=lambda p: (p.count("/"), p))
     root = posixpath.dirname(lists[0]) if lists else ""
-    runs = {b: _Run(b, files, selectors, root, bodies=dict(bodies)) for b in BUILDS}
+    modules = {p: cs for p, cs in cmds.items() if not p.endswith("CMakeLists.txt")}
+    runs = {b: _Run(b, files, selectors, root, bodies=dict(bodies), included=modules) for b in BUILDS}
     hip_ev: list[str] = []
     cuda_ev: list[str] = []
     for script in lists:
@@ -927,14 +1011,41 @@ def build_selection(entries: Iterable[Any], max_bytes: int = 8 * 1024 * 1024) ->
         for u in units.values():
             u["maybe"].discard(HIP)
     defines = tuple((b, tuple(sorted(runs[b].defines - runs[o].defines))) for b, o in ((CUDA, HIP), (HIP, CUDA)))
-    unit_list = [UnitBuilds(p, frozenset(u["builds"]), frozenset(u["maybe"]), tuple(u["where"]))
+    mentions = _mentions(cmds, files)
+    unit_list = [UnitBuilds(p, frozenset(u["builds"]), frozenset(u["maybe"]),
+                            tuple(dict.fromkeys([*([f"named at {mentions[p]}"] if p in mentions else []),
+                                                 *u["where"]])))
                  for p, u in sorted(units.items())]
-    unit_list += _unentered(entries, lists, runs, set(units))
+    if not any(r.lost_sources for r in runs.values()):  # else a named file may be in a list hipgauge lost
+        unit_list += _named_only(mentions, set(units))
+    unit_list += _unentered(entries, lists, runs, set(units) | {u.path for u in unit_list})
     unit_list += _headers(entries, {u.path: u for u in unit_list}, max_bytes)
     unknown = tuple(dict.fromkeys([*runs[CUDA].unknown, *runs[HIP].unknown]))
     return BuildSelection(units=tuple(sorted(unit_list, key=lambda u: u.path)), hip_build=tuple(hip_ev),
                           cuda_build=tuple(cuda_ev), unknown=unknown, defines=defines, lines=tuple(lines),
                           scripts=tuple(sorted([*scripts, *setup])))
+
+
+def _mentions(cmds: dict[str, list[Command]], files: frozenset[str]) -> dict[str, str]:
+    """Where a build script first names each tree source literally ("CMakeLists.txt:244")."""
+    out: dict[str, str] = {}
+    for script, cs in sorted(cmds.items()):
+        folder = posixpath.dirname(script)
+        for c in cs:
+            for a in c.args:
+                t = a.text
+                if "$" in t or not t.lower().endswith(SOURCE_SUFFIXES):
+                    continue
+                p = posixpath.normpath(posixpath.join(folder, t))
+                if p in files:
+                    out.setdefault(p, f"{script}:{c.line}")
+    return out
+
+
+def _named_only(mentions: dict[str, str], compiled: set[str]) -> list[UnitBuilds]:
+    """Sources a build script names (``set(XPU_FILES csrc/xpu_ops.cpp)``) that neither build compiles."""
+    return [UnitBuilds(p, frozenset(), frozenset(), (f"{at}: named, but neither the CUDA nor the HIP build compiles it",),
+                       "build") for p, at in sorted(mentions.items()) if p not in compiled]
 
 
 def _unentered(entries: list[Any], lists: list[str], runs: dict[str, _Run], named: set[str]) -> list[UnitBuilds]:
@@ -1117,7 +1228,7 @@ def apply_builds(selection: BuildSelection | None, file: str, findings: list[Any
     dropped = noted = 0
     why = ""
     if unit is not None and unit.where:
-        why = f" ({unit.where[0]})"
+        why = "; see " + unit.where[0].removeprefix("named at ").split(": named,")[0]
     for f in findings:
         where = vis.at(f.line) if vis is not None else BOTH
         builds = line_builds(file_builds, where)
@@ -1134,7 +1245,7 @@ def apply_builds(selection: BuildSelection | None, file: str, findings: list[Any
                 msg = f"CUDA build only (the HIP build does not compile this file{why}; no port work): {f.message}"
                 branch = "cuda-only"
             else:
-                msg = f"Not compiled by the CUDA or the HIP build{why}; no port work: {f.message}"
+                msg = f"Not compiled by the CUDA or the HIP build ({why[2:] or 'its build scripts'}; no port work): {f.message}"
                 branch = "not-built"
             f = replace(f, severity=Severity.INFO, effort_hours=0.0, branch=branch, message=msg)
         out.append(f)
@@ -1147,7 +1258,7 @@ def builds_for_amd(selection: BuildSelection | None, dual_target: dict[str, Any]
     evidence: list[str] = []
     if selection is not None:
         evidence += [f"build: {e}" for e in selection.hip_build[:3]]
-    for s in dual_target.get("switches", []):
+    for s in sorted(dual_target.get("switches", []), key=lambda s: -int(s.get("uses") or 0)):
         if s.get("how") != "platform" and s.get("side") == "hip":
             evidence.append(f"switch: {s['name']}" + (f" ({s['where'][0]})" if s.get("where") else ""))
             break

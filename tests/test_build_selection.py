@@ -1,0 +1,201 @@
+"""The build's source selection (hipgauge.source.build_selection): which build compiles each file, and what that
+does to findings and hours (issue 25, part B)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hipgauge.app.scan import ScanOptions, scan_tree
+from hipgauge.decide.build_errors import classify_build_check, header_library
+from hipgauge.decide.cost import estimate_cost
+from hipgauge.decide.distinct import finding_items
+from hipgauge.model import Confidence, Finding, Severity
+from hipgauge.source.build_selection import build_selection, cmake_commands
+from hipgauge.source.walk import walk_tree
+
+DATA = Path(__file__).resolve().parent / "data" / "dualtarget"
+VENDOR_LISTS, SETUP_BRANCH = DATA / "cmake_vendor_lists", DATA / "setup_rocm_branch"
+
+
+def _tree(env: str, name: str) -> Path | None:
+    p = Path(os.environ.get(env) or f"/work/trees/{name}")
+    return p if p.is_dir() else None
+
+
+BNB_TREE, GGML_TREE = _tree("HIPGAUGE_BNB_TREE", "bitsandbytes"), _tree("HIPGAUGE_GGML_TREE", "ggml")
+
+
+def _selection(root: Path):
+    entries, _skipped = walk_tree([root], [], 8 * 1024 * 1024, python=True)
+    return build_selection(entries)
+
+
+def _scan(root: Path):
+    return scan_tree([root], ScanOptions(workers=1))
+
+
+def test_cmake_commands_are_read_as_cmake_splits_them():
+    cmds = cmake_commands('# a comment (with parens)\nset(A "x y" b;c) #[[ block\ncomment ]]\n'
+                          'if(NOT (X AND "Y"))\nlist(APPEND A [[bracket arg]])\nendif()\n')
+    assert [c.name for c in cmds] == ["set", "if", "list", "endif"]
+    assert [(a.text, a.quoted) for a in cmds[0].args] == [("A", False), ("x y", True), ("b;c", False)]
+    assert [a.text for a in cmds[1].args] == ["NOT", "(", "X", "AND", "Y", ")"]
+    assert cmds[2].line == 5 and cmds[2].args[-1].text == "bracket arg"
+
+
+def test_cmake_per_vendor_source_lists():
+    sel = _selection(VENDOR_LISTS)
+    assert sel is not None and sel.has_hip_build
+    assert sel.builds_for("csrc/kernels.cu") == {"cuda", "hip"}
+    assert sel.builds_for("csrc/host.cpp") == {"cuda", "hip"}
+    assert sel.builds_for("csrc/gemm_sm80.cu") == {"cuda"}
+    assert sel.unit("csrc/gemm_sm80.cu").maybe == {"cuda"}  # under `if(80 IN_LIST …)`: unknown, kept as maybe
+    assert sel.builds_for("csrc/gemm_sm80.cuh") == {"cuda"}  # a header takes the builds of the units including it
+    assert sel.builds_for("csrc/common.cuh") == {"cuda", "hip"}
+    assert sel.builds_for("csrc/hip/rocm_only.cu") == {"hip"}  # file(GLOB) in the HIP branch
+    assert sel.builds_for("csrc/xpu_kernels.cpp") == frozenset()  # named, built by neither
+    assert sel.builds_for("README.md") is None  # no build information: today's behaviour
+    defines = dict(sel.defines)
+    assert "BUILD_HIP" in defines["hip"] and "HAS_GEMM_SM80" in defines["cuda"]
+
+
+def test_cmake_vendor_lists_findings_and_hours():
+    res = _scan(VENDOR_LISTS)
+    dt = res.dual_target
+    assert dt["builds_for_amd"] is True and dt["amd_build_evidence"]
+    by_file: dict[str, list[Finding]] = {}
+    for f in res.findings:
+        by_file.setdefault(f.file, []).append(f)
+    cuda_only = by_file["csrc/gemm_sm80.cu"] + by_file["csrc/gemm_sm80.cuh"]
+    assert {f.code for f in cuda_only} >= {"HG202"}  # mma.sync / ldmatrix inline PTX
+    assert all(f.severity == Severity.INFO and f.effort_hours == 0 and f.branch == "cuda-only"
+               and f.builds == ["cuda"] for f in cuda_only)
+    assert all(f.builds == ["cuda", "hip"] and f.effort_hours > 0 for f in by_file["csrc/kernels.cu"])
+    assert not [f for f in res.findings if f.file == "CMakeLists.txt"]  # nvcc flags in if(BUILD_CUDA): no finding
+    est = estimate_cost(res)
+    assert est.low_hours > 0
+    assert {i.file for i in est.items if i.kind == "finding"} <= {"csrc/kernels.cu", "csrc/common.cuh"}
+    assert est.headline.startswith("This tree already builds for AMD")
+    assert any("only the CUDA build compiles" in n for n in est.notes)
+
+
+def test_setup_py_rocm_branch():
+    sel = _selection(SETUP_BRANCH)
+    assert sel is not None and sel.has_hip_build
+    assert sel.builds_for("csrc/ops.cu") == {"cuda", "hip"}
+    assert sel.builds_for("csrc/sm90_gemm.cu") == {"cuda"}
+    assert sel.builds_for("csrc/rocm_gemm.cu") == {"hip"}
+    res = _scan(SETUP_BRANCH)
+    assert res.dual_target["builds_for_amd"] is True
+    sm90 = [f for f in res.findings if f.file == "csrc/sm90_gemm.cu"]
+    assert sm90 and all(f.effort_hours == 0 and f.branch == "cuda-only" for f in sm90)
+    assert not [f for f in res.findings if f.file == "setup.py" and f.effort_hours > 0]  # nvcc flags under else:
+    est = estimate_cost(res)
+    assert {i.file for i in est.items if i.kind == "finding"} == {"csrc/ops.cu"}
+
+
+def test_a_cuda_only_tree_is_all_port_work(tmp_path):
+    shutil_src = VENDOR_LISTS / "csrc" / "gemm_sm80.cuh"
+    (tmp_path / "gemm.cuh").write_text(shutil_src.read_text())
+    (tmp_path / "gemm.cu").write_text('#include "gemm.cuh"\n__global__ void k(float* d, const unsigned* a) '
+                                      "{ mma_m16n8k16(d, a, a); }\n")
+    (tmp_path / "CMakeLists.txt").write_text("project(x LANGUAGES CXX CUDA)\nadd_library(x gemm.cu)\n")
+    sel = _selection(tmp_path)
+    assert sel is not None and not sel.has_hip_build and sel.builds_for("gemm.cu") == {"cuda"}
+    res = _scan(tmp_path)
+    assert res.dual_target["builds_for_amd"] is False
+    mma = [f for f in res.findings if f.code == "HG202"]
+    assert mma and all(f.effort_hours > 0 and f.branch is None for f in mma)  # no HIP build: it is the port
+
+
+def test_unknown_conditions_and_functions(tmp_path):
+    for name in ("a.cu", "b.cu", "c.cu", "d.cu"):
+        (tmp_path / name).write_text("__global__ void k() {}\n")
+    (tmp_path / "CMakeLists.txt").write_text(
+        "function(add_backend name)\n  if (GGML_BACKEND_DL)\n    add_library(${name} MODULE ${ARGN})\n"
+        "  else()\n    add_library(${name} ${ARGN})\n  endif()\nendfunction()\n"
+        "if (GGML_HIP)\n  add_backend(hipb a.cu)\n  if (GGML_HIP_EXTRA)\n    add_backend(extra b.cu)\n  endif()\n"
+        "elseif (GGML_CUDA)\n  add_backend(cudab a.cu c.cu)\nelseif (GGML_SYCL)\n  add_backend(syclb d.cu)\nendif()\n")
+    sel = _selection(tmp_path)
+    assert sel.builds_for("a.cu") == {"cuda", "hip"} and not sel.unit("a.cu").maybe  # if/else both add it: sure
+    assert sel.builds_for("b.cu") == {"hip"} and sel.unit("b.cu").maybe == {"hip"}  # an option: maybe
+    assert sel.builds_for("c.cu") == {"cuda"}
+    assert sel.builds_for("d.cu") == frozenset()  # another backend's switch: off in both builds
+
+
+def test_no_build_scripts_no_selection(tmp_path):
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
+    assert _selection(tmp_path) is None
+    res = _scan(tmp_path)
+    assert res.dual_target["build_selection"] is None and res.dual_target["builds_for_amd"] is False
+
+
+def _finding(code: str, line: int, message: str, hours: float = 0.3) -> Finding:
+    return Finding(code=code, severity=Severity.SLOW, category="library", confidence=Confidence.HIGH,
+                   file="wrap.cu", line=line, message=message, kernel="wrapper", effort_hours=hours,
+                   snippet=f"cublasLtMatmul{line}(…)")
+
+
+def test_library_wrapper_is_one_piece_of_work():
+    fs = [_finding("HG604", n, f"call {n}") for n in range(10, 79)]
+    items = finding_items(fs, {}, {}, 0.5, 2.0)
+    assert len(items) == 1 and items[0].count == 69 and items[0].low == pytest.approx(0.15)
+
+
+def test_third_party_headers_and_toolchain_errors_are_environment():
+    assert header_library("torch/extension.h", "amd")[0] == "environment"
+    assert header_library("torch/extension.h", "nvidia")[0] == "environment"
+    assert header_library("cutlass/gemm/device/gemm.h", "nvidia")[0] == "environment"
+    doc = {"compiles": [
+        {"file": "a.cu", "arch": "gfx942", "vendor": "amd", "ok": False,
+         "diagnostics": [{"severity": "error", "message": "'torch/extension.h' file not found", "file": "a.cu",
+                          "line": 1}]},
+        {"file": "b.cu", "arch": "gfx942", "vendor": "amd", "ok": False,
+         "diagnostics": [{"severity": "error", "message": "no matching function for call to '__hip_x'",
+                          "file": "/usr/include/hip/amd_detail/amd_hip_bf16.h", "line": 12}]},
+        {"file": "a.cu", "arch": "sm_80", "vendor": "nvidia", "ok": False,
+         "diagnostics": [{"severity": "error", "message": "torch/extension.h: No such file or directory",
+                          "file": "a.cu", "line": 1}]}]}
+    cls = classify_build_check(doc)
+    assert cls is not None and cls["diagnostics"]["port"] == 0 and not cls["port_errors"]
+    assert cls["toolchain_errors"] and "toolchain's own headers" in cls["summary"]
+
+
+@pytest.mark.skipif(BNB_TREE is None, reason="bitsandbytes tree not present (set HIPGAUGE_BNB_TREE)")
+def test_real_bitsandbytes():
+    assert BNB_TREE is not None
+    sel = _selection(BNB_TREE)
+    assert sel is not None and sel.has_hip_build
+    assert sel.builds_for("csrc/gemm_4bit_sm80.cu") == {"cuda"} and sel.builds_for("csrc/gemm_4bit_sm75.cu") == {"cuda"}
+    assert sel.builds_for("csrc/gemm_4bit_simt.cu") == {"cuda", "hip"}
+    res = _scan(BNB_TREE)
+    assert res.dual_target["builds_for_amd"] is True
+    est = estimate_cost(res)
+    cuda_only = {"csrc/gemm_4bit_sm80.cu", "csrc/gemm_4bit_sm75.cu", "csrc/gemm_4bit_mma.cuh"}
+    assert not [i for i in est.items if i.file in cuda_only]  # nothing costed in files only the CUDA build compiles
+    assert est.high_hours < 100  # tens of hours, not hundreds (was 122–490 h)
+
+
+@pytest.mark.skipif(GGML_TREE is None, reason="ggml tree not present (set HIPGAUGE_GGML_TREE)")
+def test_real_ggml_selection():
+    assert GGML_TREE is not None
+    sel = _selection(GGML_TREE)
+    assert sel is not None and sel.has_hip_build
+    cuda_units = [u for u in sel.units if u.path.startswith("src/ggml-cuda/") and u.path.endswith(".cu")
+                  and "template-instances" not in u.path]
+    assert cuda_units and all(u.builds == {"cuda", "hip"} for u in cuda_units)  # the HIP build globs ../ggml-cuda
+    sycl = [u for u in sel.units if u.path.startswith("src/ggml-sycl/")]
+    assert sycl and all(not u.builds for u in sycl)  # another backend: neither the CUDA nor the HIP build
+
+
+def test_cmake_function_with_parsed_arguments():
+    sel = _selection(DATA / "cmake_function_lists")
+    assert sel is not None and sel.has_hip_build
+    assert sel.builds_for("csrc/cache_kernels.cu") == {"cuda", "hip"}
+    assert sel.builds_for("csrc/quantization/machete_mm.cu") == {"cuda"}
+    assert sel.builds_for("csrc/rocm/attention.cu") == {"hip"}
+    # where the script names it, then the target's line
+    assert sel.unit("csrc/quantization/machete_mm.cu").where == ("named at CMakeLists.txt:6", "cmake/utils.cmake:10")
