@@ -168,8 +168,9 @@ def vllm():
 
 
 def test_hip_native_files_are_the_port(vllm):
-    assert vllm.dual_target["hip_native"]["files"] == ["csrc/quickreduce/quick_reduce.h", "csrc/rocm/attention.cu"]
-    assert vllm.dual_target["hip_native"]["findings_dropped"] == 2  # float atomicAdd, __nanosleep
+    assert vllm.dual_target["hip_native"]["files"] == ["csrc/quickreduce/quick_reduce.h", "csrc/rocm/attention.cu",
+                                                   "csrc/rocm/skinny_gemms.cu"]
+    assert vllm.dual_target["hip_native"]["findings_dropped"] >= 3  # float atomicAdd (x2), __nanosleep
     assert not [f for f in vllm.findings if f.file.startswith(("csrc/rocm/", "csrc/quickreduce/"))]
     assert not [c for c in vllm.api_calls if c.file.startswith("csrc/rocm/")]
 
