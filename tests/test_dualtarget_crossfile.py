@@ -227,3 +227,12 @@ def test_real_ggml_as_its_builds_see_it():
     # the shim's typedefs (nv_bfloat162) are mappings: no bf16 findings on them
     assert not [f for f in costed if f.code == "HG209"]
     assert len(costed) < 150
+
+
+def test_the_terminal_names_code_that_is_not_cuda():
+    from typer.testing import CliRunner
+
+    from hipgauge.cli import app
+
+    out = CliRunner().invoke(app, ["scan", str(BACKENDS), "--no-progress"]).output
+    assert "Not CUDA code (no CUDA rules, no hours): other backends cpu 2, opencl 1, sycl 1" in " ".join(out.split())
