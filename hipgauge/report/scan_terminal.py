@@ -132,6 +132,12 @@ def render_summary(out: Console, doc: dict[str, Any], limit: int = 15, max_findi
                   f"per vendor; {dt['lines']['hip_only']} HIP-only and {dt['lines']['cuda_only']} CUDA-only lines; "
                   f"findings there: {dt['findings_dropped']} dropped, {dt['findings_noted']} CUDA-only notes "
                   "[dim](measured; --json: dual_target)[/dim]")
+    other = (dt.get("other_backends") or {}).get("backends") or []
+    if other or (dt.get("hip_native") or {}).get("files"):
+        names = ", ".join(f"{b['backend']} {b['files']}" for b in other) or "-"
+        out.print(f"Not CUDA code (no CUDA rules, no hours): other backends {escape(names)}; "
+                  f"HIP-native files {len((dt.get('hip_native') or {}).get('files') or [])} "
+                  "[dim](--json: dual_target.other_backends, dual_target.hip_native)[/dim]")
 
     share = s["translation_share"]
     if share is None:

@@ -38,8 +38,7 @@ _HIP_HEADER = re.compile(rb"^(?:hip/|hipblas|hipblaslt|hipcub|hipfft|hiprand|hip
                          rb"rocwmma|rccl|miopen)", re.I)
 _CUDA_HEADER = re.compile(rb"^(?:cuda|cublas|cudnn|curand|cusparse|cusolver|cufft|nccl|nvrtc|nvToolsExt|nvtx3|"
                           rb"cooperative_groups|crt/|thrust/system/cuda|cub/|cutlass|cute/|mma\.h$|sm_\d+)")
-_HIP_API = re.compile(rb"\b(?:hip[A-Z]\w*|__builtin_amdgcn_\w+|__hip_\w+)\b")
-_CUDA_API = re.compile(rb"\b(?:cuda[A-Z]\w*|cublas[A-Z]\w*|__nv_\w+|nv_bfloat16)\b")
+_AMD_API = re.compile(rb"\b(?:hip[A-Z]\w*|__builtin_amdgcn_\w+|__hip_\w+|__gfx\d\w*__|__AMDGCN\w*)")
 HIP_FOLDERS = ("rocm", "hip", "amd", "quickreduce")
 SOURCE_KINDS = ("cuda", "cpp", "header")
 
@@ -75,18 +74,18 @@ def backend_of(path: str, data: bytes | None, kind: str) -> str | None:
 
 def hip_native(path: str, data: bytes | None, kind: str, shared: Callable[[int], bool] | None = None) -> bool:
     """The file is HIP code (the port, not something to port): it includes a HIP header and no CUDA header, or sits
-    in a ``rocm``/``hip`` folder and uses HIP's API and not CUDA's. ``shared(line)``: whether both builds compile a
-    line; an include under a vendor guard (``#ifdef GGML_USE_HIP`` / ``#include <hip/…>``) does not count."""
+    in a ``rocm``/``hip`` folder and uses AMD's own API (``__builtin_amdgcn_*``, ``__hip_bfloat16``, ``hip*``,
+    ``__gfx942__``) — whatever CUDA headers it includes: vLLM's csrc/rocm is written with CUDA spellings and hipified
+    at build time. ``shared(line)``: whether both builds compile a line; an include under a vendor guard
+    (``#ifdef GGML_USE_HIP`` / ``#include <hip/…>``) does not count."""
     if data is None or kind not in SOURCE_KINDS:
         return False
+    if any(p in HIP_FOLDERS for p in _parts(path)) and (_AMD_API.search(data) is not None):
+        return True
     heads = [m.group(1).strip() for m in _INCLUDE.finditer(data)
              if shared is None or shared(data.count(b"\n", 0, m.start()) + 1)]
     hip_h = any(_HIP_HEADER.match(h) for h in heads)
     cuda_h = any(_CUDA_HEADER.match(h) for h in heads)
     if cuda_h:
         return False
-    if hip_h:
-        return True
-    parts = _parts(path)
-    return (any(p in HIP_FOLDERS for p in parts) and _HIP_API.search(data) is not None
-            and _CUDA_API.search(data) is None)
+    return hip_h
