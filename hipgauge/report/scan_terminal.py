@@ -128,6 +128,13 @@ def render_summary(out: Console, doc: dict[str, Any], limit: int = 15, max_findi
                   f"per vendor; {dt['lines']['hip_only']} HIP-only and {dt['lines']['cuda_only']} CUDA-only lines; "
                   f"findings there: {dt['findings_dropped']} dropped, {dt['findings_noted']} CUDA-only notes "
                   "[dim](measured; --json: dual_target)[/dim]")
+    sel = dt.get("build_selection") or {}
+    if sel.get("files_by_builds"):
+        counts = ", ".join(f"{k} {v}" for k, v in sel["files_by_builds"].items())
+        out.print(f"[bold]Build selection[/bold] ({escape(', '.join(sel.get('scripts', [])[:3]))}"
+                  + (f" and {len(sel['scripts']) - 3} more" if len(sel.get("scripts", [])) > 3 else "")
+                  + f"): files per build: {escape(counts)}; {len(sel.get('unknown', [])) + sel.get('unknown_left_out', 0)}"
+                  " construct(s) not read [dim](measured; --json: dual_target.build_selection)[/dim]")
 
     share = s["translation_share"]
     if share is None:
