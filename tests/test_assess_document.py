@@ -31,8 +31,8 @@ def test_findings_by_code_counts_all_findings_not_only_those_kept(monkeypatch):
     doc = build_assessment(scan=_scan(4, 9))
     scan = doc["scan"]
     assert len(scan["findings"]) == 5 and scan["findings_truncated"] == 8
-    assert scan["findings_by_code"] == [{"code": "HG900", "count": 9, "severity": "info"},
-                                        {"code": "HG101", "count": 4, "severity": "blocker"}]
+    assert scan["findings_by_code"] == [{"code": "HG900", "count": 9, "severity": "info", "notes": 0},
+                                        {"code": "HG101", "count": 4, "severity": "blocker", "notes": 0}]
     # the history store takes these complete counts
     assert record_from_document(doc).findings == {"HG101": ("blocker", 4), "HG900": ("info", 9)}
 
@@ -99,3 +99,24 @@ def test_demo_report_has_the_torchvision_workload_as_a_separate_section(tmp_path
     assert "## Other workload: torchvision" in md and "host-bound" in md
     # the main workload is untouched by it: its slack and headline are still the detector's
     assert doc["slack"]["projection"]["target_ms"] == 2.7
+
+
+def test_amd_build_leads_and_truncation_is_said(monkeypatch):
+    """A tree that already builds for AMD: the headline leads with it; a cut findings list says what it left out;
+    a rule's severity is its worst finding that is not a zero-hour note."""
+    from dataclasses import replace
+
+    scan = _scan(2, 400)
+    note = replace(scan.findings[0], code="HG202", severity=Severity.INFO, branch="cuda-only", effort_hours=0.0)
+    worst = replace(scan.findings[0], code="HG202", severity=Severity.BLOCKER, line=99)
+    scan = replace(scan, findings=[note, *scan.findings, worst],
+                   dual_target={"builds_for_amd": True, "amd_build_evidence": ["build: CMakeLists.txt:10-20"],
+                                "amd_headline": "This tree already builds for AMD (build: CMakeLists.txt:10-20)"})
+    doc = build_assessment(scan=scan)
+    assert doc["headline"]["amd"]["builds_for_amd"] is True
+    by_code = {c["code"]: c for c in doc["scan"]["findings_by_code"]}
+    assert by_code["HG202"]["severity"] == "blocker" and by_code["HG202"]["notes"] == 1
+    text = render_markdown(doc)
+    assert text.index("This tree already builds for AMD") < text.index("## The three measurements")
+    assert "the 300 most severe of the 404 findings (104 left out" in text
+    assert "This tree already builds for AMD" in render_html(doc)

@@ -48,9 +48,12 @@ def _scan_section(scan: ScanResult, shares: dict[str, float]) -> dict[str, Any]:
         by_file[f.file][sev] += 1
     by_code: Counter = Counter()
     code_severity: dict[str, str] = {}
+    code_notes: Counter = Counter()
     for f in sorted(scan.findings, key=lambda f: (f.branch is not None, f.severity.rank)):
         by_code[f.code] += 1  # a rule's severity: its worst finding that is not a zero-hour branch note
-        code_severity.setdefault(f.code, f.severity.value if f.branch is None else "info (notes only)")
+        code_severity.setdefault(f.code, f.severity.value)
+        if f.branch is not None:
+            code_notes[f.code] += 1  # of the count, zero-hour notes (code only the CUDA build compiles)
     libs: dict[str, Counter] = defaultdict(Counter)
     for c in scan.api_calls:
         libs[c.library][c.status] += 1
@@ -69,7 +72,7 @@ def _scan_section(scan: ScanResult, shares: dict[str, float]) -> dict[str, Any]:
                       for lib, c in sorted(libs.items(), key=lambda x: -sum(x[1].values()))],
         "findings_by_category": [{"category": cat, "count": sum(c.values()), "by_severity": dict(c)}
                                  for cat, c in sorted(by_cat.items(), key=lambda x: -sum(x[1].values()))],
-        "findings_by_code": [{"code": code, "count": n, "severity": code_severity[code]}
+        "findings_by_code": [{"code": code, "count": n, "severity": code_severity[code], "notes": code_notes[code]}
                              for code, n in sorted(by_code.items(), key=lambda x: (-x[1], x[0]))],
         "findings_by_file": [{"file": fn, "count": sum(c.values()), "by_severity": dict(c)}
                              for fn, c in sorted(by_file.items(), key=lambda x: (-sum(x[1].values()), x[0]))],

@@ -270,8 +270,10 @@ def render_markdown(doc: dict[str, Any]) -> str:
                     [[md(c["category"]), str(c["count"]), md(", ".join(f"{k} {v}" for k, v in c["by_severity"].items()))]
                      for c in scan["findings_by_category"]])
         if scan.get("findings_by_code"):
-            L += _table(["rule", "severity", "findings"], [[md(c["code"]), md(c["severity"]), str(c["count"])]
-                                                           for c in scan["findings_by_code"]])
+            L += _table(["rule", "severity", "findings"],
+                        [[md(c["code"]), md(c["severity"]), str(c["count"])
+                          + (f" ({c['notes']} zero-hour notes)" if c.get("notes") else "")]
+                         for c in scan["findings_by_code"]])
         L += _table(["file", "findings"], [[md(f["file"]), str(f["count"])] for f in scan["findings_by_file"]])
         listed = scan["findings"][:300]
         total = s["findings"]

@@ -138,6 +138,13 @@ def render_summary(out: Console, doc: dict[str, Any], limit: int = 15, max_findi
         out.print(f"Not CUDA code (no CUDA rules, no hours): other backends {escape(names)}; "
                   f"HIP-native files {len((dt.get('hip_native') or {}).get('files') or [])} "
                   "[dim](--json: dual_target.other_backends, dual_target.hip_native)[/dim]")
+    sel = dt.get("build_selection") or {}
+    if sel.get("files_by_builds"):
+        counts = ", ".join(f"{k} {v}" for k, v in sel["files_by_builds"].items())
+        out.print(f"[bold]Build selection[/bold] ({escape(', '.join(sel.get('scripts', [])[:3]))}"
+                  + (f" and {len(sel['scripts']) - 3} more" if len(sel.get("scripts", [])) > 3 else "")
+                  + f"): files per build: {escape(counts)}; {len(sel.get('unknown', [])) + sel.get('unknown_left_out', 0)}"
+                  " construct(s) not read [dim](measured; --json: dual_target.build_selection)[/dim]")
 
     share = s["translation_share"]
     if share is None:
