@@ -73,6 +73,7 @@ class Mapping:
     header_prefixes: list[_Prefix] = field(default_factory=list)
 
     _prefix_cache: dict[str, MappingEntry | None] = field(default_factory=dict, repr=False)
+    _plain_names: tuple[int, frozenset[bytes]] | None = field(default=None, repr=False)
 
     def lookup(self, name: str) -> MappingEntry | None:
         """The entry for an identifier (``cudaMalloc``, ``cub::BlockReduce``), exact first, then prefix rules."""
@@ -108,6 +109,16 @@ class Mapping:
     def library_of(self, name: str) -> str | None:
         entry = self.lookup(name)
         return entry.library if entry else None
+
+    def plain_names(self) -> frozenset[bytes]:
+        """Every exact name without ``::`` (``cudaMalloc``, not ``cub::BlockReduce``) as bytes, the form the
+        scanners look tokens up in; made once (one join, encode and split instead of 9,000 ``encode`` calls)."""
+        cached = self._plain_names
+        if cached is None or cached[0] != len(self.entries):
+            names = [n for n in self.entries if "::" not in n]
+            found = frozenset("\n".join(names).encode().split(b"\n")) if names else frozenset()
+            cached = self._plain_names = (len(self.entries), found)
+        return cached[1]
 
     def first_chars(self) -> frozenset[str]:
         """Characters a mapped identifier can start with (a cheap pre-filter for scanners)."""

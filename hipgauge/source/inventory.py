@@ -85,7 +85,7 @@ class _ScanIndex:
 
     def __init__(self, mapping: Mapping):
         self.mapping = mapping
-        self.names = frozenset(n.encode() for n in mapping.entries if "::" not in n)
+        self.names = mapping.plain_names()
         self.prefixed: dict[bytes, MappingEntry] = {}  # identifiers a prefix rule classifies
         self.prefixed_names: set[bytes] = set()  # its keys, as a set (set operations on dict views iterate the dict)
         self.unprefixed: set[bytes] = set()  # identifiers no rule classifies

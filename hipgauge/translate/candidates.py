@@ -52,7 +52,7 @@ def mapping_index(mapping: Mapping | None = None) -> MappingIndex:
     hit = _INDEX.get(id(mapping))
     if hit is not None and hit[0] is mapping:
         return hit[1]
-    exact = frozenset(n.encode() for n in mapping.entries if "::" not in n)
+    exact = mapping.plain_names()
     heads = {n.split("::")[0].encode() for n in mapping.entries if "::" in n}
     simple, loose = [], []
     for rule in mapping.prefixes:

@@ -184,7 +184,8 @@ def apply_target(text: str, target: RocmTarget, safe: frozenset[str], device_sym
 
 
 def _names_pattern(names: Any) -> re.Pattern[str]:
-    return re.compile(r"\b(" + "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True)) + r")\b")
+    # longest first; equal lengths by text, so the pattern is the same in every run (regex_cache.py keeps it)
+    return re.compile(r"\b(" + "|".join(sorted((re.escape(n) for n in names), key=lambda n: (-len(n), n))) + r")\b")
 
 
 def _call_sites(t: _Text, names: Any, split_args: Any, blanks: str = " \t", skip: Any = ()
