@@ -292,6 +292,14 @@ def _help_texts() -> list[tuple[str, str]]:
             continue
         ctx = click.Context(cmd, info_name=name, parent=root, terminal_width=HELP_WIDTH, max_content_width=HELP_WIDTH)
         texts.append((name, cmd.get_help(ctx)))
+        if hasattr(cmd, "list_commands"):  # a command group (capture): each subcommand's help too
+            for sub_name in cmd.list_commands(ctx):
+                sub = cmd.get_command(ctx, sub_name)
+                if sub is None or getattr(sub, "hidden", False):
+                    continue
+                sub_ctx = click.Context(sub, info_name=sub_name, parent=ctx, terminal_width=HELP_WIDTH,
+                                        max_content_width=HELP_WIDTH)
+                texts.append((f"{name} {sub_name}", sub.get_help(sub_ctx)))
     return texts
 
 
@@ -308,7 +316,7 @@ def commands_md() -> str:
         "[quickstart.md](quickstart.md).",
         "",
     ]
-    out += [f"- [`hipgauge {name}`](#hipgauge-{name})" for name, _ in texts[1:]]
+    out += [f"- [`hipgauge {name}`](#hipgauge-{name.replace(' ', '-')})" for name, _ in texts[1:]]
     for name, text in texts:
         title = "hipgauge" if name == "hipgauge" else f"hipgauge {name}"
         out += ["", f"## {title}", "", "```text", text.rstrip(), "```"]
