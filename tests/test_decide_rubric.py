@@ -158,3 +158,18 @@ def test_triage_clusters_and_says_the_verdict_is_the_measurement(tmp_path):
     assert "no per-kernel measurement" in d.triage.measurement
     doc = d.to_dict()
     assert doc["schema"] == "hipgauge.decide/1" and len(doc["signals"]) == 5
+
+
+def test_the_real_h100_trace_attributes_its_flash_attention_kernel_to_flash_attention(real_dir: Path):
+    from hipgauge.profiles.load import load_profile
+
+    trace = real_dir / "pytorch_kineto" / "tracelens_pairs" / "h100" / "gaunernst_bert-small-uncased__1016001.json.gz"
+    profile = load_profile(trace)
+    names = set(profile.kernels["name"].to_list())
+    assert any("pytorch_flash::flash_fwd_kernel" in n and "cutlass::bfloat16_t" in n for n in names)
+    s = _signal(decide(_scan([], kernels=()), baseline=profile), "library_dependence")
+    shares = s.details["library_time_share"]
+    assert shares.get("FlashAttention", 0.0) > 0.05, shares
+    assert "CUTLASS" not in shares, shares  # the trace has no CUTLASS template of its own
+    assert "unknown" not in shares, s.details.get("unclassified_kernels")
+    assert sum(shares.values()) == pytest.approx(1.0)
