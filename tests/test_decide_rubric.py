@@ -91,7 +91,53 @@ def test_library_dependence_weighted_by_profiled_library_kernels():
     s = _signal(decide(_scan([]), baseline=profile), "library_dependence")
     assert s.details["exotic_time_share"] == pytest.approx(0.4)
     assert s.lean == "stay"
-    assert any("cudnn-conv" in e and "60.0%" in e for e in s.evidence)
+    assert any(e.startswith("profiled cuDNN kernels (implicit-GEMM)") and "60.0%" in e for e in s.evidence)
+    assert any(e.startswith("profiled TensorRT kernels") and "40.0%" in e and "ROCm coverage: none" in e
+               for e in s.evidence)
+    assert s.details["library_time_share"] == pytest.approx({"cuDNN": 0.6, "TensorRT": 0.4})
+
+
+#: PyTorch's bundled FlashAttention-2 forward kernel, as the H100 kineto traces name it: its template arguments
+#: carry ``cutlass::bfloat16_t``, which a glob on "*cutlass*" took for a CUTLASS kernel
+FLASH = ("void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
+         "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, "
+         "true, false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)")
+
+
+def test_a_flash_attention_kernel_naming_cutlass_types_is_flash_attention_not_cutlass():
+    profile = report_profiles.make_profile([(FLASH, 7.0, "aten::_flash_attention_forward"),
+                                            ("void cutlass::Kernel<cutlass::gemm::kernel::GemmUniversal<float> >(int)", 1.0, None),
+                                            ("mystery_kernel_0", 2.0, None)])
+    s = _signal(decide(_scan([]), baseline=profile), "library_dependence")
+    shares = s.details["library_time_share"]
+    assert shares["FlashAttention"] == pytest.approx(0.7)
+    assert shares["CUTLASS"] == pytest.approx(0.1)  # a real CUTLASS template stays CUTLASS
+    assert s.details["library_family_time_share"]["FlashAttention"] == pytest.approx({"attention": 0.7})
+    assert any(e.startswith("profiled FlashAttention kernels (attention): 70.0%") for e in s.evidence)
+    # names no rule knows are listed as such, never folded into a library
+    assert shares["unknown"] == pytest.approx(0.2)
+    assert any("no library rule knows" in e and "mystery_kernel_0" in e for e in s.evidence)
+    assert s.details["unclassified_kernels"] == [{"name": "mystery_kernel_0", "share": pytest.approx(0.2)}]
+    assert "20.0% in kernels no library rule knows" in s.summary
+
+
+def test_a_source_kernel_is_not_counted_as_a_library_kernel():
+    profile = report_profiles.make_profile([("void hot_kernel<float>(float*)", 5.0, None), (FLASH, 5.0, None)])
+    s = _signal(decide(_scan([], kernels=()), baseline=profile), "library_dependence")
+    assert set(s.details["library_time_share"]) == {"FlashAttention", "unknown"}
+    s = _signal(decide(_scan([], kernels=("hot_kernel",)), baseline=profile), "library_dependence")
+    assert s.details["library_time_share"] == pytest.approx({"FlashAttention": 0.5})
+
+
+def test_every_classified_library_has_a_rocm_coverage_in_the_rubric():
+    from hipgauge.decide.rubric import load_rubric
+    from hipgauge.profiles.libraries import UNKNOWN, load_library_knowledge
+
+    table = load_rubric()["library_dependence"]["kernel_library_coverage"]
+    libraries = {r.library for r in load_library_knowledge().rules} | {UNKNOWN}
+    assert sorted(libraries - set(table)) == [], "add them to rubric.toml [library_dependence.kernel_library_coverage]"
+    assert sorted(set(table) - libraries) == [], "rubric.toml names a library the classifier does not"
+    assert set(table.values()) <= {"covered", "partial", "none"}
 
 
 def test_precision_path_leans():
@@ -112,3 +158,18 @@ def test_triage_clusters_and_says_the_verdict_is_the_measurement(tmp_path):
     assert "no per-kernel measurement" in d.triage.measurement
     doc = d.to_dict()
     assert doc["schema"] == "hipgauge.decide/1" and len(doc["signals"]) == 5
+
+
+def test_the_real_h100_trace_attributes_its_flash_attention_kernel_to_flash_attention(real_dir: Path):
+    from hipgauge.profiles.load import load_profile
+
+    trace = real_dir / "pytorch_kineto" / "tracelens_pairs" / "h100" / "gaunernst_bert-small-uncased__1016001.json.gz"
+    profile = load_profile(trace)
+    names = set(profile.kernels["name"].to_list())
+    assert any("pytorch_flash::flash_fwd_kernel" in n and "cutlass::bfloat16_t" in n for n in names)
+    s = _signal(decide(_scan([], kernels=()), baseline=profile), "library_dependence")
+    shares = s.details["library_time_share"]
+    assert shares.get("FlashAttention", 0.0) > 0.05, shares
+    assert "CUTLASS" not in shares, shares  # the trace has no CUTLASS template of its own
+    assert "unknown" not in shares, s.details.get("unclassified_kernels")
+    assert sum(shares.values()) == pytest.approx(1.0)

@@ -61,6 +61,9 @@ REAL_NAMES = [
     ("volta_sgemm_64x64_nt", "cuBLAS/cuBLASLt", "GEMM", "tuned", "64x64", None, "sm_70"),
     ("ampere_sgemm_32x32_sliced1x4_tn", "cuBLAS/cuBLASLt", "GEMM", "tuned", "32x32", None, "sm_80"),
     ("nvjet_sm90_hsh_128x192_64x5_2x1_v_bz_coopB_TNN", "cuBLAS/cuBLASLt", "GEMM", "tuned", "128x192_64x5", None, "sm_90"),
+    # cublasGemmEx's fp32 SIMT kernel in the H200 capture of examples/detector (a cuBLAS kernel, not the app's CUTLASS)
+    ("void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>(T1::Params)",
+     "cuBLAS/cuBLASLt", "GEMM", "tuned", "256x128_8x4", None, "sm_80"),
     ("void splitKreduce_kernel<float, float, float, float, true, false, false>(cublasSplitKParams<float>, float const*)",
      "cuBLAS/cuBLASLt", "split-K reduction helper", "helper", None, None, None),
     # cuDNN

@@ -22,6 +22,7 @@ from hipgauge.decide.shares import KernelShares, kernel_shares
 from hipgauge.kernel_names import base_name
 from hipgauge.knowledge.mapping import NON_LIBRARY
 from hipgauge.model import Record, ScanResult
+from hipgauge.profiles.libraries import UNKNOWN, classify_kernel
 from hipgauge.rules.registry import codes_with_role
 
 if TYPE_CHECKING:
@@ -121,12 +122,60 @@ def _codes_text(counter: Counter) -> str:
     return ", ".join(f"{c} ×{n}" if n > 1 else c for c, n in sorted(counter.items()))
 
 
-def _family_of(name: str, families: list[dict[str, Any]]) -> dict[str, Any] | None:
-    low = name.lower()
-    for fam in families:
-        if any(fnmatchcase(low, p) for p in fam.get("patterns", [])):
-            return fam
-    return None
+#: unclassified kernel names cited one by one in the evidence line (all of them are in details)
+UNCLASSIFIED_CITED = 3
+
+
+def _profiled_libraries(scan: ScanResult, shares: KernelShares, spec: dict[str, Any]) -> tuple[
+        dict[str, float], dict[str, str], dict[str, list[tuple[float, float]]], dict[str, dict[str, float]],
+        list[tuple[str, float]]]:
+    """The profiled kernels that are not the project's own source kernels, attributed by the one kernel-library
+    classifier (``profiles.libraries.classify_kernel``, knowledge in ``kernel_libraries.toml``): time share per
+    library, its ROCm coverage (``rubric.toml``), (share, ratio) pairs per library, share per (library, family),
+    and the names no rule knows, by share."""
+    table: dict[str, str] = spec["kernel_library_coverage"]
+    source_kernels = {base_name(k.name) for k in scan.kernels}
+    lib_share: dict[str, float] = defaultdict(float)
+    lib_cov: dict[str, str] = {}
+    lib_ratio: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    families: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    unclassified: list[tuple[str, float]] = []
+    if not shares:
+        return lib_share, lib_cov, lib_ratio, families, unclassified
+    for name, share in shares.by_name.items():
+        key = base_name(name)
+        if key in source_kernels:
+            continue
+        cls = classify_kernel(name)
+        lib_share[cls.library] += share
+        lib_cov[cls.library] = table.get(cls.library, table[UNKNOWN])
+        families[cls.library][cls.family] += share
+        if not cls.known:
+            unclassified.append((name, share))
+        if key in shares.ratios:
+            lib_ratio[cls.library].append((share, shares.ratios[key]))
+    unclassified.sort(key=lambda x: (-x[1], x[0]))
+    return lib_share, lib_cov, lib_ratio, families, unclassified
+
+
+def _library_line(lib: str, share: float, coverage: str, families: dict[str, float],
+                  ratios: list[tuple[float, float]] | None, unclassified: list[tuple[str, float]]) -> str:
+    """One evidence line: a library's share of profiled time, its families, its ROCm coverage and (compared) its
+    time-weighted ratio; for the unclassified kernels, their largest names."""
+    if lib == UNKNOWN:
+        names = ", ".join(n if len(n) <= 60 else n[:59] + "…" for n, _ in unclassified[:UNCLASSIFIED_CITED])
+        more = len(unclassified) - UNCLASSIFIED_CITED
+        line = (f"profiled kernels no library rule knows: {_pct(share)} of time (ROCm coverage: {coverage}, assumed); "
+                f"{names}{f' and {more} more (details.unclassified_kernels)' if more > 0 else ''}")
+    else:
+        fams = sorted(families.items(), key=lambda x: -x[1])
+        text = ", ".join(f for f, _ in fams[:3]) + (f", {len(fams) - 3} more" if len(fams) > 3 else "")
+        line = f"profiled {lib} kernels ({text}): {_pct(share)} of time (ROCm coverage: {coverage})"
+    if ratios:
+        tot = sum(w for w, _ in ratios)
+        if tot > 0:
+            line += f", {sum(w * r for w, r in ratios) / tot:.2f}× on candidate (time-weighted)"
+    return line
 
 
 # ----------------------------------------------------------------------------------------------
@@ -277,40 +326,29 @@ def _libraries(scan: ScanResult, shares: KernelShares, rubric: dict[str, Any], m
                                "exotic_codes": dict(exotic), "covered_codes": dict(covered)}
     source = "measured"
     weighted = "counts"
-    source_kernels = {base_name(k.name) for k in scan.kernels}
-    fam_share: dict[str, float] = defaultdict(float)
-    fam_cov: dict[str, str] = {}
-    fam_ratio: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    if shares:
-        for key, share in shares.shares.items():
-            if key in source_kernels:
-                continue
-            fam = _family_of(shares.names.get(key, key), spec.get("kernel_family", []))
-            name = fam["family"] if fam else "other"
-            fam_share[name] += share
-            fam_cov[name] = fam["coverage"] if fam else "partial"
-            if key in shares.ratios:
-                fam_ratio[name].append((share, shares.ratios[key]))
-    if fam_share:
+    lib_share, lib_cov, lib_ratio, lib_families, unclassified = _profiled_libraries(scan, shares, spec)
+    if lib_share:
         weighted = f"profiled time ({shares.origin})"
-        exotic_share = sum(s for f, s in fam_share.items() if fam_cov[f] == "none")
-        details["library_time_share"] = dict(fam_share)
+        exotic_share = sum(s for lib, s in lib_share.items() if lib_cov[lib] == "none")
+        details["library_time_share"] = dict(lib_share)
+        details["library_family_time_share"] = {lib: dict(f) for lib, f in lib_families.items()}
+        details["library_coverage"] = dict(lib_cov)
         details["exotic_time_share"] = exotic_share
-        for f, s in sorted(fam_share.items(), key=lambda x: -x[1]):
-            line = f"profiled {f} kernels: {_pct(s)} of time (ROCm coverage: {fam_cov[f]})"
-            if fam_ratio.get(f):
-                tot = sum(w for w, _ in fam_ratio[f])
-                if tot > 0:
-                    line += f", {sum(w * r for w, r in fam_ratio[f]) / tot:.2f}× on candidate (time-weighted)"
-            evidence.append(line)
+        details["classified_by"] = "hipgauge/data/kernel_libraries.toml (hipgauge.profiles.libraries.classify_kernel)"
+        for lib, s in sorted(lib_share.items(), key=lambda x: -x[1]):
+            evidence.append(_library_line(lib, s, lib_cov[lib], lib_families[lib], lib_ratio.get(lib), unclassified))
+        if unclassified:
+            details["unclassified_kernels"] = [{"name": n, "share": s} for n, s in unclassified]
         if exotic_share >= spec["stay_at_time_share"] or (exotic and exotic_share >= spec["port_below_time_share"]):
             lean = STAY
         elif exotic_share < spec["port_below_time_share"] and not exotic and not libs_none:
             lean = PORT
         else:
             lean = NEUTRAL
-        summary = (f"{_pct(sum(fam_share.values()))} of profiled time is in library/framework kernels; "
-                   f"{_pct(exotic_share)} in families with no tuned ROCm path")
+        unknown_share = lib_share.get(UNKNOWN, 0.0)
+        summary = (f"{_pct(sum(lib_share.values()))} of profiled time is in library/framework kernels"
+                   f"{f' ({_pct(unknown_share)} in kernels no library rule knows)' if unknown_share else ''}; "
+                   f"{_pct(exotic_share)} in libraries with no tuned ROCm path")
     else:
         if not calls and not exotic:
             lean = PORT

@@ -28,6 +28,9 @@ class KernelShares:
     shares: dict[str, float] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
     ratios: dict[str, float] = field(default_factory=dict)  # base name → candidate/baseline, when compared
+    #: full name as profiled → share: what the kernel-library classifier reads (base names merge kernels of two
+    #: libraries, e.g. cuBLAS's and an application's ``cutlass::Kernel2<…>``)
+    by_name: dict[str, float] = field(default_factory=dict)
     origin: str = ""  # "baseline profile", "comparison rows", "projection groups", "" (none)
 
     def __bool__(self) -> bool:
@@ -82,3 +85,4 @@ def _add(result: KernelShares, name: str, share: float) -> None:
         return
     result.shares[key] = result.shares.get(key, 0.0) + share
     result.names.setdefault(key, name)
+    result.by_name[name] = result.by_name.get(name, 0.0) + share
