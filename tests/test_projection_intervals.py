@@ -168,3 +168,14 @@ def test_a_gpu_bound_baseline_gives_a_bounded_projection() -> None:
     assert res.to_dict()["projection"]["target_verdict"] == iv.CANNOT_TELL
     assert "GPU-bound baseline" in i.describe()
     assert any("GPU-bound" in n for n in res.to_dict()["replay"]["replay"]["notes"])
+
+
+def test_decide_json_carries_the_interval() -> None:
+    from hipgauge.decide.rubric import decide
+
+    b = PAIRS / "r50_bs8_fp16_nchw"
+    base = load_profile(f"{b}_trace.json.gz", latency_csv=f"{b}_latency_ms.csv")
+    tri = decide(None, projection=project_baseline(base, 5.3, 99.0)).to_dict()["triage"]
+    assert tri["measurement_interval"]["target_verdict"] == iv.CANNOT_TELL
+    assert tri["measurement_interval"]["interval_ms"][0] < 5.3 < tri["measurement_interval"]["interval_ms"][1]
+    assert decide(None).to_dict()["triage"]["measurement_interval"] is None

@@ -66,6 +66,9 @@ class Triage(Record):
     summary: str
     statement: str  # the verdict comes from the per-kernel measurement
     measurement: str  # what the measurement says, or that there is none
+    #: the interval behind it (``profiles.intervals``: interval_ms, target_verdict, iterations_to_settle, …); None
+    #: without a latency CSV
+    measurement_interval: dict[str, Any] | None = None
 
 
 @dataclass
@@ -487,6 +490,15 @@ def _measurement(comparison: ComparisonResult | None, projection: ProjectionResu
     return text
 
 
+def _measurement_interval(comparison: ComparisonResult | None, projection: ProjectionResult | None) -> dict[str, Any] | None:
+    """The interval the measurement line states, as its dict (the same one ``compare`` / ``project`` carry)."""
+    result = comparison if comparison is not None else projection
+    interval = getattr(result, "interval", None)
+    if result is None or interval is None:
+        return None
+    return interval.to_dict(result.projection.target_ms)
+
+
 def _build_evidence(signals: list[Signal], build_check: dict[str, Any] | None) -> None:
     """Build-check evidence; the leans are unchanged (environment gaps say nothing about the port)."""
     cls = build_check.get("classification") if isinstance(build_check, dict) else None
@@ -558,5 +570,6 @@ def decide(scan: ScanResult | None, comparison: ComparisonResult | None = None,
                f"{counts[STAY]} stay, {counts[NEUTRAL]} neutral")
     weighting = f"profiled time ({shares.origin})" if shares else "counts (no profile given)"
     triage = Triage(cluster=cluster, counts=counts, summary=summary, statement=rubric["statement"],
-                    measurement=_measurement(comparison, projection))
+                    measurement=_measurement(comparison, projection),
+                    measurement_interval=_measurement_interval(comparison, projection))
     return Decision(signals=signals, triage=triage, weighting=weighting, headline=amd)
