@@ -32,7 +32,9 @@ from pathlib import Path
 import orjson
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_SOURCE = REPO.parent / "shared" / "fixtures" / "h200" / "resnet50_bs8_fp16_nhwc_trace.json.gz"
+DEFAULT_SOURCE = next((p for p in (REPO.parent / "shared" / "fixtures" / "h200" / "resnet50_bs8_fp16_nhwc_trace.json.gz",
+                                    Path("/work/shared/fixtures/h200/resnet50_bs8_fp16_nhwc_trace.json.gz")) if p.exists()),
+                      REPO.parent / "shared" / "fixtures" / "h200" / "resnet50_bs8_fp16_nhwc_trace.json.gz")
 
 
 def generate(source: Path, out: Path, min_kernels: int) -> tuple[int, int]:
@@ -180,6 +182,8 @@ def main() -> int:
     ap.add_argument("--skip-hta", action="store_true")
     ap.add_argument("--keep", action="store_true", help="keep the generated trace")
     ap.add_argument("--reuse", action="store_true", help="reuse a trace a --keep run left in --workdir")
+    ap.add_argument("--trace", type=Path, help="read this generated trace (from an earlier --keep run) instead of "
+                                                "generating one; also $HIPGAUGE_BENCH_INGEST_TRACE")
     args = ap.parse_args()
 
     if not args.source.exists():
@@ -187,6 +191,14 @@ def main() -> int:
         return 2
     args.workdir.mkdir(parents=True, exist_ok=True)
     trace = args.workdir / "rank-0.bench.pt.trace.json"
+    given = args.trace or (Path(os.environ["HIPGAUGE_BENCH_INGEST_TRACE"])
+                           if os.environ.get("HIPGAUGE_BENCH_INGEST_TRACE") else None)
+    if given is not None:
+        if not given.is_file():
+            print(f"trace {given} not found", file=sys.stderr)
+            return 2
+        trace, args.reuse, args.keep = given, True, True  # never delete a trace the caller gave
+        args.workdir = given.parent  # where HTA looks for it
     t = time.perf_counter()
     if args.reuse and trace.exists():
         kernels, events = -1, -1

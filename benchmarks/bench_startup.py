@@ -59,12 +59,17 @@ REPO = Path(__file__).resolve().parent.parent
 PROGRAMS = REPO / "tests" / "data" / "issue16"
 TWO = ("warp_reduce_masks.cu", "symbol_copies.cu")
 
-#: the start-up regression limits of ``--check`` (CPU time, median over the rounds, as a multiple of a bare
-#: ``python -c pass`` in the same run). --version's is issue #23's goal. The scan's leaves room above the ~5x
-#: measured when the limit was set (2026-12-04, 2 cores shared with other work; it was ~15x before issue #23):
-#: a change that brings back Typer, rich, polars or the pattern compiles to a pre-commit scan fails it.
-VERSION_LIMIT = 2.0
-SCAN_LIMIT = 8.0
+#: the start-up regression limits of ``--check``: CPU time, median over the rounds, as a multiple of a bare
+#: ``python -c pass`` in the same run. Measured when they were set (2026-12-04, 2 cores shared with other work):
+#: in a venv like CI's (``pip install .``: the console script, no editable-install finder) ``python -c pass``
+#: took 16-20 ms, ``--version`` 1.8x that (pip's console script itself imports ``re``) and the 2-file scan 11x;
+#: in a venv with an editable install (whose finder imports pathlib and re into every start, ``python -c pass``
+#: too) 1.0-1.2x and 4.4x. Before issue #23 the scan was ~15x there and ~25x in CI's kind of venv. --version's
+#: goal is 2x; its limit leaves room for a noisy machine and still fails when --version loads typing and pathlib
+#: again (+1x) or rich (+2.5x). The scan's fails when Typer, pydantic, rich, polars or the pattern compiles come
+#: back to a pre-commit scan (each +3x to +15x).
+VERSION_LIMIT = 2.5
+SCAN_LIMIT = 16.0
 
 PEER = r"""
 import importlib.util, os, sys, types
@@ -183,7 +188,7 @@ def print_startup(s: dict[str, Any]) -> None:
         if f"{label}_wall_s" in s:
             print(f"  {label:20s} wall {s[f'{label}_wall_s'] * 1000:7.1f} ms   CPU {s[f'{label}_cpu_s'] * 1000:7.1f} ms")
     print(f"  --version: {s['version_cpu_x_python']:.2f}x python -c pass in CPU ({s['version_wall_x_python']:.2f}x wall); "
-          f"limit {VERSION_LIMIT}x")
+          f"goal 2x, check limit {VERSION_LIMIT}x")
     print(f"  2-file scan --fail-on: {s['scan_cpu_x_python']:.2f}x python -c pass in CPU ({s['scan_wall_x_python']:.2f}x "
           f"wall); limit {SCAN_LIMIT}x")
     if "scan_speed_vs_hipify_perl_wall" in s:

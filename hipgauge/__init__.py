@@ -6,7 +6,12 @@ the package root sits in the bottom layer and reaches the application layer only
 access, never through an import statement (see ``hipgauge/layers.py``).
 """
 
-from typing import Any
+from __future__ import annotations
+
+#: ``typing.TYPE_CHECKING`` without importing typing: ``hipgauge --version`` loads this module and little else
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 

@@ -7,7 +7,10 @@ set that the data crossed: exit 1.
 
 from __future__ import annotations
 
-from pathlib import Path
+#: ``typing.TYPE_CHECKING`` without importing typing or pathlib: ``hipgauge --version`` imports this module
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class HipgaugeError(Exception):

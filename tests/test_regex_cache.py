@@ -63,6 +63,9 @@ def test_a_damaged_or_unwritable_cache_changes_nothing(tree: Path, tmp_path: Pat
 def test_load_puts_the_same_pattern_objects_re_would_make(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HIPGAUGE_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(regex_cache, "_loaded", {})
+    for name in ("_cache", "_cache2"):  # re's own caches, empty: only this test's patterns in them
+        if isinstance(getattr(re, name, None), dict):
+            monkeypatch.setattr(re, name, {})
     patterns = [(r"(?P<word>\b[A-Za-z_]\w*)\s*::", re.M), (rb"&\s*(?:31|0x1[fF])[uU]?\b", 0), (r"x{2,5}?y|z", re.I)]
     for pattern, flags in patterns:
         re.compile(pattern, flags)

@@ -11,9 +11,13 @@ from __future__ import annotations
 import os
 import sys
 import types
-from typing import Any
 
 from hipgauge.errors import HipgaugeError
+
+#: ``typing.TYPE_CHECKING`` without importing typing: ``hipgauge --version`` stops in ``main`` below
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _load() -> Any:
