@@ -179,3 +179,13 @@ def test_decide_json_carries_the_interval() -> None:
     assert tri["measurement_interval"]["target_verdict"] == iv.CANNOT_TELL
     assert tri["measurement_interval"]["interval_ms"][0] < 5.3 < tri["measurement_interval"]["interval_ms"][1]
     assert decide(None).to_dict()["triage"]["measurement_interval"] is None
+
+
+def test_no_interval_when_the_figure_is_the_maximum_of_too_few_iterations(tmp_path: Path) -> None:
+    b = PAIRS / "r50_bs8_fp16_nchw"
+    few = tmp_path / "few.csv"
+    few.write_text("iteration,latency_ms\n" + "".join(f"{i},{4 + i / 100}\n" for i in range(50)))
+    base = load_profile(f"{b}_trace.json.gz", latency_csv=few)
+    res = project_baseline(base, 6.0, 99.0)
+    assert not res.latency.enough_iterations and res.interval is None
+    assert res.to_dict()["projection"]["interval_ms"] is None

@@ -507,8 +507,10 @@ def _interval(proj: Projection, bl: pct.LatencyEstimate, cl: pct.LatencyEstimate
     """The interval around the candidate figure: its own latency CSV's bootstrap interval when measured, else the
     baseline's carried through the projection with the model's own error (``profiles.intervals``)."""
     if cand.latency_ms and cl.method == pct.METHOD_CSV:
+        if not cl.enough_iterations:  # the figure is the maximum, not the percentile: no interval for it
+            return None
         return iv.interval_for(proj.projected_ms, cl.stability(), iv.METHOD_MEASURED, p)
-    if replay is None or bl.method != pct.METHOD_CSV:
+    if replay is None or bl.method != pct.METHOD_CSV or not bl.enough_iterations:
         return None
     if replay.method != "timeline-replay" or replay.replay is None:
         method = iv.METHOD_ADDITIVE

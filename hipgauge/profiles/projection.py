@@ -164,7 +164,8 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
     kernel_ms = total_ns / div / 1e6
     L = latency.value_ms
     T = target_ms
-    stability = latency.stability() if latency.method == pct.METHOD_CSV else None
+    # the percentile's interval (not when the figure is the maximum of too few iterations)
+    stability = latency.stability() if latency.method == pct.METHOD_CSV and latency.enough_iterations else None
     # the slack that holds at the upper end of the projection's interval (the baseline's sampling, and a what-if's
     # model error when --assume or a launch cost changes the projection)
     will_replay = timeline is not None and df.height > 0

@@ -79,7 +79,12 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def _slack(slack: dict[str, Any], target_from: str) -> list[str]:
     p = slack.get("projection") or {}
     pctl = num(p.get("percentile"), 0)
-    L = [f"Baseline P{pctl} {num(p.get('baseline_ms'))} ms ({md(p.get('source'))}; {p.get('iterations')} iterations), "
+    span = ""
+    if p.get("interval_ms"):
+        lo, hi = p["interval_ms"]
+        span = f"interval {num(lo)}–{num(hi)} ms, {md(p.get('target_verdict') or '')}; "
+    L = [f"Baseline P{pctl} {num(p.get('baseline_ms'))} ms ({md(p.get('source'))}; {p.get('iterations')} iterations; "
+         f"{span}slack {num(p.get('slack_ms'))} ms), "
          f"target {num(p.get('target_ms'))} ms (assumed{': ' + md(target_from) if target_from else ''}). "
          f"{md(p.get('note') or '')}", "",
          f"Model (estimated): {md(slack['model'])}. Share and ms/iter: GPU kernel time per iteration (measured); "
