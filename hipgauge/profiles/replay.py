@@ -363,8 +363,10 @@ def _cross_stream_waits(stream: np.ndarray, start: np.ndarray, end: np.ndarray, 
     return dep, lag
 
 
-def replay_iteration(g: IterationGraph, dur: np.ndarray, alpha: float = 1.0, launch_ns: float = 0.0) -> IterationResult:
-    """Replay one iteration with op durations ``dur`` (aligned to ``g.op_rows``)."""
+def replay_iteration(g: IterationGraph, dur: np.ndarray, alpha: float = 1.0, launch_ns: float = 0.0,
+                     detail: dict[str, np.ndarray] | None = None) -> IterationResult:
+    """Replay one iteration with op durations ``dur`` (aligned to ``g.op_rows``). With ``detail``, it receives
+    the replayed ``op_start`` / ``op_end`` (aligned to ``g.op_rows``) and ``call_start`` (per host call)."""
     shift = np.zeros(int(g.c_thread.max()) + 1 if len(g.c_thread) else 1)
     # host start of every call before any wait: α × measured host time + the assumed extra launch cost
     u = alpha * g.u_cpu + launch_ns * g.u_launches
@@ -376,6 +378,7 @@ def replay_iteration(g: IterationGraph, dur: np.ndarray, alpha: float = 1.0, lau
     c_own = alpha * g.c_dur
     ends.fill(-np.inf)
     has_deps = bool((g.o_dep >= 0).any())
+    shift_after = np.zeros((len(blocking), len(shift)))
     for k, chunk in enumerate(g.slices):
         carry0 = stream_end.copy()
         # cross-stream waits make one stream's ops depend on another's: repeat until nothing moves
@@ -408,6 +411,12 @@ def replay_iteration(g: IterationGraph, dur: np.ndarray, alpha: float = 1.0, lau
             drain = stream_end.max()
             if np.isfinite(drain) and drain + alpha * g.c_wake[b] > own_end:
                 shift[t] += drain + alpha * g.c_wake[b] - own_end
+            shift_after[k] = shift
+    if detail is not None:
+        # a call is shifted by every blocking call before it on its thread
+        k_of = np.searchsorted(blocking, np.arange(len(u)), side="left") - 1
+        s_of = np.where(k_of >= 0, shift_after[np.maximum(k_of, 0), g.c_thread] if len(blocking) else 0.0, 0.0)
+        detail.update(op_start=starts.copy(), op_end=ends.copy(), call_start=u + s_of)
     if len(ends):
         end = float(ends.max())
         busy = _union(starts, ends)
