@@ -88,8 +88,8 @@ GUARD_CODES = frozenset({"HG703", "HG704"})
 #: names only NVIDIA's toolkit defines (nvcc, the CUDA runtime headers): hipcc never does, so in a tree that
 #: already builds for AMD its HIP build takes the other branch of a guard on them (the fallback it ships with),
 #: unless a project header defines them for it (``hipgauge.source.includes`` sees that)
-NVIDIA_TOOLKIT_NAMES = ("__CUDACC__", "__NVCC__", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "CUDART_VERSION",
-                        "CUDA_VERSION", "__CUDACC_RTC__")
+NVIDIA_TOOLKIT_NAMES = ("__CUDACC__", "__NVCC__", "__CUDA_ARCH__", "__CUDA_VERSION__", "__CUDACC_VER_MAJOR__",
+                        "__CUDACC_VER_MINOR__", "CUDART_VERSION", "CUDA_VERSION", "__CUDACC_RTC__")
 #: rules whose finding is about a warp-width *definition* (``#define WARP_SIZE 32``): in a tree whose HIP build
 #: compiles it, the project's logical warp width, kept on purpose by a port that ships
 _WIDTH_DEFINITION = re.compile(r"(?:defined as|initialised to) 32")

@@ -11,7 +11,9 @@ shift or mask on a value that is itself masked or shifted (`(qh >> 5) & 0x000010
 named quantity (`QK_K / 32`, `MMQ_TILE_NE_K / 32`: a data block size, not a warp). The same arithmetic on other
 unrelated values is reported with low confidence, and so is a thread index split by 32 in a function that does
 nothing warp-synchronous (no shuffle, vote, warp sync or warp-reduce helper): there a group of 32 threads is a
-data layout that is as correct on a 64-lane wavefront (`n = tid / 32` picks one half of a 64-value block).
+data layout that is as correct on a 64-lane wavefront (`n = tid / 32` picks one half of a 64-value block), and
+one in a file whose every shuffle passes an explicit width of 32 (32-lane logical warps on purpose, which a
+64-lane wavefront runs as two aligned groups).
 Low-confidence findings are listed for review and cost no hours (docs/cost-model.md).
 In a `#define` body (`#define LANE (threadIdx.x & 31)`) the left operand is read lexically; only
 thread-index operands are reported there, with medium confidence.
@@ -107,6 +109,43 @@ def _warp_synchronous(node, ctx) -> bool:
     return fn is None or bool(_WARP_OP.search(re.sub(r"//[^\n]*|/\*.*?\*/", " ", text(fn), flags=re.S)))
 
 
+_SHUFFLE = re.compile(r"\b__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(")
+
+
+def _args(src: str, at: int) -> list[str]:
+    """The top-level arguments of the call whose ``(`` is at ``at``."""
+    depth, out, cur = 0, [], ""
+    for ch in src[at + 1:at + 2000]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    out.append(cur.strip())
+    return out
+
+
+def _logical_warps_of_32(ctx) -> bool:
+    """Every shuffle of the file passes an explicit width of 32 (``__shfl_xor_sync(m, v, 16, 32)``): the file works
+    in 32-lane logical warps on purpose, which a 64-lane wavefront runs as two aligned groups."""
+    src = getattr(ctx.pf, "text", "") or ""
+    calls = list(_SHUFFLE.finditer(src))
+    if not calls:
+        return False
+    for m in calls:
+        args = _args(src, m.end() - 1)
+        width_at = 3 if "_sync" in m.group(0) else 2
+        if len(args) <= width_at or ctx.fold(args[width_at]) != 32:
+            return False
+    return True
+
+
 def check(node, ctx):
     if node.type == "binary_expression":
         op = node.child_by_field_name("operator")
@@ -130,6 +169,9 @@ def check(node, ctx):
                 return []
             return [Hit(node, HIGH, f"`{text(node)}` selects the first 32 threads as one warp")]
         if _THREADISH.search(lhs):
+            if _logical_warps_of_32(ctx):
+                return [Hit(node, LOW, f"`{text(node)}` in a file whose every shuffle passes width 32 (32-lane "
+                                       "logical warps, kept on wave64 as two aligned groups)")]
             if not _warp_synchronous(node, ctx):
                 return [Hit(node, LOW, f"`{text(node)}` groups threads by 32, but nothing in this function is "
                                        "warp-synchronous (no shuffle, vote or warp sync)")]
