@@ -120,7 +120,12 @@ KERNEL = ("#include \"common.cuh\"\n"
           "        0xFFFFFFFF, a, 2, 32);\n"
           "    o[0] = a;\n}\n"
           "#define LAUNCH(n) v<<<1, n>>>(nullptr, 0.f)\n"
-          "void go() { LAUNCH(64); }\n")
+          "void go() { LAUNCH(64); }\n"
+          "void m(void** p) {\n"
+          "    cudaMallocManaged(p, 64);\n"
+          "#if defined(GGML_USE_HIP)\n"
+          "    (void)hipMemAdvise(*p, 64, hipMemAdviseSetCoarseGrain, 0);\n"
+          "#endif\n}\n")
 
 
 def test_shipping_tree_takes_its_hip_path(tmp_path):
@@ -137,6 +142,8 @@ def test_shipping_tree_takes_its_hip_path(tmp_path):
     assert not [f for f in res.findings if f.code == "HG103"]
     # a launch in a macro compiles under hipcc as written; no hipify run in this HIP build
     assert not [f for f in res.findings if f.code == "HG706"]
+    # ggml-cuda.cu: managed memory with the HIP build's own handling right after it: review
+    assert by[("HG505", "k.cu", 15)].confidence.value == "low"
     # the project's logical warp width, compiled by the HIP build: review
     assert by[("HG101", "common.cuh", 9)].confidence.value == "low"
     est = estimate_cost(res)
@@ -146,11 +153,12 @@ def test_shipping_tree_takes_its_hip_path(tmp_path):
 
 def test_plain_cuda_tree_keeps_its_findings(tmp_path):
     (tmp_path / "common.cuh").write_text("#pragma once\n#include <cuda_runtime.h>\n#define WARP_SIZE 32\n")
-    (tmp_path / "k.cu").write_text(KERNEL)
+    (tmp_path / "k.cu").write_text(KERNEL.split("void m(")[0] + "void m(void** p) {\n    cudaMallocManaged(p, 64);\n}\n")
     res = _scan(tmp_path)
     by = {(f.code, f.file, f.line): f for f in res.findings}
     assert by[("HG101", "common.cuh", 3)].confidence.value == "high" and not by[("HG101", "common.cuh", 3)].branch
     assert [f for f in res.findings if f.code == "HG704" and not f.branch]
     assert [f for f in res.findings if f.code == "HG103"]
+    assert by[("HG505", "k.cu", 15)].confidence.value != "low"
     est = estimate_cost(res)
     assert any(i.file == "common.cuh" and i.high_hours > 0 for i in est.items)

@@ -640,6 +640,11 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
             f = replace(f, severity=Severity.INFO, effort_hours=0.0, branch="hip-fallback",
                         message="HIP build takes the other branch (this tree already builds for AMD and ships that "
                                 f"path; no port work unless the AMD build lacks the feature): {f.message}")
+        elif ships and where == BOTH and f.confidence != Confidence.LOW and f.effort_hours > 0 \
+                and (hip_next := _hip_branch_after(view, f.line)) is not None:
+            f = replace(f, confidence=Confidence.LOW,
+                        message=f"{f.message} (a HIP-only branch follows at line {hip_next}: the port handles this "
+                                "spot; review, not port work)")
         elif ships and where == BOTH and f.code == "HG101" and _WIDTH_DEFINITION.search(f.message):
             f = replace(f, confidence=Confidence.LOW,
                         message=f"{f.message} (the HIP build of this tree compiles this definition: the project's "
@@ -652,6 +657,16 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
                         message=f"CUDA-only branch (the HIP build takes its own path{at}; no port work): {f.message}")
         out.append(f)
     return out
+
+
+def _hip_branch_after(view: FileView, line: int, window: int = 3) -> int | None:
+    """The first line of code only the HIP build compiles within ``window`` lines after ``line`` (ggml's
+    ``cudaMallocManaged(…);`` followed by ``#if defined(GGML_USE_HIP)`` / the HIP-side advice): the port already
+    put its HIP handling at this spot."""
+    for n in range(line + 1, line + window + 2):
+        if view.vis.at(n) == HIP_ONLY:
+            return n
+    return None
 
 
 def _with_call_head(text: str, lines: list[str] | None, line: int) -> str:
