@@ -97,6 +97,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "build_error_hours_high": Key(NUM, None, "hours per port compile error no finding covers (high)", _non_negative),
         "min_kernel_share": Key(NUM, None, "kernels under this share of baseline time are not costed", _fraction),
         "dual_variant_categories": Key(list, None, "rule categories whose kernels keep two tuned variants", _str_list),
+        "review_confidences": Key(list, None, "finding confidences listed for review with no hours (not costed)",
+                                  _str_list),
         "library_family_hours": Key(dict, None, "{RULE = [low, high]}: hours per distinct kernel family of a template "
                                     "library rule (CUTLASS → Composable Kernel)", lambda v: None if all(isinstance(b, list) and len(b) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in b) for b in v.values()) else "must map rule codes to [low_hours, high_hours]"),
         "horizon_years": Key(int, None, "years over which break-even is searched", _positive),

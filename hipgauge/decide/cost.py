@@ -107,6 +107,9 @@ class CostEstimate(Record):
     dual_toolchain: dict[str, Any] = field(default_factory=dict)
     #: the sentence every headline leads with when the tree already builds for AMD (empty otherwise)
     headline: str = ""
+    #: findings of ``cost_model.review_confidences`` (low): listed for a person to check, no hours (grouped like
+    #: the costed findings: one row per distinct piece of work, with its count)
+    review: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"schema": SCHEMA, **super().to_dict()}
@@ -172,9 +175,21 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
             families.setdefault(f, fam["id"])  # the template the copies instantiate is the same kernel family
     family_bands = {str(k): (float(v[0]), float(v[1]))
                     for k, v in (p.get("cost_model.library_family_hours") or {}).items()}
-    for g in finding_items(scan.findings, families, family_bands, lo_f, hi_f):
+    review_conf = {str(c) for c in (p.get("cost_model.review_confidences") or [])}
+    costed = [f for f in scan.findings if _confidence(f) not in review_conf]
+    to_review = [f for f in scan.findings if _confidence(f) in review_conf and float(f.effort_hours or 0) > 0]
+    for g in finding_items(costed, families, family_bands, lo_f, hi_f):
         items.append(CostItem(kind=g.kind, category=g.category, label=g.label, low_hours=g.low, high_hours=g.high,
                               basis=g.basis, file=g.file, line=g.line, count=g.count))
+    review = [{"label": f"review (low confidence, not costed): {g.label}", "category": g.category,
+               "where": f"{g.file}:{g.line}" if g.file else None, "count": g.count, "hours": 0.0,
+               "basis": f"confidence in {sorted(review_conf)} (cost_model.review_confidences): listed for review, "
+                        f"no hours; costed it would be {g.low:g}–{g.high:g} h"}
+              for g in finding_items(to_review, families, family_bands, lo_f, hi_f)]
+    if review:
+        notes.append(f"{len(to_review)} low-confidence finding(s) ({len(review)} distinct) listed for review, not "
+                     "costed (cost_model.review_confidences): the rule could not tell a warp width from a data "
+                     "layout or a per-vendor value there")
 
     tuned: list[str] = []
     if comparison is not None:
@@ -320,7 +335,12 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
                         break_even_years_high=be_high, break_even=sentence, cumulative=cumulative,
                         parameters=list(params.values()), notes=notes,
                         lockin_known=not (params["economics.fleet_spend_per_year"].source == "default" and lockin == 0),
-                        drivers=drivers, dual_toolchain=dual_toolchain, headline=headline)
+                        drivers=drivers, dual_toolchain=dual_toolchain, headline=headline, review=review)
+
+
+def _confidence(f: Any) -> str:
+    c = getattr(f, "confidence", None)
+    return str(getattr(c, "value", c) or "")
 
 
 def _cuda_only_lines(scan: ScanResult) -> dict[str, list[tuple[int, int]]]:

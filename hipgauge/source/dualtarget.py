@@ -48,7 +48,7 @@ from hipgauge.source.conditions import (
 from hipgauge.knowledge.amd_targets import amd_family_words
 from hipgauge.knowledge.backends import other_backends
 from hipgauge.knowledge.mapping import load_mapping
-from hipgauge.model import Severity
+from hipgauge.model import Confidence, Severity
 from hipgauge.source.backends import backend_of, hip_native
 from hipgauge.source.includes import TreeMacros, tree_macros
 from hipgauge.source.pybranches import cmake_vendor_lines, vendor_lines
@@ -85,6 +85,14 @@ SHIM_COVERED_CATEGORIES = frozenset({"api", "library"})
 #: rules about a preprocessor guard the HIP build would silently get wrong (``__CUDA_ARCH__``, ``__CUDACC__``):
 #: moot on a condition the HIP build decides (a vendor switch, or a shim's ``#define __CUDA_ARCH__``)
 GUARD_CODES = frozenset({"HG703", "HG704"})
+#: names only NVIDIA's toolkit defines (nvcc, the CUDA runtime headers): hipcc never does, so in a tree that
+#: already builds for AMD its HIP build takes the other branch of a guard on them (the fallback it ships with),
+#: unless a project header defines them for it (``hipgauge.source.includes`` sees that)
+NVIDIA_TOOLKIT_NAMES = ("__CUDACC__", "__NVCC__", "__CUDA_ARCH__", "__CUDA_VERSION__", "__CUDACC_VER_MAJOR__",
+                        "__CUDACC_VER_MINOR__", "CUDART_VERSION", "CUDA_VERSION", "__CUDACC_RTC__")
+#: rules whose finding is about a warp-width *definition* (``#define WARP_SIZE 32``): in a tree whose HIP build
+#: compiles it, the project's logical warp width, kept on purpose by a port that ships
+_WIDTH_DEFINITION = re.compile(r"(?:defined as|initialised to) 32")
 GENERATED_MAX_BYTES = 6 * 1024
 GENERATED_MIN_COPIES = 3
 GENERATED_MAX_DIFF = 0.25  # share of tokens that may differ between copies
@@ -151,6 +159,11 @@ class TreeDual:
             sw = {s.name: "hip" for s in self.switches if s.side == "hip" and s.name not in PLATFORM_NAMES}
             opts = tuple(s.name for s in self.switches if s.side == "hip-option")
             cached = Defines.standard(sw, opts, self.user)
+            if self.ships_for_amd:
+                cached = cached.with_undefined(hip=[n for n in NVIDIA_TOOLKIT_NAMES if n not in cached.hip])
+            siblings = self.sibling_switches()
+            if siblings:  # GGML_USE_MUSA next to GGML_USE_HIP: another backend's build, neither of the two assessed
+                cached = cached.with_undefined(cuda=siblings, hip=siblings)
             if self.macros is not None:
                 cached = self.macros.defines(cached)
             object.__setattr__(self, "_defines", cached)  # a memo on a frozen record, not state
@@ -162,6 +175,25 @@ class TreeDual:
         if self.macros is None:
             return visibility(data, self.defines())
         return self.macros.view(file, data, self.defines())
+
+    @property
+    def ships_for_amd(self) -> bool:
+        """The tree already has a HIP build: a project vendor switch for HIP, a shim, or a HIP build in its build
+        scripts (the evidence ``build_selection.builds_for_amd`` states)."""
+        return bool(self.shims or any(s.side == "hip" and s.how != "platform" for s in self.switches)
+                    or (self.builds is not None and getattr(self.builds, "has_hip_build", False)))
+
+    def sibling_switches(self) -> list[str]:
+        """Another backend's switch shaped like the project's HIP switch (``GGML_USE_MUSA`` beside ``GGML_USE_HIP``,
+        the backends of ``hipgauge/data/backends.toml``): the CUDA and HIP builds leave it undefined."""
+        out: list[str] = []
+        given = {parse_define(u)[1] for u in self.user}
+        for s in self.switches:
+            m = re.match(r"^(\w*_)HIP$", s.name)
+            if s.side != "hip" or s.how == "platform" or m is None:
+                continue
+            out += [m.group(1) + b.name.upper() for b in other_backends() if m.group(1) + b.name.upper() not in given]
+        return out
 
     @property
     def shim_files(self) -> frozenset[str]:
@@ -489,6 +521,8 @@ class FileView:
     backend: str | None = None
     #: HIP code (includes HIP headers, no CUDA ones): the port itself, no port-risk findings
     hip_native: bool = False
+    #: the file's lines (sources only): findings read the statement a line continues
+    lines: list[str] | None = field(default=None, repr=False)
 
     def summary(self) -> dict[str, Any] | None:
         counts = self.vis.counts()
@@ -536,7 +570,8 @@ def file_view(display: str, data: bytes, tree: TreeDual | None, kind: str = "cud
     vis = tree.view(display, data)
     shim = display in tree.shim_files
     native = not shim and hip_native(display, data, kind, lambda line: vis.at(line) == BOTH)
-    return FileView(display, vis, shim=shim, hip_native=native)
+    return FileView(display, vis, shim=shim, hip_native=native,
+                    lines=data.decode("utf-8", "replace").splitlines())
 
 
 def kernel_variants(view: FileView, kernels: Iterable[Any]) -> None:
@@ -589,12 +624,31 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
         if where in (HIP_ONLY, NEITHER) or (f.code in GUARD_CODES and f.line in view.vis.hip_decided):
             view.dropped += 1
             continue
+        ships = tree is not None and tree.ships_for_amd
+        if ships and f.code == "HG706" and "<<<" in (f.snippet or ""):
+            view.dropped += 1  # a launch in a macro: hipcc compiles <<< >>> as written, this HIP build runs no hipify
+            continue
         if names and (f.code in SHIM_COVERED_CODES or f.category in SHIM_COVERED_CATEGORIES):
             text = f.snippet or (lines[f.line - 1] if lines and 0 < f.line <= len(lines) else "")
+            text = _with_call_head(text, lines or view.lines, f.line)
             if any(n in names for n in re.findall(r"[A-Za-z_]\w*(?:::)?", text)) or any(
                     n in names or (libraries and _library_of(n) in libraries) for n in re.findall(r"[A-Za-z_]\w*", text)):
                 view.dropped += 1
                 continue
+        if ships and where != CUDA_ONLY and f.code == "HG704":
+            view.noted += 1
+            f = replace(f, severity=Severity.INFO, effort_hours=0.0, branch="hip-fallback",
+                        message="HIP build takes the other branch (this tree already builds for AMD and ships that "
+                                f"path; no port work unless the AMD build lacks the feature): {f.message}")
+        elif ships and where == BOTH and f.confidence != Confidence.LOW and f.effort_hours > 0 \
+                and (hip_next := _hip_branch_after(view, f.line)) is not None:
+            f = replace(f, confidence=Confidence.LOW,
+                        message=f"{f.message} (a HIP-only branch follows at line {hip_next}: the port handles this "
+                                "spot; review, not port work)")
+        elif ships and where == BOTH and f.code == "HG101" and _WIDTH_DEFINITION.search(f.message):
+            f = replace(f, confidence=Confidence.LOW,
+                        message=f"{f.message} (the HIP build of this tree compiles this definition: the project's "
+                                "logical warp width, kept by a port that ships; review, not port work)")
         if where == CUDA_ONLY:
             view.noted += 1
             guard = view.vis.guard_of(f.line)
@@ -602,6 +656,28 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
             f = replace(f, severity=Severity.INFO, effort_hours=0.0, branch="cuda-only",
                         message=f"CUDA-only branch (the HIP build takes its own path{at}; no port work): {f.message}")
         out.append(f)
+    return out
+
+
+def _hip_branch_after(view: FileView, line: int, window: int = 3) -> int | None:
+    """The first line of code only the HIP build compiles within ``window`` lines after ``line`` (ggml's
+    ``cudaMallocManaged(…);`` followed by ``#if defined(GGML_USE_HIP)`` / the HIP-side advice): the port already
+    put its HIP handling at this spot."""
+    for n in range(line + 1, line + window + 2):
+        if view.vis.at(n) == HIP_ONLY:
+            return n
+    return None
+
+
+def _with_call_head(text: str, lines: list[str] | None, line: int) -> str:
+    """``text`` (one source line) with the lines before it that open the call it continues (``__shfl_xor_sync(``
+    on the line before ``0xFFFFFFFF, v, 2, WARP_SIZE);``): a shim's name is where the call starts."""
+    if not lines:
+        return text
+    out, n = text, line - 1
+    while n >= 1 and line - n <= 3 and lines[n - 1].rstrip().endswith(("(", ",")):
+        out = lines[n - 1] + " " + out
+        n -= 1
     return out
 
 

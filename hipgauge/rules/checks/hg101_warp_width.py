@@ -6,7 +6,15 @@ Flags, in device code, `x & 31`, `x % 32`, `x >> 5` and `x / 32` where `x` is a 
 (`threadIdx`, a `lane`/`tid`/`warp` value), `threadIdx.x < 32` / `>= 32` (the first warp), and anywhere a
 `WARP_SIZE`-style macro or constant defined as 32. In a kernel whose block is at most 64 threads by
 construction (`__launch_bounds__(64)`, or every launch in the file with block 64), `tid / 32` and `tid % 32`
-index a data layout inside one wavefront and are not reported. The same arithmetic on unrelated values (bit packing) is reported with low confidence.
+index a data layout inside one wavefront and are not reported. Bit packing and block math are not reported: a
+shift or mask on a value that is itself masked or shifted (`(qh >> 5) & 0x00001000`), and a 32 that divides a
+named quantity (`QK_K / 32`, `MMQ_TILE_NE_K / 32`: a data block size, not a warp). The same arithmetic on other
+unrelated values is reported with low confidence, and so is a thread index split by 32 in a function that does
+nothing warp-synchronous (no shuffle, vote, warp sync or warp-reduce helper): there a group of 32 threads is a
+data layout that is as correct on a 64-lane wavefront (`n = tid / 32` picks one half of a 64-value block), and
+one in a file whose every shuffle passes an explicit width of 32 (32-lane logical warps on purpose, which a
+64-lane wavefront runs as two aligned groups).
+Low-confidence findings are listed for review and cost no hours (docs/cost-model.md).
 In a `#define` body (`#define LANE (threadIdx.x & 31)`) the left operand is read lexically; only
 thread-index operands are reported there, with medium confidence.
 
@@ -19,18 +27,20 @@ slots silently mix data. hipify leaves these literals untouched.
 Example
 -------
 ```cuda
-__global__ void k(float* out) {
+__global__ void k(float* out, float v) {
     int lane = threadIdx.x & 31;
-    out[threadIdx.x] = lane;
+    v += __shfl_down(v, 1);
+    if (lane == 0) out[threadIdx.x] = v;
 }
 ```
 
 Use instead
 -----------
 ```cuda
-__global__ void k(float* out) {
+__global__ void k(float* out, float v, const unsigned* qh) {
     int lane = threadIdx.x % warpSize;
-    out[threadIdx.x] = lane;
+    v += __shfl_down(v, 1);
+    if (lane == 0) out[threadIdx.x] = v + ((qh[0] >> 5) & 0x00001000) + QK_K / 32;
 }
 ```
 """
@@ -72,6 +82,68 @@ _THREAD_INDEX = re.compile(r"threadIdx|\btid\b")
 _THREADISH = re.compile(r"threadIdx|\blane|[Ll]ane_?[Ii]d|\btid\b|\bwarp|[Ww]arp_?[Ii]d|\bwid\b|laneid")
 _WARP_NAME = re.compile(r"(?i)warp_?size")
 _WARPISH = re.compile(r"(?i)lane|warp|\bwid\b")
+#: what makes a group of 32 threads a warp: a shuffle, vote, warp sync, warp-level primitive or warp-reduce helper
+_WARP_OP = re.compile(r"__shfl|__ballot|__any(?:_sync)?\s*\(|__all(?:_sync)?\s*\(|__activemask|__syncwarp|__match_|"
+                      r"__reduce_\w+_sync|__lane_id|tiled_partition|thread_block_tile|coalesced_group|cub::Warp|"
+                      r"(?i:\w*warp\w*)\s*[<(]")
+#: a named quantity (``QK_K``, ``MMQ_TILE_NE_K``): upper-case, not a warp-size name
+_NAMED_QUANTITY = re.compile(r"^\(?\s*[A-Z][A-Z0-9_]*\s*\)?$")
+
+
+def _bit_packing(node, left) -> bool:
+    """``(qh >> 5) & 0x00001000``, ``x[i] >> 5`` inside a masked expression: a shift/mask of packed bits."""
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    if parent is not None and parent.type == "binary_expression":
+        pop = parent.child_by_field_name("operator")
+        other = parent.child_by_field_name("right")
+        if pop is not None and pop.type in ("&", "|", "^", "<<", ">>") and other is not None and other.type == "number_literal" \
+                and other.id != node.id:
+            return True
+    return False
+
+
+def _warp_synchronous(node, ctx) -> bool:
+    fn = ctx.function_of(node)
+    return fn is None or bool(_WARP_OP.search(re.sub(r"//[^\n]*|/\*.*?\*/", " ", text(fn), flags=re.S)))
+
+
+_SHUFFLE = re.compile(r"\b__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(")
+
+
+def _args(src: str, at: int) -> list[str]:
+    """The top-level arguments of the call whose ``(`` is at ``at``."""
+    depth, out, cur = 0, [], ""
+    for ch in src[at + 1:at + 2000]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    out.append(cur.strip())
+    return out
+
+
+def _logical_warps_of_32(ctx) -> bool:
+    """Every shuffle of the file passes an explicit width of 32 (``__shfl_xor_sync(m, v, 16, 32)``): the file works
+    in 32-lane logical warps on purpose, which a 64-lane wavefront runs as two aligned groups."""
+    src = getattr(ctx.pf, "text", "") or ""
+    calls = list(_SHUFFLE.finditer(src))
+    if not calls:
+        return False
+    for m in calls:
+        args = _args(src, m.end() - 1)
+        width_at = 3 if "_sync" in m.group(0) else 2
+        if len(args) <= width_at or ctx.fold(args[width_at]) != 32:
+            return False
+    return True
 
 
 def check(node, ctx):
@@ -86,6 +158,8 @@ def check(node, ctx):
         lhs = text(left)
         if "blockDim" in lhs:
             return []  # warp counts from blockDim are HG107
+        if not _THREADISH.search(lhs) and (_NAMED_QUANTITY.match(lhs) or _bit_packing(node, left)):
+            return []  # QK_K / 32 (a data block size), (qh >> 5) & 0x1000 (bit packing): no warp
         if _THREAD_INDEX.search(lhs) and not _WARPISH.search(lhs):
             block = fixed_block_threads(ctx, node)
             if block is not None and block <= 64:
@@ -95,6 +169,12 @@ def check(node, ctx):
                 return []
             return [Hit(node, HIGH, f"`{text(node)}` selects the first 32 threads as one warp")]
         if _THREADISH.search(lhs):
+            if _logical_warps_of_32(ctx):
+                return [Hit(node, LOW, f"`{text(node)}` in a file whose every shuffle passes width 32 (32-lane "
+                                       "logical warps, kept on wave64 as two aligned groups)")]
+            if not _warp_synchronous(node, ctx):
+                return [Hit(node, LOW, f"`{text(node)}` groups threads by 32, but nothing in this function is "
+                                       "warp-synchronous (no shuffle, vote or warp sync)")]
             return [Hit(node, HIGH, f"`{text(node)}`")]
         return [Hit(node, LOW, f"`{text(node)}` may be algorithmic, not a warp width")]
     if node.type == "preproc_def":

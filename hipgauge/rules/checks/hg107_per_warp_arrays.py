@@ -2,9 +2,14 @@
 
 What it does
 ------------
-Flags `__shared__` arrays with a dimension of exactly 32 (high confidence when the array is indexed
-by a warp or lane id in the same function) and warp counts derived from `blockDim` with `/ 32` or
-`>> 5`.
+Flags `__shared__` arrays with a dimension of exactly 32 that are read at a lane id in the same function
+(`partial[lane]`: one slot per warp read back by the lanes of one warp) while the warp id that writes them
+comes from the hardware warp size (`threadIdx.x / warpSize`), and warp counts derived from `blockDim` with
+`/ 32` or `>> 5`. An array written only at a warp id is not reported: a 64-lane wavefront means fewer warps
+per block, so 32 slots still suffice. An array whose warp and lane ids both come from the same 32
+(`tid / WARP_SIZE`, `tid % WARP_SIZE`, `>> 5` and `& 31`) serves 32-lane logical warps consistently and is
+reported with low confidence (the 32 is HG101's question), as is one not indexed by a warp or lane id here
+(handed to a helper, or a tile size): listed for review, no hours.
 
 Why is this bad?
 ----------------
@@ -15,23 +20,26 @@ uninitialised shared memory this way on ROCm).
 Example
 -------
 ```cuda
-__global__ void k(float* out) {
+__global__ void k(float* out, float v) {
     __shared__ float partial[32];
     int warp = threadIdx.x / warpSize;
-    partial[warp] = 1.f;
-    out[0] = partial[0];
+    int lane = threadIdx.x % 32;
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    out[threadIdx.x] = partial[lane];
 }
 ```
 
 Use instead
 -----------
 ```cuda
-#define MAX_WARPS 16
-__global__ void k(float* out) {
-    __shared__ float partial[MAX_WARPS];
+__global__ void k(float* out, float v) {
+    __shared__ float partial[32];
     int warp = threadIdx.x / warpSize;
-    partial[warp] = 1.f;
-    out[0] = partial[0];
+    int lane = threadIdx.x % warpSize;
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    out[threadIdx.x] = lane < blockDim.x / warpSize ? partial[0] : 0.f;
 }
 ```
 """
@@ -63,6 +71,11 @@ NODE = ("declaration", "binary_expression")
 ANCHOR = any_of(words("__shared__"), rb"/\s*32[uU]?\b", rb">>\s*5[uU]?\b")
 
 
+#: a warp or lane id from the hardware warp size (64 on CDNA): ``threadIdx.x / warpSize``
+_PHYSICAL_WIDTH = re.compile(r"\b(?:lane|wid|warp)\w*\s*=\s*[^;]*\b(?:warpSize|physical_warp_size\w*|"
+                             r"__AMDGCN_WAVEFRONT_SIZE|hipDeviceAttributeWarpSize)\b")
+
+
 def _array_dims(decl):
     for d in decl.children_by_field_name("declarator"):
         for arr in descendants(d, "array_declarator"):
@@ -87,8 +100,14 @@ def check(node, ctx):
     body = text(fn) if fn is not None else ctx.pf.text
     for name, size in _array_dims(node):
         if size is not None and size.type == "number_literal" and ctx.fold(size) == 32:
-            idx = re.compile(r"\b" + re.escape(name) + r"\s*\[\s*(?:warp|lane|wid|warp_?id|warpId|lane_?id|laneId)\w*\s*\]")
-            if idx.search(body):
-                return [Hit(node, HIGH, f"`{name}[32]` indexed by warp/lane id")]
+            by_lane = re.compile(r"\b" + re.escape(name) + r"\s*\[\s*(?:lane|lane_?id|laneId)\w*\s*\]")
+            by_warp = re.compile(r"\b" + re.escape(name) + r"\s*\[\s*(?:warp|wid|warp_?id|warpId)\w*\s*\]")
+            if by_lane.search(body):
+                if _PHYSICAL_WIDTH.search(body):
+                    return [Hit(node, HIGH, f"`{name}[32]` written per hardware warp, read at a lane id")]
+                return [Hit(node, LOW, f"`{name}[32]` read at a lane id; its warp and lane ids use the same 32 "
+                                       "(32-lane logical warps: consistent on wave64)")]
+            if by_warp.search(body):
+                return []  # written per warp only: fewer (64-lane) warps on AMD still fit in 32 slots
             return [Hit(node, LOW, f"`{name}[32]` may be a tile size, not a warp count")]
     return []

@@ -3,7 +3,10 @@
 What it does
 ------------
 Flags `__launch_bounds__` with a second argument other than a literal 1 (one block per SM, or one wave per EU:
-no constraint either way).
+no constraint either way). A second argument computed from names this file does not define (a call
+`get_occupancy(type, J)`, a macro from another header `MAX_THREADS_PER_SM / 1024`) is reported with low
+confidence: such values are often per vendor (ggml reads its AMD tables under `GGML_USE_HIP`, bitsandbytes defines
+its threads-per-CU under `BNB_HIP`), which the rule cannot see; it is listed for review, not costed.
 
 Why is this bad?
 ----------------
@@ -30,8 +33,10 @@ __global__ void __launch_bounds__(256) k(float* x) {
 
 from __future__ import annotations
 
+import re
+
 from hipgauge.rules.checks._common import words
-from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.hit import HIGH, LOW, Hit
 from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 
@@ -57,4 +62,7 @@ def check(node, ctx):
     args = [c for c in node.named_children if c.type != "comment"]
     if len(args) < 2 or text(args[1]).strip().rstrip("uU") == "1":
         return []  # at least one block per SM / one wave per EU: no constraint on either vendor
+    if ctx.fold(args[1]) is None and re.search(r"[A-Za-z_]", text(args[1])):
+        return [Hit(node, LOW, f"minBlocksPerSM = `{text(args[1])}` is computed: check the value the HIP build gets "
+                               "(waves per EU there)")]
     return [Hit(node, HIGH, f"minBlocksPerSM = `{text(args[1])}`")]

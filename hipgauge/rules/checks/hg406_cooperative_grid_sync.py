@@ -2,7 +2,10 @@
 
 What it does
 ------------
-Flags `cudaLaunchCooperativeKernel*`, `this_grid()` and `grid_group`.
+Flags `cudaLaunchCooperativeKernel*`, `this_grid()` and `grid_group`. Not reported: a cooperative launch whose
+grid is the device's multiprocessor count as queried at run time (`dim3(info.nsm)`,
+`prop.multiProcessorCount`: one block per SM or CU), which fits any GPU whose CU holds one such block, and
+the grid sync inside a file whose cooperative launches are all sized that way.
 
 Why is this bad?
 ----------------
@@ -30,9 +33,12 @@ __global__ void k(float* x) {
 
 from __future__ import annotations
 
+import re
+
 from hipgauge.rules.checks._common import usage, words
 from hipgauge.rules.hit import MEDIUM
 from hipgauge.rules.spec import RuleMeta
+from hipgauge.rules.syntax import text
 
 CODE = "HG406"
 RULE = RuleMeta(
@@ -50,5 +56,41 @@ NODE = None
 ANCHOR = words(r"cudaLaunchCooperativeKernel\w*", "this_grid", "grid_group")
 
 
+#: a grid of the device's multiprocessor count, read at run time: one block per SM/CU
+_PER_SM = re.compile(r"(?i)\b(?:n_?sms?|num_?sms|sm_?count|n_?cus?|num_?cus|cu_?count|multi_?processor_?count|"
+                     r"cudaDevAttrMultiProcessorCount)\b")
+_LAUNCH = re.compile(r"\bcudaLaunchCooperativeKernel\w*\s*\(")
+
+
+def _grid_per_sm(call_text: str) -> bool:
+    """Whether the grid (second argument) of a cooperative launch's text is the multiprocessor count."""
+    depth, args, cur = 0, [], ""
+    for ch in call_text[call_text.index("(") + 1:]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            args.append(cur)
+            cur = ""
+            continue
+        cur += ch
+    args.append(cur)
+    return len(args) > 1 and bool(_PER_SM.search(args[1]))
+
+
 def check(node, ctx):
+    src = text(node)
+    if src.startswith("cudaLaunchCooperativeKernel"):
+        call = node.parent
+        while call is not None and call.type not in ("call_expression", "expression_statement", "compound_statement"):
+            call = call.parent
+        if call is not None and call.type == "call_expression" and _grid_per_sm(text(call)):
+            return []  # one block per SM/CU from the device query: fits by construction
+    else:
+        launches = [m.start() for m in _LAUNCH.finditer(ctx.pf.text)] if hasattr(ctx.pf, "text") else []
+        if launches and all(_grid_per_sm(ctx.pf.text[i:i + 600]) for i in launches):
+            return []  # the grid this sync waits on is one block per SM/CU (the file's launches say so)
     return usage(node, ctx, MEDIUM, "size the grid with hipOccupancyMaxActiveBlocksPerMultiprocessor")
