@@ -173,7 +173,8 @@ def _build_adapter(spec: Key) -> Any:
         AfterValidator, AllowInfNan, Strict, StrictBool, StrictInt, StrictStr, TypeAdapter)
 
     number = Annotated[Union[StrictInt, Annotated[float, Strict(), AllowInfNan(False)]], "number"]
-    base: Any = {str: StrictStr, int: StrictInt, list: Annotated[list, Strict()], bool: StrictBool}.get(
+    base: Any = {str: StrictStr, int: StrictInt, list: Annotated[list, Strict()], dict: Annotated[dict, Strict()],
+                       bool: StrictBool}.get(
         spec.type, number) if not isinstance(spec.type, tuple) else number
     validators: list[Any] = [AfterValidator(_finite_or_fail)]
     if spec.check is not None:
