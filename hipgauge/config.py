@@ -54,7 +54,7 @@ def _one_of(*choices: str) -> Callable[[Any], str | None]:
 
 
 def _str_list(v: Any) -> str | None:
-    return None if all(isinstance(x, str) for x in v) else "must be a list of strings"
+    return None if isinstance(v, list) and all(isinstance(x, str) for x in v) else "must be a list of strings"
 
 
 NUM = (int, float)
@@ -100,7 +100,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "review_confidences": Key(list, None, "finding confidences listed for review with no hours (not costed)",
                                   _str_list),
         "library_family_hours": Key(dict, None, "{RULE = [low, high]}: hours per distinct kernel family of a template "
-                                    "library rule (CUTLASS → Composable Kernel)", lambda v: None if all(isinstance(b, list) and len(b) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in b) for b in v.values()) else "must map rule codes to [low_hours, high_hours]"),
+                                    "library rule (CUTLASS → Composable Kernel)", lambda v: None if isinstance(v, dict) and all(isinstance(b, list) and len(b) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in b) for b in v.values()) else "must map rule codes to [low_hours, high_hours]"),
         "horizon_years": Key(int, None, "years over which break-even is searched", _positive),
         "whatif_ratios": Key(list, None, "slowdowns tabulated per kernel group", lambda v: None if all(isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 for x in v) else "must be a list of numbers > 0"),
     },

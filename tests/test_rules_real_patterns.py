@@ -162,3 +162,19 @@ def test_plain_cuda_tree_keeps_its_findings(tmp_path):
     assert by[("HG505", "k.cu", 15)].confidence.value != "low"
     est = estimate_cost(res)
     assert any(i.file == "common.cuh" and i.high_hours > 0 for i in est.items)
+
+
+def test_low_confidence_is_reviewed_not_costed_unless_configured(tmp_path):
+    from hipgauge import config as config_mod
+
+    (tmp_path / "k.cu").write_text("__device__ void d(float* y, int tid) { const int n = tid/32; y[n] = 1.f; }\n"
+                                   "__global__ void __launch_bounds__(256, 3) k(float* x) { x[0] = 0.f; }\n")
+    res = _scan(tmp_path)
+    est = estimate_cost(res)
+    assert [i.label.split()[0] for i in est.items] == ["HG401"]
+    assert len(est.review) == 1 and est.review[0]["hours"] == 0 and est.review[0]["where"] == "k.cu:1"
+    assert any("listed for review, not costed" in n for n in est.notes)
+    cfg = config_mod.defaults()
+    cfg.override("cost_model.review_confidences", [])
+    every = estimate_cost(res, None, cfg)
+    assert not every.review and every.high_hours > est.high_hours
