@@ -39,7 +39,7 @@ def read_data_text(name: str) -> str:
     return resources.files("hipgauge").joinpath("data").joinpath(name).read_text(encoding="utf-8")
 
 
-#: name → the marshal bytes of its parsed form, for the calls after the first in one process
+#: key → the marshal bytes of (stamp, value), for the calls after the first in one process
 _memo: dict[str, bytes] = {}
 
 
@@ -59,7 +59,7 @@ def cached_data(key: str, names: tuple[str, ...], tag: str, build: Callable[[], 
     names the form ``build`` makes: change it when ``build`` changes."""
     memo = _memo.get(key)
     if memo is not None:
-        return marshal.loads(memo)
+        return marshal.loads(memo)[1]
     stamp = _stamp(names, tag)
     folder = cache_folder()
     path = None
@@ -70,29 +70,29 @@ def cached_data(key: str, names: tuple[str, ...], tag: str, build: Callable[[], 
                 blob = fh.read()
             kept, data = marshal.loads(blob)
             if kept == stamp:
-                _memo[key] = marshal.dumps(data)
+                _memo[key] = blob
                 return data
         except (OSError, ValueError, EOFError, TypeError):
             pass
     value = build()
     try:
-        blob = marshal.dumps(value)
+        blob = marshal.dumps((stamp, value))
     except ValueError:  # something marshal does not store (a TOML date): not kept
         return value
     _memo[key] = blob
     if path is not None:
         tmp = f"{path}.{os.getpid()}.tmp"
         try:
-            os.makedirs(folder or ".", exist_ok=True)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(tmp, "wb") as fh:
-                fh.write(marshal.dumps((stamp, value)))
+                fh.write(blob)
             os.replace(tmp, path)
-        except (OSError, ValueError):
+        except OSError:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
-    return marshal.loads(blob)
+    return marshal.loads(blob)[1]
 
 
 def load_data_toml(name: str) -> dict[str, Any]:
