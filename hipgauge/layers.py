@@ -32,6 +32,7 @@ LAYER_OF: dict[str, str] = {
     "config": "knowledge",
     "progress": "knowledge",  # the within-file progress hook (imports nothing of hipgauge's)
     "regex_cache": "knowledge",  # compiled patterns kept between CLI runs (imports nothing of hipgauge's)
+    "code_cache": "knowledge",  # compiled dataclass methods kept between CLI runs
     # model: typed records, and the kernel-identity helpers the records are keyed by
     "model": "model",
     "kernel_names": "model",

@@ -35,8 +35,8 @@ def _limit() -> int:
     return max(0, int(getattr(re, "_MAXCACHE", 512)) - 64)
 
 
-def cache_file() -> str | None:
-    """The cache file of this interpreter build, or None when caching is off."""
+def cache_folder() -> str | None:
+    """The folder of hipgauge's caches (this file's and ``hipgauge.datafiles``'s), or None when caching is off."""
     if os.environ.get("HIPGAUGE_NO_CACHE", "") not in ("", "0"):
         return None
     folder = os.environ.get("HIPGAUGE_CACHE_DIR", "").strip()
@@ -44,6 +44,14 @@ def cache_file() -> str | None:
         xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
         base = xdg if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
         folder = os.path.join(base, "hipgauge")
+    return folder
+
+
+def cache_file() -> str | None:
+    """The cache file of this interpreter build, or None when caching is off."""
+    folder = cache_folder()
+    if folder is None:
+        return None
     try:
         sre = importlib.import_module("_sre")  # the regex engine (no type stubs)
         engine = f"{sre.MAGIC}-{sre.CODESIZE}"

@@ -80,16 +80,18 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.stdout.write(f"hipgauge {__version__}\n")
         sys.exit(0)  # as Typer's commands end
-    from hipgauge import regex_cache
+    from hipgauge import code_cache, regex_cache
 
     regex_cache.load()  # before the verb's modules compile their patterns (hipgauge/regex_cache.py)
+    code_cache.install()  # before they make their dataclasses (hipgauge/code_cache.py)
     try:
         _run(args, argv)
     finally:
-        try:
-            regex_cache.save()
-        except Exception:  # noqa: BLE001 - a cache that cannot be written changes nothing of the command's
-            pass
+        for cache in (regex_cache, code_cache):
+            try:
+                cache.save()
+            except Exception:  # noqa: BLE001 - a cache that cannot be written changes nothing of the command's
+                pass
 
 
 def _run(args: list[str], argv: list[str] | None) -> None:

@@ -7,12 +7,13 @@ prefix rules (``cub::*``, ``cublasLt*``) that classify names the tables do not l
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import repeat
+from typing import Any, NamedTuple
 
-from hipgauge.datafiles import read_data_text
+from hipgauge.datafiles import cached_data, read_data_text
 
 LIBRARIES = (
     "runtime", "driver", "device", "cublas", "cublaslt", "cudnn", "cufft", "cusparse", "curand", "cusolver",
@@ -158,7 +159,42 @@ def _table(filename: str) -> dict[str, MappingEntry]:
     return dict(zip(names, map(tuple.__new__, repeat(MappingEntry), rows)))
 
 
+#: the form ``_plain_form`` makes (part of its cache key: change it when that form changes)
+_FORM = "mapping-1"
+
+
+def _plain_form() -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The mapping as tuples, the form ``hipgauge.datafiles.cached_data`` keeps between runs (loading it takes
+    about a third of parsing the tables again); the library, kind and status words interned, so the kept form
+    stores each once."""
+    m = _parse()
+    intern = sys.intern
+
+    def row(e: MappingEntry) -> tuple[Any, ...]:
+        return (e.cuda_name, e.hip_name, intern(e.library), intern(e.kind), intern(e.status))
+
+    def rule(p: _Prefix) -> tuple[Any, ...]:
+        return (p.prefix, p.hip, p.library, p.kind, p.status, p.strict)
+
+    return ([row(e) for e in m.entries.values()], [row(e) for e in m.headers.values()],
+            [rule(p) for p in m.prefixes], [rule(p) for p in m.header_prefixes])
+
+
 def _build() -> Mapping:
+    """The mapping, from the form an earlier run kept when the data files have not changed since."""
+    entries, headers, prefixes, header_prefixes = cached_data(
+        "mapping", ("hipify_mapping.tsv", "mapping_extra.tsv"), _FORM, _plain_form)
+    m = Mapping()
+    make = tuple.__new__
+    m.entries = dict(zip([r[0] for r in entries], map(make, repeat(MappingEntry), entries)))
+    m.headers = dict(zip([r[0] for r in headers], map(make, repeat(MappingEntry), headers)))
+    m.prefixes = [_Prefix(*p) for p in prefixes]
+    m.header_prefixes = [_Prefix(*p) for p in header_prefixes]
+    return m
+
+
+def _parse() -> Mapping:
+    """The mapping, from the data files."""
     m = Mapping()
     m.entries = _table("hipify_mapping.tsv")
     for cuda, hip, lib, kind, status, *_ in _rows("mapping_extra.tsv"):

@@ -10,17 +10,11 @@ is still line N of the input. Comments and quoted strings are left alone, except
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
+from hipgauge.datafiles import load_data_toml
 from hipgauge.model import ApiCall
 from hipgauge.translate.result import TranslatedFile, TranslateOptions, finish_file
 
@@ -38,8 +32,7 @@ class BuildMapping:
 
 @lru_cache(maxsize=1)
 def load_build_mapping() -> BuildMapping:
-    path = Path(__file__).resolve().parent.parent / "data" / "build_mapping.toml"
-    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    doc = load_data_toml("build_mapping.toml")  # kept between runs: no TOML parser at start-up
     return BuildMapping(
         cmake_targets={k: (v[0], v[1]) for k, v in doc["cmake_targets"].items()},
         cmake_words=dict(doc["cmake_words"]),

@@ -13,16 +13,10 @@ Warp-size constants, wmma and inline PTX are never rewritten: they change meanin
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
+from hipgauge.datafiles import load_data_toml
 from hipgauge.model import Record
 
 WARP_MASK = "warp-mask"
@@ -77,8 +71,7 @@ def _balanced(text: str) -> bool:
 
 @lru_cache(maxsize=1)
 def load_safe_rewrites() -> SafeRewriteData:
-    path = Path(__file__).resolve().parent.parent / "data" / "safe_rewrites.toml"
-    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    doc = load_data_toml("safe_rewrites.toml")  # kept between runs: no TOML parser at start-up
     return SafeRewriteData(
         warp_sync=dict(doc["warp_sync"]),
         syncwarp_cuda=doc["syncwarp"]["cuda"],
