@@ -23,7 +23,7 @@ import sys
 from types import CodeType
 from typing import Any
 
-from hipgauge.regex_cache import cache_folder
+from hipgauge.regex_cache import cache_folder, write_cache_file
 
 #: source text → compiled code, from the file and from this run
 _codes: dict[str, CodeType] = {}
@@ -80,17 +80,11 @@ def save() -> int:
     if path is None or not _new:
         return 0
     kept = dict(list(_codes.items())[-_LIMIT:])
-    tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "wb") as fh:
-            fh.write(marshal.dumps(kept))
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        blob = marshal.dumps(kept)
+    except ValueError:
+        return 0
+    if not write_cache_file(path, blob):
         return 0
     added = len(_new)
     _new.clear()

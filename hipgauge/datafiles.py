@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from hipgauge.regex_cache import cache_folder
+from hipgauge.regex_cache import cache_folder, write_cache_file
 from hipgauge.tomlfile import toml_module
 
 
@@ -81,17 +81,7 @@ def cached_data(key: str, names: tuple[str, ...], tag: str, build: Callable[[], 
         return value
     _memo[key] = blob
     if path is not None:
-        tmp = f"{path}.{os.getpid()}.tmp"
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(tmp, "wb") as fh:
-                fh.write(blob)
-            os.replace(tmp, path)
-        except OSError:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        write_cache_file(path, blob)
     return marshal.loads(blob)[1]
 
 

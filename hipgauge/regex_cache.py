@@ -61,6 +61,24 @@ def cache_file() -> str | None:
     return os.path.join(folder, f"regex-{build}.marshal")
 
 
+def write_cache_file(path: str, blob: bytes) -> bool:
+    """Write ``blob`` to the cache file ``path`` whole or not at all (a temporary file, then a rename, so a
+    concurrent run never reads half a file); False when it could not be written (the cache is only a speed-up)."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(blob)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+    return True
+
+
 def _cache() -> dict[Any, Any] | None:
     cache = getattr(re, "_cache", None)
     return cache if isinstance(cache, dict) else None
@@ -133,17 +151,11 @@ def save() -> int:
         return 0
     kept = [*new, *(entry for key, entry in _loaded.items() if key in cache),
             *(entry for key, entry in _loaded.items() if key not in cache)][: _limit()]
-    tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "wb") as f:
-            f.write(marshal.dumps(kept))
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        blob = marshal.dumps(kept)
+    except ValueError:
+        return 0
+    if not write_cache_file(path, blob):
         return 0
     for flags, args in new:
         _loaded[(type(args[0]), args[0], flags)] = (flags, args)
