@@ -137,6 +137,27 @@ def call_args(call: Any) -> list[Any]:
     return [c for c in args.named_children if c.type != "comment"]
 
 
+def call_text_args(src: str, open_at: int, limit: int = 2000) -> list[str]:
+    """The top-level arguments, stripped, of the call written in ``src`` whose ``(`` is at ``open_at``: for calls
+    the syntax tree does not hold whole (inside a macro, or text cut from the file); at most ``limit`` characters
+    are read."""
+    depth, out, cur = 0, [], ""
+    for ch in src[open_at + 1:open_at + 1 + limit]:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    out.append(cur.strip())
+    return out
+
+
 def launch_config(call: Any) -> list[Any]:
     """The ``<<<grid, block, shmem, stream>>>`` arguments of a kernel launch (no comments); ``[]`` for a plain call."""
     launch = call.child_by_field_name("config") or next((c for c in call.children if c.type == "kernel_call_syntax"),

@@ -54,7 +54,7 @@ from hipgauge.rules.checks._common import any_of, words
 from hipgauge.rules.hit import HIGH, LOW, Hit
 from hipgauge.rules.macrobody import left_operand
 from hipgauge.rules.spec import RuleMeta
-from hipgauge.rules.syntax import text
+from hipgauge.rules.syntax import call_text_args, text
 
 CODE = "HG101"
 RULE = RuleMeta(
@@ -112,25 +112,6 @@ def _warp_synchronous(node, ctx) -> bool:
 _SHUFFLE = re.compile(r"\b__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(")
 
 
-def _args(src: str, at: int) -> list[str]:
-    """The top-level arguments of the call whose ``(`` is at ``at``."""
-    depth, out, cur = 0, [], ""
-    for ch in src[at + 1:at + 2000]:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            if depth == 0:
-                break
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-            continue
-        cur += ch
-    out.append(cur.strip())
-    return out
-
-
 def _logical_warps_of_32(ctx) -> bool:
     """Every shuffle of the file passes an explicit width of 32 (``__shfl_xor_sync(m, v, 16, 32)``): the file works
     in 32-lane logical warps on purpose, which a 64-lane wavefront runs as two aligned groups."""
@@ -139,7 +120,7 @@ def _logical_warps_of_32(ctx) -> bool:
     if not calls:
         return False
     for m in calls:
-        args = _args(src, m.end() - 1)
+        args = call_text_args(src, m.end() - 1)
         width_at = 3 if "_sync" in m.group(0) else 2
         if len(args) <= width_at or ctx.fold(args[width_at]) != 32:
             return False

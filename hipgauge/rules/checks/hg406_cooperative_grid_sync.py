@@ -38,7 +38,7 @@ import re
 from hipgauge.rules.checks._common import usage, words
 from hipgauge.rules.hit import MEDIUM
 from hipgauge.rules.spec import RuleMeta
-from hipgauge.rules.syntax import text
+from hipgauge.rules.syntax import call_text_args, text
 
 CODE = "HG406"
 RULE = RuleMeta(
@@ -64,20 +64,7 @@ _LAUNCH = re.compile(r"\bcudaLaunchCooperativeKernel\w*\s*\(")
 
 def _grid_per_sm(call_text: str) -> bool:
     """Whether the grid (second argument) of a cooperative launch's text is the multiprocessor count."""
-    depth, args, cur = 0, [], ""
-    for ch in call_text[call_text.index("(") + 1:]:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            if depth == 0:
-                break
-            depth -= 1
-        if ch == "," and depth == 0:
-            args.append(cur)
-            cur = ""
-            continue
-        cur += ch
-    args.append(cur)
+    args = call_text_args(call_text, call_text.index("("), limit=len(call_text))
     return len(args) > 1 and bool(_PER_SM.search(args[1]))
 
 
