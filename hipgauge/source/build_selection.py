@@ -31,12 +31,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hipgauge.model import Severity
-from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY, NEITHER, Visibility
+from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY, MAYBE, NEITHER, NO, YES, Visibility, line_class
 from hipgauge.source.walk import read_text_bytes
 
 CUDA, HIP = "cuda", "hip"
 BUILDS = (CUDA, HIP)
-YES, MAYBE, NO = 2, 1, 0
 
 #: a vendor switch: one name per vendor (``GGML_CUDA``, ``BUILD_HIP``, ``USE_ROCM``, ``LLAMA_HIPBLAS``)
 _CUDA_SWITCH = re.compile(r"^(?:[A-Za-z][A-Za-z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?CUDA$")
@@ -997,7 +996,7 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
         ca, ha = runs[CUDA].line_act.get(script), runs[HIP].line_act.get(script)
         if ca is None or ha is None:
             continue
-        where = tuple(_side(c, h) for c, h in zip(ca, ha))
+        where = tuple(line_class(c, h) for c, h in zip(ca, ha))
         lines.append((script, where))
         for side, ev, label in ((HIP_ONLY, hip_ev, "HIP"), (CUDA_ONLY, cuda_ev, "CUDA")):
             block = _longest(where, side)
@@ -1085,16 +1084,6 @@ def _longest(where: tuple[int, ...], side: int) -> tuple[int, int] | None:
                 best = (start + 1, i)
             start = None
     return best
-
-
-def _side(cuda: int, hip: int) -> int:
-    if cuda == NO and hip == NO:
-        return NEITHER
-    if hip == NO:
-        return CUDA_ONLY
-    if cuda == NO:
-        return HIP_ONLY
-    return BOTH
 
 
 _PY_VENDOR = re.compile(r"(?i)\b(?:\w*\.)?(?:version\.hip|is_?rocm|is_?hip|use_?rocm|rocm|hip)\b")

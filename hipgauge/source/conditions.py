@@ -441,7 +441,8 @@ def _after(done: int | None, cond: int | None) -> int | None:
     return None
 
 
-def _where(cuda: int, hip: int) -> int:
+def line_class(cuda: int, hip: int) -> int:
+    """The class of a line (NEITHER, CUDA_ONLY, HIP_ONLY, BOTH) from whether each build reads it (YES, MAYBE, NO)."""
     if cuda == NO and hip == NO:
         return NEITHER
     if hip == NO:
@@ -490,7 +491,7 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
     where = [BOTH] * n_lines
     guard = [0] * n_lines
     entry = (min(entry[0], YES), min(entry[1], YES))
-    base = _where(*entry)
+    base = line_class(*entry)
     if base != BOTH:
         where = [base] * n_lines
     trivial = (b"#" not in data or (not re.search(rb"#[ \t]*(?:if|define|undef)", data)
@@ -519,7 +520,7 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
 
     def fill(upto: int) -> None:
         """Lines ``prev_line`` .. ``upto - 1`` get the current state."""
-        w = _where(*state)
+        w = line_class(*state)
         if w != BOTH:
             unsure = MAYBE in state
             for i in range(prev_line - 1, min(upto - 1, n_lines)):
@@ -560,7 +561,7 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
                     if name not in values:
                         undef.add(name)
             _fill_directive(where, guard, d, state, state_guard)
-            if MAYBE in state and _where(*state) != BOTH:
+            if MAYBE in state and line_class(*state) != BOTH:
                 maybe.update(range(d.line - 1, min(d.last_line, n_lines)))
             continue
         conditionals += 1
@@ -570,7 +571,7 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
                 decided.update(range(d.line, d.last_line + 1))
             cur = (_branch(state[0], 0, conds[0]), _branch(state[1], 0, conds[1]))
             frame = _Frame(parent=state, done=[_after(0, c) for c in conds], current=cur, line=d.line,
-                           decided=_where(*cur) != _where(*state))
+                           decided=line_class(*cur) != line_class(*state))
             _fill_directive(where, guard, d, state, state_guard)
             stack.append(frame)
         elif d.kind in ("elif", "elifdef", "elifndef", "else"):
@@ -584,7 +585,7 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
             frame.done = [_after(frame.done[i], conds[i]) for i in range(2)]
             frame.current = cur
             frame.line = d.line
-            frame.decided = _where(*cur) != _where(*frame.parent)
+            frame.decided = line_class(*cur) != line_class(*frame.parent)
             _fill_directive(where, guard, d, frame.parent, _outer_guard(stack[:-1]))
         else:  # endif
             if not stack:
@@ -672,7 +673,7 @@ def _outer_guard(stack: list[_Frame]) -> int:
 
 
 def _fill_directive(where: list[int], guard: list[int], d: Directive, state: tuple[int, int], g: int) -> None:
-    w = _where(*state)
+    w = line_class(*state)
     if w != BOTH:
         for i in range(d.line - 1, min(d.last_line, len(where))):
             where[i] = w
