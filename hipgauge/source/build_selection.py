@@ -31,7 +31,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hipgauge.model import Severity
-from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY, MAYBE, NEITHER, NO, YES, Visibility, line_class
+from hipgauge.source.conditions import (BOTH, CUDA_ONLY, HIP_ONLY, MAYBE, NEITHER, NO, YES, Visibility, branch_done,
+                                        branch_visibility, line_class)
 from hipgauge.source.walk import read_text_bytes
 
 CUDA, HIP = "cuda", "hip"
@@ -579,16 +580,16 @@ class _Run:
                 continue
             if name == "if":
                 cond = self.condition(cmd.args, folder)
-                cur = _branch(act, 0, cond)
-                stack.append(_Frame("if", act, _after(0, cond), [set()], [cur]))
+                cur = branch_visibility(act, 0, cond)
+                stack.append(_Frame("if", act, branch_done(0, cond), [set()], [cur]))
                 self.frames.append(stack[-1])
                 act = cur
                 continue
             if name in ("elseif", "else") and stack and stack[-1].kind == "if":
                 fr = stack[-1]
                 cond = self.condition(cmd.args, folder) if name == "elseif" else 1
-                act = _branch(fr.parent, fr.done, cond)
-                fr.done = _after(fr.done, cond)
+                act = branch_visibility(fr.parent, fr.done, cond)
+                fr.done = branch_done(fr.done, cond)
                 fr.sets.append(set())
                 fr.acts.append(act)
                 fr.complete = name == "else"
@@ -820,22 +821,6 @@ class _Run:
         else:
             old = self.vars.get(var) or []
             self.vars[var] = [(x, False) for x, _s in old] + [(x, False) for x, _s in items]
-
-
-def _branch(parent: int, done: int | None, cond: int | None) -> int:
-    if parent == NO or done == 1 or cond == 0:
-        return NO
-    if cond is None or done is None or parent == MAYBE:
-        return MAYBE
-    return YES
-
-
-def _after(done: int | None, cond: int | None) -> int | None:
-    if done == 1 or cond == 1:
-        return 1
-    if cond == 0:
-        return done
-    return None
 
 
 def _is_below(folder: str, parent: str) -> bool:

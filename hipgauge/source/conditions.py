@@ -423,7 +423,9 @@ class _Frame:
     decided: bool  # this branch's visibility differs between the builds because of this frame
 
 
-def _branch(parent: int, done: int | None, cond: int | None) -> int:
+def branch_visibility(parent: int, done: int | None, cond: int | None) -> int:
+    """Whether a build reads a branch (YES, MAYBE, NO): the enclosing region's ``parent``, whether an earlier branch
+    of the same if-chain was taken (``done``: 1, 0, None) and this branch's condition (``cond``: nonzero, 0, None)."""
     if parent == NO or done == 1 or cond == 0:
         return NO
     if cond is None or done is None or parent == MAYBE:
@@ -431,7 +433,8 @@ def _branch(parent: int, done: int | None, cond: int | None) -> int:
     return YES
 
 
-def _after(done: int | None, cond: int | None) -> int | None:
+def branch_done(done: int | None, cond: int | None) -> int | None:
+    """Whether some branch of an if-chain has been taken (1, 0, None) after one more with condition ``cond``."""
     if done == 1:
         return 1
     if cond is not None and cond != 0:
@@ -569,8 +572,8 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
             conds = [_cond(d, *vals[b]) for b in BUILDS]
             if conds[1] is not None and state[1] != NO:
                 decided.update(range(d.line, d.last_line + 1))
-            cur = (_branch(state[0], 0, conds[0]), _branch(state[1], 0, conds[1]))
-            frame = _Frame(parent=state, done=[_after(0, c) for c in conds], current=cur, line=d.line,
+            cur = (branch_visibility(state[0], 0, conds[0]), branch_visibility(state[1], 0, conds[1]))
+            frame = _Frame(parent=state, done=[branch_done(0, c) for c in conds], current=cur, line=d.line,
                            decided=line_class(*cur) != line_class(*state))
             _fill_directive(where, guard, d, state, state_guard)
             stack.append(frame)
@@ -581,8 +584,8 @@ def visibility(data: bytes, defines: Defines | None = None, *, entry: tuple[int,
             conds = [1, 1] if d.kind == "else" else [_cond(d, *vals[b]) for b in BUILDS]
             if d.kind != "else" and conds[1] is not None and frame.parent[1] != NO:
                 decided.update(range(d.line, d.last_line + 1))
-            cur = (_branch(frame.parent[0], frame.done[0], conds[0]), _branch(frame.parent[1], frame.done[1], conds[1]))
-            frame.done = [_after(frame.done[i], conds[i]) for i in range(2)]
+            cur = (branch_visibility(frame.parent[0], frame.done[0], conds[0]), branch_visibility(frame.parent[1], frame.done[1], conds[1]))
+            frame.done = [branch_done(frame.done[i], conds[i]) for i in range(2)]
             frame.current = cur
             frame.line = d.line
             frame.decided = line_class(*cur) != line_class(*frame.parent)
