@@ -11,10 +11,19 @@ What it does, in order (the recipe of tests/data/h200/pairs/capture_pairs.py):
 2. times ``iterations`` forwards per variant in ``rounds`` blocks, the variants' order shuffled per round (seeded),
    each forward between two device events followed by a synchronize: a drift of the host hits every variant
    alike instead of whichever ran last;
-3. writes ``<variant>_latency_ms.csv`` (``iteration,round,latency_ms``), then traces each variant with the PyTorch
-   profiler (CPU and device activities, ``record_shapes``, one ``ProfilerStep#N`` per forward) into
-   ``<variant>_trace.json.gz``; ``pairs.csv`` pairs the first variant with each other one, and
-   ``capture.json`` records the plan, the environment and the order of every round.
+3. writes ``<variant>_latency_ms.csv`` (``iteration,round,latency_ms,host_ms``: ``host_ms`` is how long the
+   forward call took on the host, from its start until it returned, before the synchronize: the host's own time,
+   unprofiled), then traces each variant with the PyTorch profiler (CPU and device activities, ``record_shapes``,
+   one ``ProfilerStep#N`` per forward) into ``<variant>_trace.json.gz``; ``pairs.csv`` pairs the first variant
+   with each other one, and ``capture.json`` records the plan, the environment and the order of every round.
+
+The host-speed reference. A host drifts: the same process runs its Python and launch path up to 2x slower in some
+spells than in others, and a trace taken in a slow spell looks as if its model had more host work. So before every
+timed block and right before and after every trace, the backend times a fixed host workload (``host_reference``:
+a few hundred tiny device ops, the dispatcher and launch path a forward uses, median of several repeats). The
+figures go into ``capture.json`` (``host_reference_ms`` per variant: per round, and ``trace`` before/after), where
+``compare`` and ``project`` read them beside a trace, so the projection carries the host's speed between two
+traces by measurement.
 """
 
 from __future__ import annotations
@@ -37,6 +46,11 @@ from typing import Any, Callable, Protocol
 from hipgauge.errors import InputError
 
 SCHEMA = "hipgauge.capture-torch/1"
+#: the host-speed reference workload, in words (capture.json says it beside the figures)
+REFERENCE_OPS = 300
+REFERENCE_REPEATS = 7
+REFERENCE_WORDS = (f"median of {REFERENCE_REPEATS} timings of {REFERENCE_OPS} in-place adds on a 16-element device "
+                   f"tensor and a synchronize (the dispatcher and launch path), unprofiled")
 
 #: setting token → (field, value); a token with ``=`` is a keyword argument for the factory
 FLAG_TOKENS: dict[str, tuple[str, Any]] = {
@@ -179,9 +193,17 @@ class Backend(Protocol):
 
     def prepare(self, variant: Variant, warmup: int) -> Any: ...
 
-    def time_block(self, step: Any, variant: Variant, n: int) -> list[float]: ...
+    def time_block(self, step: Any, variant: Variant, n: int) -> BlockTimes | list[float]: ...
 
     def profile(self, step: Any, variant: Variant, steps: int, path: Path) -> None: ...
+
+
+@dataclass
+class BlockTimes:
+    """One timed block: per iteration, the device-event latency and the host time of the forward call."""
+
+    latency_ms: list[float]
+    host_ms: list[float]
 
 
 @dataclass
@@ -190,6 +212,10 @@ class VariantResult:
     settings: str
     latency_ms: list[float] = field(default_factory=list)
     rounds: list[int] = field(default_factory=list)
+    host_ms: list[float] = field(default_factory=list)
+    #: the host-speed reference (ms of a fixed host workload): one per timed round, and before/after the trace
+    reference_rounds_ms: list[float] = field(default_factory=list)
+    reference_trace_ms: list[float] = field(default_factory=list)
     csv: str | None = None
     trace: str | None = None
     error: str | None = None
@@ -205,6 +231,11 @@ class VariantResult:
             for r, x in zip(self.rounds, self.latency_ms):
                 per_round.setdefault(r, []).append(x)
             d["round_medians_ms"] = [statistics.median(per_round[r]) for r in sorted(per_round)]
+        if self.host_ms and len(self.host_ms) == len(self.latency_ms):
+            d["host_p50_ms"] = statistics.median(self.host_ms)
+        if self.reference_rounds_ms or self.reference_trace_ms:
+            d["host_reference_ms"] = {"rounds": self.reference_rounds_ms, "trace": self.reference_trace_ms,
+                                      "workload": REFERENCE_WORDS}
         return d
 
 
@@ -232,11 +263,27 @@ def progress_units(plan: HarnessPlan) -> int:
     return n + plan.iterations * n + (n if plan.profile_steps else 0)
 
 
-def _write_csv(path: Path, values: list[float], rounds: list[int]) -> None:
+def _write_csv(path: Path, values: list[float], rounds: list[int], host: list[float] | None = None) -> None:
     with open(path, "w", encoding="utf-8", newline="") as f:
+        if host and len(host) == len(values):
+            f.write("iteration,round,latency_ms,host_ms\n")
+            for i, (r, v, h) in enumerate(zip(rounds, values, host)):
+                f.write(f"{i},{r},{v:.4f},{h:.4f}\n")
+            return
         f.write("iteration,round,latency_ms\n")
         for i, (r, v) in enumerate(zip(rounds, values)):
             f.write(f"{i},{r},{v:.4f}\n")
+
+
+def _reference(backend: Backend) -> float | None:
+    """The backend's host-speed reference in ms, when it has one (a backend without it: None)."""
+    ref = getattr(backend, "host_reference", None)
+    if ref is None:
+        return None
+    try:
+        return float(ref())
+    except Exception:  # noqa: BLE001 - a reference that cannot run leaves the timings standing, unreferenced
+        return None
 
 
 def run_harness(plan: HarnessPlan, backend: Backend, advance: Callable[[int], None] | None = None) -> HarnessResult:
@@ -263,21 +310,27 @@ def run_harness(plan: HarnessPlan, backend: Backend, advance: Callable[[int], No
         order.append(names)
         for name in names:
             try:
-                values = backend.time_block(steps[name], by_name[name], n)
+                ref = _reference(backend)
+                times = backend.time_block(steps[name], by_name[name], n)
             except Exception as exc:  # noqa: BLE001 - the user's model code: report it and time the others
                 results[name].error = f"timing failed in round {r}: {type(exc).__name__}: {exc}"
                 del steps[name]
                 tick(n)
                 continue
+            values = times.latency_ms if isinstance(times, BlockTimes) else list(times)
             results[name].latency_ms += values
             results[name].rounds += [r] * len(values)
+            if isinstance(times, BlockTimes):
+                results[name].host_ms += times.host_ms
+            if ref is not None:
+                results[name].reference_rounds_ms.append(ref)
             tick(n)
     files: list[str] = []
     for v in plan.variants:
         res = results[v.name]
         if res.latency_ms:
             path = plan.out_dir / f"{v.name}_latency_ms.csv"
-            _write_csv(path, res.latency_ms, res.rounds)
+            _write_csv(path, res.latency_ms, res.rounds, res.host_ms)
             res.csv = path.name
             files.append(path.name)
     for v in plan.variants:
@@ -285,7 +338,10 @@ def run_harness(plan: HarnessPlan, backend: Backend, advance: Callable[[int], No
             continue
         path = plan.out_dir / f"{v.name}_trace.json.gz"
         try:
+            before = _reference(backend)
             backend.profile(steps[v.name], v, plan.profile_steps, path)
+            after = _reference(backend)
+            results[v.name].reference_trace_ms = [x for x in (before, after) if x is not None]
             results[v.name].trace = path.name
             files.append(path.name)
         except Exception as exc:  # noqa: BLE001 - a profiler failure leaves the latencies standing
@@ -404,18 +460,37 @@ class TorchBackend:
         torch.cuda.synchronize()
         return replay
 
-    def time_block(self, step: Any, v: Variant, n: int) -> list[float]:
+    def time_block(self, step: Any, v: Variant, n: int) -> BlockTimes:
         torch = self.torch
         self._flags(v)
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        out = []
+        out, host = [], []
+        clock = time.perf_counter
         for _ in range(n):
             start.record()
+            t0 = clock()
             step()
+            t1 = clock()
             stop.record()
             stop.synchronize()
             out.append(float(start.elapsed_time(stop)))
-        return out
+            host.append((t1 - t0) * 1e3)
+        return BlockTimes(out, host)
+
+    def host_reference(self) -> float:
+        """ms of the fixed host workload (``REFERENCE_WORDS``): how fast the host runs right now."""
+        torch = self.torch
+        x = torch.zeros(16, device=self.device)
+        torch.cuda.synchronize()
+        clock = time.perf_counter
+        times = []
+        for _ in range(REFERENCE_REPEATS):
+            t0 = clock()
+            for _ in range(REFERENCE_OPS):
+                x.add_(1.0)
+            torch.cuda.synchronize()
+            times.append((clock() - t0) * 1e3)
+        return statistics.median(times)
 
     def profile(self, step: Any, v: Variant, steps: int, path: Path) -> None:
         torch = self.torch

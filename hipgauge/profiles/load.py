@@ -18,7 +18,8 @@ from hipgauge.model import Profile
 
 from .detect import detect_format, find_in_directory
 from .readers.counters import attach_counters
-from .readers.latency import read_latency_rounds
+from .readers.capture_manifest import host_reference_for
+from .readers.latency import read_latency_series
 from .readers.registry import PROFILE, formats, profile_format_names
 
 #: the kernel-profile formats, as found in ``readers/`` when this module was imported (see ``registry``)
@@ -71,10 +72,16 @@ def load_profile(path: str | Path, fmt: str | None = None, latency_csv: str | Pa
         raise InputError(f"cannot read as {fmt}: {type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}",
                          path) from None
     _attach_counters(profile, path, max_bytes)
+    if path.is_file():
+        reference = host_reference_for(path)
+        if reference is not None:
+            profile.attachments["host_reference"] = reference
     if latency_csv is not None:
-        profile.latency_ms, rounds = read_latency_rounds(Path(latency_csv))
+        profile.latency_ms, rounds, host = read_latency_series(Path(latency_csv))
         if rounds is not None:
             profile.attachments["latency_rounds"] = rounds
+        if host is not None:
+            profile.attachments["latency_host_ms"] = host
         profile.latency_source = str(latency_csv)
     return profile
 

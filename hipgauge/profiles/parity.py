@@ -580,5 +580,8 @@ def _replay_projection(base: Profile, cand: Profile, p: float, bdf: pl.DataFrame
         cns = sum(cdur[i] for i in u.candidate) / cdiv
         for i in u.baseline:
             ratio[i] = (cns / bns * spread) if bns else 1.0
+    rb, rc = base.attachments.get("host_reference"), cand.attachments.get("host_reference")
     return compare_projection(base.latency_ms, cand.latency_ms, p, additive, additive_model, bl.statistic, base_tl,
-                              cand_tl, bdf, ratio, launch_overhead_us, timeline_notes)
+                              cand_tl, bdf, ratio, launch_overhead_us, timeline_notes,
+                              base_host_ms=base.attachments.get("latency_host_ms"),
+                              host_references=(rb.trace_ms if rb else None, rc.trace_ms if rc else None))

@@ -236,7 +236,8 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
     replay = None
     if row_ratio is not None:
         replay = project_with_replay(timeline, df, GROUP_COLUMN, percentile, base.latency_ms, T, row_ratio,
-                                     latency.statistic, launch_overhead_us, sure_target_ms=sure_T)
+                                     latency.statistic, launch_overhead_us, sure_target_ms=sure_T,
+                                     base_host_ms=base.attachments.get("latency_host_ms"))
     if replay is not None:
         for slack in groups:
             if slack.name in replay.max_ratio:

@@ -132,6 +132,7 @@ class IterationResult:
     busy_ns: float  # union of device activity
     kernel_ns: float  # Σ kernel durations
     idle_ns: float  # replayed − busy: the device waits on the host (launches, Python, syncs)
+    host_ns: float = 0.0  # when the host's last call returns (its waits for the device included)
 
     def to_dict(self) -> dict[str, Any]:
         return {"iteration": self.iteration, "replayed_ms": self.replayed_ns / 1e6, "gpu_busy_ms": self.busy_ns / 1e6,
@@ -424,7 +425,7 @@ def replay_iteration(g: IterationGraph, dur: np.ndarray, alpha: float = 1.0, lau
         end, busy = 0.0, 0.0
     last_call = float((u + shift[g.c_thread] + c_own).max()) if len(u) else 0.0
     span = max(end, 0.0) if len(ends) else last_call
-    return IterationResult(g.iteration, span, busy, float(dur[g.o_kernel].sum()), max(span - busy, 0.0))
+    return IterationResult(g.iteration, span, busy, float(dur[g.o_kernel].sum()), max(span - busy, 0.0), last_call)
 
 
 def _union(starts: np.ndarray, ends: np.ndarray) -> float:
@@ -459,11 +460,18 @@ class Calibration:
     replayed_ms: float  # baseline median at alpha
     profiled_ms: float  # baseline median at alpha = 1 (as profiled)
     clamped: bool = False
+    anchor: str = "latency"  # "latency": the measured median latency; "host": the measured host time (host_ms)
+    host_ms: float | None = None  # the measured median host time of the forward call, when it is the anchor
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
     def describe(self) -> str:
+        if self.anchor == "host":
+            return (f"host time scaled by α = {self.alpha:.3f} so the replayed baseline's host time matches the "
+                    f"measured host time of its forward call ({self.host_ms:.3f} ms median, host_ms of the latency "
+                    f"CSV, unprofiled){'; clamped at the end of its range' if self.clamped else ''}; the replayed "
+                    f"baseline median is then {self.replayed_ms:.3f} ms against {self.target_ms:.3f} ms measured")
         if self.clamped:
             return (f"host time scaled by α = {self.alpha:.3f}, the end of its range {ALPHA_RANGE}: the replayed "
                     f"baseline median ({self.replayed_ms:.3f} ms) cannot reach its measured median "
@@ -498,6 +506,46 @@ def calibrate(graph: ReplayGraph, target_ms: float, launch_overhead_ns: float = 
             break
     a = 0.5 * (lo + hi)
     return Calibration(a, target_ms, f(a), profiled)
+
+
+def host_median_ms(results: list[IterationResult]) -> float:
+    return float(np.median([r.host_ns for r in results])) / 1e6 if results else math.nan
+
+
+#: the host time of a forward call identifies α only while the host finishes clearly before the device: above this
+#: share of the latency the host may have waited (a blocking call, a full launch queue) and its time is the device's
+HOST_ANCHOR_MAX_SHARE = 0.85
+
+
+def calibrate_host(graph: ReplayGraph, host_ms: float, target_ms: float, launch_overhead_ns: float = 0.0
+                   ) -> Calibration:
+    """The host scale α whose replayed host time (the median of when each iteration's last host call returns)
+    is the measured median host time of the forward call, unprofiled (``host_ms`` of the latency CSV). It pins α
+    where the latency cannot: a GPU-bound baseline replays its measured latency at every α below a knee."""
+    graph = graph.sample()
+    profiled = median_ms(replay(graph, None, 1.0, launch_overhead_ns))
+    lo, hi = ALPHA_RANGE
+
+    def f(a: float) -> float:
+        return host_median_ms(replay(graph, None, a, launch_overhead_ns))
+
+    clamped = False
+    if host_ms <= f(lo):
+        a, clamped = lo, True
+    elif host_ms >= f(hi):
+        a, clamped = hi, True
+    else:
+        for _ in range(40):
+            mid = 0.5 * (lo + hi)
+            if f(mid) < host_ms:
+                lo = mid
+            else:
+                hi = mid
+            if hi - lo < 1e-4:
+                break
+        a = 0.5 * (lo + hi)
+    return Calibration(a, target_ms, median_ms(replay(graph, None, a, launch_overhead_ns)), profiled, clamped=clamped,
+                       anchor="host", host_ms=host_ms)
 
 
 # --------------------------------------------------------------------------------------------

@@ -132,12 +132,21 @@ class Reference:
 
 
 def baseline_reference(base_latency_ms: list[float] | None, graph: rp.ReplayGraph, p: float,
-                       launch_ns: float = 0.0) -> Reference:
-    """The baseline at the percentile and its median, and the calibration (None without a latency CSV)."""
+                       launch_ns: float = 0.0, host_ms: list[float] | None = None) -> Reference:
+    """The baseline at the percentile and its median, and the calibration (None without a latency CSV). With the
+    host time of each forward call (``host_ms``, unprofiled) the host scale α is anchored on it while the host
+    finished clearly before the device (``rp.HOST_ANCHOR_MAX_SHARE``), else on the measured median latency."""
     if base_latency_ms:
         values = list(base_latency_ms)
         med = pct.percentile(values, 50.0)
-        return Reference(pct.summarize(values, p)[0], med, rp.calibrate(graph, med, launch_ns))
+        notes: list[str] = []
+        if host_ms and len(host_ms) == len(values):
+            host_med = pct.percentile(list(host_ms), 50.0)
+            if host_med < rp.HOST_ANCHOR_MAX_SHARE * med:
+                return Reference(pct.summarize(values, p)[0], med, rp.calibrate_host(graph, host_med, med, launch_ns))
+            notes.append(f"the baseline's host time ({host_med:.3f} ms median, host_ms) is {host_med / med:.0%} of its "
+                         f"latency: the host may have waited for the device, so α is set by the latency instead")
+        return Reference(pct.summarize(values, p)[0], med, rp.calibrate(graph, med, launch_ns), notes)
     spans = [g.profiled_ns / 1e6 for g in graph.iterations]
     if not spans:
         return Reference(None, None, None)
@@ -148,15 +157,26 @@ def baseline_reference(base_latency_ms: list[float] | None, graph: rp.ReplayGrap
 def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | None, p: float, *,
                    cand_graph: rp.ReplayGraph | None = None, durations: np.ndarray | None = None,
                    strategy: str = STRATEGY_OWN, launch_overhead_us: float = 0.0, rule: str = rp.DEFAULT_RULE,
-                   reference: Reference | None = None, normalize_host: bool = True) -> ReplayProjection:
+                   reference: Reference | None = None, normalize_host: bool = True,
+                   base_host_ms: list[float] | None = None,
+                   host_references: tuple[float | None, float | None] | None = None) -> ReplayProjection:
     """Replay the baseline (measured durations) and the candidate (its own graph, or the baseline's graph
-    with ``durations``) and combine them with the baseline's measured percentile."""
+    with ``durations``) and combine them with the baseline's measured percentile. ``host_references`` are the
+    host-speed references measured beside the two traces (ms of one fixed host workload; capture.json): with
+    both, the candidate's host time is carried at the baseline's speed by their ratio."""
     launch_ns = launch_overhead_us * 1000.0
-    ref = reference or baseline_reference(base_latency_ms, base_graph, p)
+    ref = reference or baseline_reference(base_latency_ms, base_graph, p, host_ms=base_host_ms)
     notes = list(ref.notes)
     alpha = ref.calibration.alpha if ref.calibration else 1.0
     base = rp.replay_side(base_graph, None, alpha)
-    if cand_graph is not None:
+    rb, rc = host_references or (None, None)
+    if cand_graph is not None and normalize_host and rb and rc:
+        cand_alpha = alpha * rb / rc
+        notes.append(f"candidate host time scaled by α × {rb / rc:.3f}: a fixed host workload took {rb:.3f} ms beside "
+                     f"the baseline's trace and {rc:.3f} ms beside the candidate's (measured, capture.json), so the "
+                     f"candidate's host work is counted at the baseline's host speed")
+        cand = rp.replay_side(cand_graph, None, cand_alpha, launch_ns)
+    elif cand_graph is not None:
         cand_alpha = alpha
         if normalize_host:
             hb, hc = base_graph.host_ns_per_event(), cand_graph.host_ns_per_event()
@@ -175,7 +195,9 @@ def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | No
     projected = low = None
     if ref.value is not None and ref.median is not None:
         projected = rp.combine(ref.value, ref.median, base, cand, rule)
-        if base.host_share < UNIDENTIFIED_BASE_HOST_SHARE and cand.host_share >= UNIDENTIFIED_CAND_HOST_SHARE:
+        anchored = ref.calibration is not None and ref.calibration.anchor == "host"
+        if (not anchored and base.host_share < UNIDENTIFIED_BASE_HOST_SHARE
+                and cand.host_share >= UNIDENTIFIED_CAND_HOST_SHARE):
             # a GPU-bound baseline hides its host: the calibration only bounds α from above, and a host-paced
             # candidate's projection moves with α; the other end is the candidate with its host nearly free
             scale = (cand_alpha / alpha) if cand_graph is not None else 1.0
@@ -270,7 +292,8 @@ def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: lis
                        additive_ms: float | None, additive_model: str, base_stat: str,
                        base_tl: Any | None, cand_tl: Any | None, base_kernels: Any = None,
                        unit_ratio: np.ndarray | None = None, launch_overhead_us: float = 0.0,
-                       timeline_notes: list[str] | None = None) -> CompareProjection | None:
+                       timeline_notes: list[str] | None = None, base_host_ms: list[float] | None = None,
+                       host_references: tuple[float | None, float | None] | None = None) -> CompareProjection | None:
     """The projection of the candidate from the baseline's latency CSV: timeline replay when the baseline
     has a timeline, else the additive model (labelled); with the model check when the candidate's own
     latencies are known. None when the baseline has no latency CSV (nothing to project from)."""
@@ -292,11 +315,12 @@ def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: lis
                 cgraph = rp.build_graph(cand_tl)
                 if cgraph.iterations:
                     replay = project_replay(bgraph, base_latency_ms, p, cand_graph=cgraph, strategy=STRATEGY_OWN,
-                                            launch_overhead_us=launch_overhead_us)
+                                            launch_overhead_us=launch_overhead_us, base_host_ms=base_host_ms,
+                                            host_references=host_references)
             if replay is None and unit_ratio is not None and base_kernels is not None:
                 durations = rp.durations_from_ratios(base_tl, base_kernels, unit_ratio)
                 replay = project_replay(bgraph, base_latency_ms, p, durations=durations, strategy=STRATEGY_MATCHED,
-                                        launch_overhead_us=launch_overhead_us)
+                                        launch_overhead_us=launch_overhead_us, base_host_ms=base_host_ms)
                 notes.append("candidate has no timeline: the baseline's timeline is replayed with each matched kernel "
                              "at its candidate duration (unmatched baseline kernels removed, unmatched candidate time "
                              "spread over the matched kernels)")
@@ -336,14 +360,15 @@ class ProjectReplay:
 def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base_latency_ms: list[float] | None,
                         target_ms: float | None, ratio_of_row: np.ndarray | list[float], base_stat: str,
                         launch_overhead_us: float = 0.0, rule: str = rp.DEFAULT_RULE,
-                        sure_target_ms: float | None = None) -> ProjectReplay | None:
+                        sure_target_ms: float | None = None, base_host_ms: list[float] | None = None
+                        ) -> ProjectReplay | None:
     """``project`` from a replay: the what-if with ``ratio_of_row`` (per row of ``kernels``, 1.0 = unchanged) and,
     per kernel group, the largest slow-down that keeps the projection within the target, by bisection (and within
     ``sure_target_ms``, when given: the slack that holds at the upper end of the projection's interval)."""
     graph = rp.build_graph(tl)
     if not graph.iterations:
         return None
-    ref = baseline_reference(base_latency_ms, graph, p)
+    ref = baseline_reference(base_latency_ms, graph, p, host_ms=base_host_ms)
     table = rp.op_table(tl, kernels)
     base_dur = (tl.ops["end_ns"] - tl.ops["start_ns"]).to_numpy().astype(np.float64)
     krow = table["krow"].to_numpy(allow_copy=True)

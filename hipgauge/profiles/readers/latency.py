@@ -1,5 +1,7 @@
 """Per-iteration end-to-end latency: a plain ``iteration,latency_ms`` CSV (header required), with an optional
-``round`` column (the timing round each iteration belongs to, as ``hipgauge capture torch`` writes it)."""
+``round`` column (the timing round each iteration belongs to, as ``hipgauge capture torch`` writes it) and an
+optional ``host_ms`` column (how long the iteration's forward call ran on the host, unprofiled, before the wait
+for the device: ``hipgauge capture torch`` writes it too)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,14 @@ def read_latency(path: str | Path, max_bytes: int | None = None) -> list[float]:
 
 def read_latency_rounds(path: str | Path, max_bytes: int | None = None) -> tuple[list[float], list[int] | None]:
     """Latencies in ms in (round, iteration) order, and each one's round (None without a ``round`` column)."""
+    values, rounds, _ = read_latency_series(path, max_bytes)
+    return values, rounds
+
+
+def read_latency_series(path: str | Path, max_bytes: int | None = None
+                        ) -> tuple[list[float], list[int] | None, list[float] | None]:
+    """Latencies in ms in (round, iteration) order, each one's round (None without a ``round`` column) and its
+    host time in ms (None without a ``host_ms`` column, or when a row leaves it empty)."""
     path = Path(path)
     text = read_text(path, max_bytes)
     rows = list(csv.reader(io.StringIO(text)))
@@ -38,7 +48,8 @@ def read_latency_rounds(path: str | Path, max_bytes: int | None = None) -> tuple
     li = header.index("latency_ms")
     ii = header.index("iteration") if "iteration" in header else None
     ri = header.index("round") if "round" in header else None
-    out: list[tuple[float, float, float]] = []
+    hi = header.index("host_ms") if "host_ms" in header else None
+    out: list[tuple[float, float, float, float]] = []
     for n, row in enumerate(rows[start + 1 :], start=start + 2):
         if not any(c.strip() for c in row):
             continue
@@ -71,11 +82,22 @@ def read_latency_rounds(path: str | Path, max_bytes: int | None = None) -> tuple
                 raise InputError(f"round {cell!r} is not a number", path, n) from None
             if not math.isfinite(rnd):
                 raise InputError(f"round {cell!r} is not a number", path, n)
-        out.append((rnd, order, value))
+        host = math.nan
+        if hi is not None:
+            cell = row[hi].strip() if len(row) > hi else ""
+            try:
+                host = float(cell) if cell else math.nan
+            except ValueError:
+                raise InputError(f"host_ms {cell!r} is not a number", path, n) from None
+            if host < 0 or math.isinf(host):
+                raise InputError(f"host_ms {cell!r} must be a finite, non-negative number", path, n)
+        out.append((rnd, order, value, host))
     if not out:
         raise InputError("no latency rows", path)
     out.sort(key=lambda t: (t[0], t[1]))
-    return [v for _, _, v in out], ([int(r) for r, _, _ in out] if ri is not None else None)
+    hosts = [h for _, _, _, h in out]
+    return ([v for _, _, v, _ in out], ([int(r) for r, _, _, _ in out] if ri is not None else None),
+            hosts if hi is not None and not any(math.isnan(h) for h in hosts) else None)
 
 
 def _sniff(head: Head) -> float | None:
