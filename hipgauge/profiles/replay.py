@@ -132,7 +132,7 @@ class IterationResult:
     busy_ns: float  # union of device activity
     kernel_ns: float  # Σ kernel durations
     idle_ns: float  # replayed − busy: the device waits on the host (launches, Python, syncs)
-    host_ns: float = 0.0  # when the host's last call returns (its waits for the device included)
+    host_ns: float = 0.0  # when the host's last non-blocking call returns (waits for the device before it included)
 
     def to_dict(self) -> dict[str, Any]:
         return {"iteration": self.iteration, "replayed_ms": self.replayed_ns / 1e6, "gpu_busy_ms": self.busy_ns / 1e6,
@@ -425,7 +425,23 @@ def replay_iteration(g: IterationGraph, dur: np.ndarray, alpha: float = 1.0, lau
         end, busy = 0.0, 0.0
     last_call = float((u + shift[g.c_thread] + c_own).max()) if len(u) else 0.0
     span = max(end, 0.0) if len(ends) else last_call
-    return IterationResult(g.iteration, span, busy, float(dur[g.o_kernel].sum()), max(span - busy, 0.0), last_call)
+    return IterationResult(g.iteration, span, busy, float(dur[g.o_kernel].sum()), max(span - busy, 0.0),
+                           _host_end(g, u, c_own, shift_after))
+
+
+def _host_end(g: IterationGraph, u: np.ndarray, c_own: np.ndarray, shift_after: np.ndarray) -> float:
+    """When the host's last non-blocking call returns, each call shifted by the waits of the blocking calls before
+    it on its thread: the host time of the forward call, without the synchronize that ends an iteration."""
+    free = np.ones(len(u), dtype=bool)
+    free[g.blocking] = False
+    idx = np.nonzero(free)[0]
+    if not len(idx):
+        return 0.0
+    shifted = np.zeros(len(idx))
+    if len(g.blocking):
+        k_of = np.searchsorted(g.blocking, idx, side="left") - 1
+        shifted = np.where(k_of >= 0, shift_after[np.maximum(k_of, 0), g.c_thread[idx]], 0.0)
+    return float((u[idx] + shifted + c_own[idx]).max())
 
 
 def _union(starts: np.ndarray, ends: np.ndarray) -> float:
