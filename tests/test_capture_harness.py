@@ -38,7 +38,8 @@ class FakeBackend:
         self.blocks += 1
         return [self.base[step] + drift] * n
 
-    def profile(self, step: str, variant: hz.Variant, steps: int, path: Path) -> None:
+    def profile(self, step: str, variant: hz.Variant, steps: int, path: Path,
+                reference: tuple[str, hz.Variant] | None = None) -> None:
         with gzip.open(path, "wt") as f:
             json.dump({"traceEvents": [], "steps": steps}, f)
 
@@ -170,12 +171,7 @@ def _fake_torch(clock: list[float]) -> types.ModuleType:
         def replay(self) -> None:
             clock[0] += 0.5
 
-    class Small:
-        def add_(self, v: float) -> None:
-            clock[0] += 0.001
-
     torch.Tensor = Tensor
-    torch.zeros = lambda n, device=None: Small()
     torch.device = lambda name: types.SimpleNamespace(type=name.split(":")[0])
     torch.manual_seed = lambda seed: None
     torch.inference_mode = contextlib.nullcontext
@@ -237,12 +233,17 @@ def test_the_torch_backend_times_with_device_events_and_traces_with_shapes(tmp_p
     res = hz.run_harness(plan, be)
     lat = {v.name: v.latency_ms for v in res.variants}
     assert lat["base"] == [2.0] * 6 and lat["cl"] == [2.0] * 6 and lat["g"] == [0.5] * 6
-    # the host time of each forward call (by the real clock) and the host-speed reference
+    # the host time of each forward call (by the real clock), and beside each trace: unprofiled, then profiled
     base = next(v for v in res.variants if v.name == "base")
-    assert len(base.host_ms) == 6 and len(base.reference_rounds_ms) == 2 and len(base.reference_trace_ms) == 2
+    assert len(base.host_ms) == 6 and base.trace_host is not None
+    assert len(base.trace_host.unprofiled_ms) == hz.TRACE_HOST_STEPS and len(base.trace_host.profiled_ms) == 3
     assert (tmp_path / "base_latency_ms.csv").read_text().splitlines()[0] == "iteration,round,latency_ms,host_ms"
     doc = json.loads((tmp_path / "capture.json").read_text())
-    assert doc["variants"][0]["host_reference_ms"]["trace"] == base.reference_trace_ms
+    assert doc["variants"][0]["trace_host_ms"]["unprofiled"] == base.trace_host.unprofiled_ms
+    assert "reference" not in doc["variants"][0]["trace_host_ms"]  # the first variant is the reference itself
+    cl = next(v for v in res.variants if v.name == "cl")
+    assert cl.trace_host is not None and cl.trace_host.reference == "base"
+    assert len(cl.trace_host.reference_unprofiled_ms) == hz.TRACE_HOST_STEPS
     assert ("channels_last", True) in seen and "channels_last" in seen  # input and model in channels_last, TF32 on
     assert res.environment["gpu"] == "Fake H200" and res.environment["runtime"] == "cuda"
     with gzip.open(tmp_path / "base_trace.json.gz", "rt") as f:

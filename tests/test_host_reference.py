@@ -1,6 +1,6 @@
-"""The host's own time and its measured speed (issue 22): the ``host_ms`` column of a latency CSV, the host-speed
-reference of ``capture.json``, α anchored on the host time of a GPU-bound baseline, and the host speed carried
-between two traces by the measured reference instead of an event count."""
+"""The host's own time, measured (issue 22): the ``host_ms`` column of a latency CSV, the host times ``capture.json``
+keeps beside each trace, α anchored on the host time of a GPU-bound baseline, and the candidate's host scale set
+by its own unprofiled host time beside its trace instead of carried from the baseline by an event count."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles import replay as rp
 from hipgauge.profiles import whatif
 from hipgauge.profiles.load import load_profile
-from hipgauge.profiles.readers.capture_manifest import host_reference_for
+from hipgauge.profiles.readers.capture_manifest import trace_host_times_for
 from hipgauge.profiles.readers.latency import read_latency, read_latency_series
 from hipgauge.profiles.timeline_load import load_timeline
 
@@ -37,24 +37,27 @@ def test_the_host_ms_column_is_read_beside_the_latencies(tmp_path: Path) -> None
         read_latency_series(f)
 
 
-def _manifest(folder: Path, trace: str, around: list[float]) -> None:
+def _manifest(folder: Path, trace: str, unprofiled: list[float], profiled: list[float]) -> None:
     doc = {"schema": "hipgauge.capture-torch/1", "variants": [
-        {"name": "x", "trace": trace, "host_reference_ms": {"rounds": [1.0, 1.1], "trace": around, "workload": "w"}}]}
+        {"name": "x", "trace": trace, "trace_host_ms": {"unprofiled": unprofiled, "profiled": profiled}}]}
     (folder / "capture.json").write_text(json.dumps(doc))
 
 
-def test_the_reference_beside_a_trace_comes_from_capture_json(tmp_path: Path) -> None:
+def test_the_host_times_beside_a_trace_come_from_capture_json(tmp_path: Path) -> None:
     trace = tmp_path / "x_trace.json.gz"
     trace.write_bytes(b"")
-    assert host_reference_for(trace) is None  # no manifest
-    _manifest(tmp_path, "x_trace.json.gz", [1.2, 1.6])
-    ref = host_reference_for(trace)
-    assert ref is not None and ref.trace_ms == pytest.approx(1.4) and ref.rounds_ms == (1.0, 1.1)
-    assert host_reference_for(tmp_path / "other_trace.json.gz") is None  # not in the manifest
+    assert trace_host_times_for(trace) is None  # no manifest
+    _manifest(tmp_path, "x_trace.json.gz", [1.0, 1.2, 1.1, 9.0], [2.0, 2.4])
+    times = trace_host_times_for(trace)
+    assert times is not None and times.unprofiled_ms == pytest.approx(1.15) and times.profiled_ms == pytest.approx(2.2)
+    assert times.steps == 4
+    assert trace_host_times_for(tmp_path / "other_trace.json.gz") is None  # not in the manifest
+    _manifest(tmp_path, "x_trace.json.gz", [1.0, -1.0], [2.0])  # too few usable steps
+    assert trace_host_times_for(trace) is None
     (tmp_path / "capture.json").write_text('{"schema": "somebody-else/1", "variants": []}')
-    assert host_reference_for(trace) is None
+    assert trace_host_times_for(trace) is None
     (tmp_path / "capture.json").write_text("{not json")
-    assert host_reference_for(trace) is None  # a broken manifest gives nothing, never an error
+    assert trace_host_times_for(trace) is None  # a broken manifest gives nothing, never an error
 
 
 def _swin_graph() -> tuple[rp.ReplayGraph, list[float]]:
@@ -86,26 +89,31 @@ def test_a_gpu_bound_baseline_is_anchored_on_its_host_time() -> None:
     assert any("waited for the device" in n for n in ref.notes)
 
 
-def test_the_candidate_host_speed_is_carried_by_the_measured_reference() -> None:
+def test_the_candidate_host_scale_is_set_by_its_own_host_time_beside_its_trace() -> None:
     graph, lat = _swin_graph()
     prof = load_profile(SWIN / "swint_bs16_tf32_trace.json.gz")
     cgraph = rp.build_graph(load_timeline(prof)[0])
-    ref = whatif.baseline_reference(lat, graph, 50.0, host_ms=[2.0] * len(lat))
-    same = whatif.project_replay(graph, lat, 50.0, cand_graph=cgraph, reference=ref, host_references=(1.0, 1.0))
-    slow = whatif.project_replay(graph, lat, 50.0, cand_graph=cgraph, reference=ref, host_references=(1.0, 2.0))
-    assert any("a fixed host workload took 1.000 ms" in n for n in slow.notes)
-    # the candidate's trace ran in a spell where the host was twice as slow: its host work counts half
-    assert slow.candidate_replay_ms is not None and same.candidate_replay_ms is not None
-    assert slow.candidate_replay_ms <= same.candidate_replay_ms
-    per_event = whatif.project_replay(graph, lat, 50.0, cand_graph=cgraph, reference=ref)
-    assert not any("fixed host workload" in n for n in per_event.notes)
+    ref = whatif.baseline_reference(lat, graph, 50.0)
+    fast = whatif.project_replay(graph, lat, 50.0, cand_graph=cgraph, reference=ref, cand_host_ms=2.0)
+    slow = whatif.project_replay(graph, lat, 50.0, cand_graph=cgraph, reference=ref, cand_host_ms=9.0)
+    assert fast.candidate_calibration is not None and slow.candidate_calibration is not None
+    assert fast.candidate_calibration.alpha < slow.candidate_calibration.alpha
+    replayed = rp.host_median_ms(rp.replay(cgraph.sample(), None, slow.candidate_calibration.alpha))
+    assert replayed == pytest.approx(9.0, rel=0.01)
+    # TF32 makes Swin-T's kernels 3x faster: with a 9 ms host the candidate is host-paced at about its host time
+    assert slow.candidate_replay_ms is not None and 9.0 <= slow.candidate_replay_ms <= 10.5
+    assert any("measured unprofiled beside its trace" in n for n in slow.notes)
+    assert slow.projected_low_ms is None  # measured, not bounded
+    carried = whatif.project_replay(graph, lat, 50.0, cand_graph=cgraph, reference=ref)
+    assert carried.candidate_calibration is None and not any("beside its trace" in n for n in carried.notes)
+    assert slow.to_dict()["candidate_calibration"]["target_ms"] is None  # no NaN in the JSON
 
 
 def test_load_profile_attaches_the_reference_and_the_host_column(tmp_path: Path) -> None:
     shutil.copy(SWIN / "swint_bs16_fp32_trace.json.gz", tmp_path / "b_trace.json.gz")
-    _manifest(tmp_path, "b_trace.json.gz", [2.0, 2.2])
+    _manifest(tmp_path, "b_trace.json.gz", [2.0, 2.2, 2.1], [5.0])
     csv = tmp_path / "b.csv"
     csv.write_text("iteration,round,latency_ms,host_ms\n0,0,8.0,3.0\n1,0,8.2,3.1\n")
     prof = load_profile(tmp_path / "b_trace.json.gz", latency_csv=csv)
-    assert prof.attachments["host_reference"].trace_ms == pytest.approx(2.1)
+    assert prof.attachments["trace_host"].unprofiled_ms == pytest.approx(2.1)
     assert prof.attachments["latency_host_ms"] == [3.0, 3.1]

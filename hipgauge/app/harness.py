@@ -17,13 +17,12 @@ What it does, in order (the recipe of tests/data/h200/pairs/capture_pairs.py):
    one ``ProfilerStep#N`` per forward) into ``<variant>_trace.json.gz``; ``pairs.csv`` pairs the first variant
    with each other one, and ``capture.json`` records the plan, the environment and the order of every round.
 
-The host-speed reference. A host drifts: the same process runs its Python and launch path up to 2x slower in some
-spells than in others, and a trace taken in a slow spell looks as if its model had more host work. So before every
-timed block and right before and after every trace, the backend times a fixed host workload (``host_reference``:
-a few hundred tiny device ops, the dispatcher and launch path a forward uses, median of several repeats). The
-figures go into ``capture.json`` (``host_reference_ms`` per variant: per round, and ``trace`` before/after), where
-``compare`` and ``project`` read them beside a trace, so the projection carries the host's speed between two
-traces by measurement.
+The profiler's own cost on the host. A profiled step spends 1.6x to 3.6x its unprofiled host time (H200, torch
+2.11: RegNetY fp32 1.9x, the same model with TF32 3.6x, on two days), and no count of recorded events predicts which
+(TF32 records fewer events yet costs more). So ``profile`` also times the host of each forward call, unprofiled,
+for ``TRACE_HOST_STEPS`` steps right before the profiler starts, and of each profiled step: ``capture.json`` keeps
+both (``trace_host_ms`` per variant), and ``compare``/``project`` read them beside a trace to take the profiler's
+cost out of that trace's host time by measurement instead of by a model.
 """
 
 from __future__ import annotations
@@ -46,11 +45,8 @@ from typing import Any, Callable, Protocol
 from hipgauge.errors import InputError
 
 SCHEMA = "hipgauge.capture-torch/1"
-#: the host-speed reference workload, in words (capture.json says it beside the figures)
-REFERENCE_OPS = 300
-REFERENCE_REPEATS = 7
-REFERENCE_WORDS = (f"median of {REFERENCE_REPEATS} timings of {REFERENCE_OPS} in-place adds on a 16-element device "
-                   f"tensor and a synchronize (the dispatcher and launch path), unprofiled")
+#: forward calls timed on the host, unprofiled, right before each trace (capture.json: ``trace_host_ms``)
+TRACE_HOST_STEPS = 20
 
 #: setting token → (field, value); a token with ``=`` is a keyword argument for the factory
 FLAG_TOKENS: dict[str, tuple[str, Any]] = {
@@ -195,7 +191,8 @@ class Backend(Protocol):
 
     def time_block(self, step: Any, variant: Variant, n: int) -> BlockTimes | list[float]: ...
 
-    def profile(self, step: Any, variant: Variant, steps: int, path: Path) -> None: ...
+    def profile(self, step: Any, variant: Variant, steps: int, path: Path,
+                reference: tuple[Any, Variant] | None = None) -> TraceHost | None: ...
 
 
 @dataclass
@@ -207,15 +204,36 @@ class BlockTimes:
 
 
 @dataclass
+class TraceHost:
+    """The host time of each forward call around one trace: unprofiled right before it (alternating with the
+    first variant's, the baseline, so that the two share the host's spell), and profiled (the recorded steps)."""
+
+    unprofiled_ms: list[float]
+    profiled_ms: list[float]
+    reference: str | None = None  # the variant timed alternately with this one (None: this is the first)
+    reference_unprofiled_ms: list[float] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "unprofiled": self.unprofiled_ms, "profiled": self.profiled_ms,
+            "unprofiled_p50_ms": statistics.median(self.unprofiled_ms) if self.unprofiled_ms else None,
+            "profiled_p50_ms": statistics.median(self.profiled_ms) if self.profiled_ms else None,
+            "what": f"host time of each forward call (ms, from its start until it returned, before the synchronize): "
+                    f"{TRACE_HOST_STEPS} unprofiled steps right before the profiler started, each after one of the "
+                    f"first variant's (timed too, as 'reference'), then each recorded step"}
+        if self.reference is not None:
+            d["reference"] = {"variant": self.reference, "unprofiled": self.reference_unprofiled_ms}
+        return d
+
+
+@dataclass
 class VariantResult:
     name: str
     settings: str
     latency_ms: list[float] = field(default_factory=list)
     rounds: list[int] = field(default_factory=list)
     host_ms: list[float] = field(default_factory=list)
-    #: the host-speed reference (ms of a fixed host workload): one per timed round, and before/after the trace
-    reference_rounds_ms: list[float] = field(default_factory=list)
-    reference_trace_ms: list[float] = field(default_factory=list)
+    trace_host: TraceHost | None = None
     csv: str | None = None
     trace: str | None = None
     error: str | None = None
@@ -233,9 +251,8 @@ class VariantResult:
             d["round_medians_ms"] = [statistics.median(per_round[r]) for r in sorted(per_round)]
         if self.host_ms and len(self.host_ms) == len(self.latency_ms):
             d["host_p50_ms"] = statistics.median(self.host_ms)
-        if self.reference_rounds_ms or self.reference_trace_ms:
-            d["host_reference_ms"] = {"rounds": self.reference_rounds_ms, "trace": self.reference_trace_ms,
-                                      "workload": REFERENCE_WORDS}
+        if self.trace_host is not None:
+            d["trace_host_ms"] = self.trace_host.to_dict()
         return d
 
 
@@ -275,17 +292,6 @@ def _write_csv(path: Path, values: list[float], rounds: list[int], host: list[fl
             f.write(f"{i},{r},{v:.4f}\n")
 
 
-def _reference(backend: Backend) -> float | None:
-    """The backend's host-speed reference in ms, when it has one (a backend without it: None)."""
-    ref = getattr(backend, "host_reference", None)
-    if ref is None:
-        return None
-    try:
-        return float(ref())
-    except Exception:  # noqa: BLE001 - a reference that cannot run leaves the timings standing, unreferenced
-        return None
-
-
 def run_harness(plan: HarnessPlan, backend: Backend, advance: Callable[[int], None] | None = None) -> HarnessResult:
     """Build, warm up, time interleaved, write the CSVs, trace; a variant that fails to build or run is reported
     (``error``) and the others go on."""
@@ -310,7 +316,6 @@ def run_harness(plan: HarnessPlan, backend: Backend, advance: Callable[[int], No
         order.append(names)
         for name in names:
             try:
-                ref = _reference(backend)
                 times = backend.time_block(steps[name], by_name[name], n)
             except Exception as exc:  # noqa: BLE001 - the user's model code: report it and time the others
                 results[name].error = f"timing failed in round {r}: {type(exc).__name__}: {exc}"
@@ -322,8 +327,6 @@ def run_harness(plan: HarnessPlan, backend: Backend, advance: Callable[[int], No
             results[name].rounds += [r] * len(values)
             if isinstance(times, BlockTimes):
                 results[name].host_ms += times.host_ms
-            if ref is not None:
-                results[name].reference_rounds_ms.append(ref)
             tick(n)
     files: list[str] = []
     for v in plan.variants:
@@ -338,10 +341,9 @@ def run_harness(plan: HarnessPlan, backend: Backend, advance: Callable[[int], No
             continue
         path = plan.out_dir / f"{v.name}_trace.json.gz"
         try:
-            before = _reference(backend)
-            backend.profile(steps[v.name], v, plan.profile_steps, path)
-            after = _reference(backend)
-            results[v.name].reference_trace_ms = [x for x in (before, after) if x is not None]
+            first = next(u for u in plan.variants if u.name in steps)
+            reference = (steps[first.name], first) if first.name != v.name else None
+            results[v.name].trace_host = backend.profile(steps[v.name], v, plan.profile_steps, path, reference)
             results[v.name].trace = path.name
             files.append(path.name)
         except Exception as exc:  # noqa: BLE001 - a profiler failure leaves the latencies standing
@@ -477,34 +479,39 @@ class TorchBackend:
             host.append((t1 - t0) * 1e3)
         return BlockTimes(out, host)
 
-    def host_reference(self) -> float:
-        """ms of the fixed host workload (``REFERENCE_WORDS``): how fast the host runs right now."""
-        torch = self.torch
-        x = torch.zeros(16, device=self.device)
-        torch.cuda.synchronize()
-        clock = time.perf_counter
-        times = []
-        for _ in range(REFERENCE_REPEATS):
-            t0 = clock()
-            for _ in range(REFERENCE_OPS):
-                x.add_(1.0)
-            torch.cuda.synchronize()
-            times.append((clock() - t0) * 1e3)
-        return statistics.median(times)
+    def _host_ms(self, step: Any, v: Variant) -> float:
+        """One forward call's host time in ms (until it returns, before the synchronize that follows)."""
+        self._flags(v)
+        t0 = time.perf_counter()
+        step()
+        t1 = time.perf_counter()
+        self.torch.cuda.synchronize()
+        return (t1 - t0) * 1e3
 
-    def profile(self, step: Any, v: Variant, steps: int, path: Path) -> None:
+    def profile(self, step: Any, v: Variant, steps: int, path: Path,
+                reference: tuple[Any, Variant] | None = None) -> TraceHost:
         torch = self.torch
         from torch.profiler import ProfilerActivity, profile, schedule  # noqa: PLC0415 - with torch, here only
 
+        clock = time.perf_counter
+        unprofiled, profiled, ref_unprofiled = [], [], []
+        for _ in range(TRACE_HOST_STEPS):
+            if reference is not None:
+                ref_unprofiled.append(self._host_ms(reference[0], reference[1]))
+            unprofiled.append(self._host_ms(step, v))
         self._flags(v)
         raw = path.with_suffix("")  # <name>_trace.json
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True,
                      schedule=schedule(wait=1, warmup=2, active=steps, repeat=1)) as prof:
-            for _ in range(1 + 2 + steps):
+            for i in range(1 + 2 + steps):
+                t0 = clock()
                 step()
+                if i >= 3:
+                    profiled.append((clock() - t0) * 1e3)
                 torch.cuda.synchronize()
                 prof.step()
         prof.export_chrome_trace(str(raw))
         with open(raw, "rb") as src, gzip.open(path, "wb", compresslevel=9) as dst:
             shutil.copyfileobj(src, dst)
         os.remove(raw)
+        return TraceHost(unprofiled, profiled, reference[1].name if reference is not None else None, ref_unprofiled)

@@ -18,7 +18,7 @@ from hipgauge.model import Profile
 
 from .detect import detect_format, find_in_directory
 from .readers.counters import attach_counters
-from .readers.capture_manifest import host_reference_for
+from .readers.capture_manifest import trace_host_times_for
 from .readers.latency import read_latency_series
 from .readers.registry import PROFILE, formats, profile_format_names
 
@@ -73,9 +73,9 @@ def load_profile(path: str | Path, fmt: str | None = None, latency_csv: str | Pa
                          path) from None
     _attach_counters(profile, path, max_bytes)
     if path.is_file():
-        reference = host_reference_for(path)
-        if reference is not None:
-            profile.attachments["host_reference"] = reference
+        trace_host = trace_host_times_for(path)
+        if trace_host is not None:
+            profile.attachments["trace_host"] = trace_host
     if latency_csv is not None:
         profile.latency_ms, rounds, host = read_latency_series(Path(latency_csv))
         if rounds is not None:

@@ -480,14 +480,15 @@ class Calibration:
     host_ms: float | None = None  # the measured median host time of the forward call, when it is the anchor
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in self.__dict__.items()}
 
     def describe(self) -> str:
         if self.anchor == "host":
-            return (f"host time scaled by α = {self.alpha:.3f} so the replayed baseline's host time matches the "
-                    f"measured host time of its forward call ({self.host_ms:.3f} ms median, host_ms of the latency "
-                    f"CSV, unprofiled){'; clamped at the end of its range' if self.clamped else ''}; the replayed "
-                    f"baseline median is then {self.replayed_ms:.3f} ms against {self.target_ms:.3f} ms measured")
+            return (f"host time scaled by α = {self.alpha:.3f} so the replayed host time matches the measured host "
+                    f"time of the forward call ({self.host_ms:.3f} ms median, unprofiled)"
+                    f"{'; clamped at the end of its range' if self.clamped else ''}; the replayed median is then "
+                    f"{self.replayed_ms:.3f} ms" + (f" against {self.target_ms:.3f} ms measured"
+                                                   if math.isfinite(self.target_ms) else ""))
         if self.clamped:
             return (f"host time scaled by α = {self.alpha:.3f}, the end of its range {ALPHA_RANGE}: the replayed "
                     f"baseline median ({self.replayed_ms:.3f} ms) cannot reach its measured median "

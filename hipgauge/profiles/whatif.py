@@ -15,6 +15,8 @@ Profiles without a timeline keep the additive model, and say so.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +62,8 @@ class ReplayProjection:
     #: when the baseline is GPU-bound (its host speed unprofiled is only bounded) and the candidate host-paced: the
     #: projection with the candidate's host nearly free, the other end of what the data allow
     projected_low_ms: float | None = None
+    #: the candidate's host scale when it was set by its own host time measured beside its trace
+    candidate_calibration: rp.Calibration | None = None
 
     def model(self, base_stat: str) -> str:
         s = (f"estimated by timeline replay ({self.strategy}): {rp.rule_words(self.rule, self.baseline_host_share)}; "
@@ -112,6 +116,7 @@ class ReplayProjection:
             "candidate_host_share": self.candidate_host_share,
             "baseline_measured_median_ms": self.baseline_median_ms,
             "calibration": self.calibration.to_dict() if self.calibration else None,
+            "candidate_calibration": self.candidate_calibration.to_dict() if self.candidate_calibration else None,
             "launch_overhead_us": self.launch_overhead_us,
             "launch_overhead_source": "assumed" if self.launch_overhead_us else None,
             "iterations": iters,
@@ -158,23 +163,34 @@ def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | No
                    cand_graph: rp.ReplayGraph | None = None, durations: np.ndarray | None = None,
                    strategy: str = STRATEGY_OWN, launch_overhead_us: float = 0.0, rule: str = rp.DEFAULT_RULE,
                    reference: Reference | None = None, normalize_host: bool = True,
-                   base_host_ms: list[float] | None = None,
-                   host_references: tuple[float | None, float | None] | None = None) -> ReplayProjection:
+                   base_host_ms: list[float] | None = None, cand_host_ms: float | None = None,
+                   cand_spell_base_host_ms: float | None = None) -> ReplayProjection:
     """Replay the baseline (measured durations) and the candidate (its own graph, or the baseline's graph
-    with ``durations``) and combine them with the baseline's measured percentile. ``host_references`` are the
-    host-speed references measured beside the two traces (ms of one fixed host workload; capture.json): with
-    both, the candidate's host time is carried at the baseline's speed by their ratio."""
+    with ``durations``) and combine them with the baseline's measured percentile. ``cand_host_ms`` is the host
+    time of the candidate's forward call measured unprofiled beside its trace (capture.json): with it, the
+    candidate's host scale is set by that measurement, not carried from the baseline. ``cand_spell_base_host_ms``
+    is the baseline's host time measured alternately with it (the same spell of the host): the candidate's is then
+    taken relative to it and carried to the spell of the baseline's latency CSV (its ``host_ms`` median)."""
     launch_ns = launch_overhead_us * 1000.0
     ref = reference or baseline_reference(base_latency_ms, base_graph, p, host_ms=base_host_ms)
     notes = list(ref.notes)
     alpha = ref.calibration.alpha if ref.calibration else 1.0
     base = rp.replay_side(base_graph, None, alpha)
-    rb, rc = host_references or (None, None)
-    if cand_graph is not None and normalize_host and rb and rc:
-        cand_alpha = alpha * rb / rc
-        notes.append(f"candidate host time scaled by α × {rb / rc:.3f}: a fixed host workload took {rb:.3f} ms beside "
-                     f"the baseline's trace and {rc:.3f} ms beside the candidate's (measured, capture.json), so the "
-                     f"candidate's host work is counted at the baseline's host speed")
+    cand_cal = None
+    if cand_graph is not None and normalize_host and cand_host_ms:
+        target, how = cand_host_ms, "its own median"
+        if cand_spell_base_host_ms and base_host_ms:
+            base_med = pct.percentile(list(base_host_ms), 50.0)
+            target = cand_host_ms * base_med / cand_spell_base_host_ms
+            how = (f"{cand_host_ms:.3f} ms against the baseline's {cand_spell_base_host_ms:.3f} ms timed alternately "
+                   f"with it, carried to the baseline latency CSV's host median ({base_med:.3f} ms)")
+        cand_cal = rp.calibrate_host(cand_graph, target, math.nan, launch_ns)
+        cand_alpha = cand_cal.alpha
+        notes.append(f"candidate host time scaled by α = {cand_alpha:.3f} so that its replayed host time is "
+                     f"{target:.3f} ms: the host time of its forward call measured unprofiled beside its trace ({how}; "
+                     f"capture.json). The profiler's own host cost differs between variants, 1.6x to 3.6x on the H200 "
+                     f"captures, so it is measured, not carried from the baseline"
+                     + ("; clamped at the end of its range" if cand_cal.clamped else ""))
         cand = rp.replay_side(cand_graph, None, cand_alpha, launch_ns)
     elif cand_graph is not None:
         cand_alpha = alpha
@@ -195,7 +211,7 @@ def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | No
     projected = low = None
     if ref.value is not None and ref.median is not None:
         projected = rp.combine(ref.value, ref.median, base, cand, rule)
-        anchored = ref.calibration is not None and ref.calibration.anchor == "host"
+        anchored = cand_cal is not None or (ref.calibration is not None and ref.calibration.anchor == "host")
         if (not anchored and base.host_share < UNIDENTIFIED_BASE_HOST_SHARE
                 and cand.host_share >= UNIDENTIFIED_CAND_HOST_SHARE):
             # a GPU-bound baseline hides its host: the calibration only bounds α from above, and a host-paced
@@ -217,7 +233,8 @@ def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | No
                             candidate_replay_ms=cand.median_ms, launch_overhead_us=launch_overhead_us,
                             baseline_host_share=base.host_share, candidate_host_share=cand.host_share,
                             baseline_median_ms=ref.median, baseline_iterations=base.results,
-                            candidate_iterations=cand.results, projected_low_ms=low, notes=notes + base_graph.notes
+                            candidate_iterations=cand.results, projected_low_ms=low, candidate_calibration=cand_cal,
+                            notes=notes + base_graph.notes
                             + (cand_graph.notes if cand_graph is not None else []))
 
 
@@ -293,7 +310,8 @@ def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: lis
                        base_tl: Any | None, cand_tl: Any | None, base_kernels: Any = None,
                        unit_ratio: np.ndarray | None = None, launch_overhead_us: float = 0.0,
                        timeline_notes: list[str] | None = None, base_host_ms: list[float] | None = None,
-                       host_references: tuple[float | None, float | None] | None = None) -> CompareProjection | None:
+                       cand_host_ms: float | None = None, cand_spell_base_host_ms: float | None = None
+                       ) -> CompareProjection | None:
     """The projection of the candidate from the baseline's latency CSV: timeline replay when the baseline
     has a timeline, else the additive model (labelled); with the model check when the candidate's own
     latencies are known. None when the baseline has no latency CSV (nothing to project from)."""
@@ -316,7 +334,7 @@ def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: lis
                 if cgraph.iterations:
                     replay = project_replay(bgraph, base_latency_ms, p, cand_graph=cgraph, strategy=STRATEGY_OWN,
                                             launch_overhead_us=launch_overhead_us, base_host_ms=base_host_ms,
-                                            host_references=host_references)
+                                            cand_host_ms=cand_host_ms, cand_spell_base_host_ms=cand_spell_base_host_ms)
             if replay is None and unit_ratio is not None and base_kernels is not None:
                 durations = rp.durations_from_ratios(base_tl, base_kernels, unit_ratio)
                 replay = project_replay(bgraph, base_latency_ms, p, durations=durations, strategy=STRATEGY_MATCHED,

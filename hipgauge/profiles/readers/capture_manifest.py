@@ -1,7 +1,7 @@
-"""``capture.json``, the manifest ``hipgauge capture torch`` writes beside its traces: the host-speed reference of
-each trace (a fixed host workload timed right before and right after the profiled run, unprofiled) and of each
-timed round. Read when a trace is loaded from a folder that holds one; a manifest that is missing, foreign or
-malformed gives nothing (the projection then carries the host's speed by its older model, and says so)."""
+"""``capture.json``, the manifest ``hipgauge capture torch`` writes beside its traces: for each trace, the host time
+of the forward call measured unprofiled right before the profiler started and profiled during the recorded steps
+(``trace_host_ms``). Read when a trace is loaded from a folder that holds one; a manifest that is missing, foreign
+or malformed gives nothing (the projection then carries the host's speed from the baseline, and says so)."""
 
 from __future__ import annotations
 
@@ -16,21 +16,35 @@ SCHEMA_PREFIX = "hipgauge.capture-torch/"
 
 
 @dataclass(frozen=True)
-class HostReference:
-    """The host-speed reference beside one trace: ms of the manifest's fixed workload (smaller = faster host)."""
+class TraceHostTimes:
+    """Host time of the forward call beside one trace, medians in ms: unprofiled (right before the profiler
+    started) and profiled (the recorded steps)."""
 
-    trace_ms: float  # the median of the timings right before and right after the profiled run
-    rounds_ms: tuple[float, ...]  # one per timed round of the same variant
-    workload: str
+    variant: str  # the variant this trace is of
+    unprofiled_ms: float
+    profiled_ms: float | None
+    steps: int  # unprofiled steps timed
     manifest: str  # the file it came from
+    #: the variant timed alternately with this one right before the trace (the capture's first), and its median
+    reference: str | None = None
+    reference_unprofiled_ms: float | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"trace_ms": self.trace_ms, "rounds_ms": list(self.rounds_ms), "workload": self.workload,
-                "source": f"measured by hipgauge capture torch ({self.manifest})"}
+        return {"variant": self.variant, "unprofiled_ms": self.unprofiled_ms, "profiled_ms": self.profiled_ms,
+                "steps": self.steps, "reference": self.reference,
+                "reference_unprofiled_ms": self.reference_unprofiled_ms,
+                "source": f"measured by hipgauge capture torch beside the trace ({self.manifest})"}
 
 
-def host_reference_for(trace: str | Path) -> HostReference | None:
-    """The reference of the variant whose trace is ``trace``, from ``capture.json`` in the same folder."""
+def _positive(values: object) -> list[float]:
+    if not isinstance(values, list):
+        return []
+    out = [float(x) for x in values if isinstance(x, (int, float)) and not isinstance(x, bool)]
+    return [x for x in out if math.isfinite(x) and x > 0]
+
+
+def trace_host_times_for(trace: str | Path) -> TraceHostTimes | None:
+    """The host times beside ``trace``, from ``capture.json`` in the same folder (None when there are none)."""
     trace = Path(trace)
     manifest = trace.parent / MANIFEST
     try:
@@ -44,12 +58,19 @@ def host_reference_for(trace: str | Path) -> HostReference | None:
     for variant in doc.get("variants") or []:
         if not isinstance(variant, dict) or variant.get("trace") != trace.name:
             continue
-        ref = variant.get("host_reference_ms")
-        if not isinstance(ref, dict):
+        times = variant.get("trace_host_ms")
+        if not isinstance(times, dict):
             return None
-        around = [float(x) for x in ref.get("trace") or [] if isinstance(x, (int, float)) and x > 0]
-        rounds = tuple(float(x) for x in ref.get("rounds") or [] if isinstance(x, (int, float)) and x > 0)
-        if not around or not all(math.isfinite(x) for x in around):
+        unprofiled, profiled = _positive(times.get("unprofiled")), _positive(times.get("profiled"))
+        if len(unprofiled) < 3:
             return None
-        return HostReference(statistics.median(around), rounds, str(ref.get("workload", "")), str(manifest))
+        ref = times.get("reference")
+        ref_name, ref_ms = None, None
+        if isinstance(ref, dict) and isinstance(ref.get("variant"), str):
+            values = _positive(ref.get("unprofiled"))
+            if len(values) >= 3:
+                ref_name, ref_ms = str(ref["variant"]), statistics.median(values)
+        return TraceHostTimes(str(variant.get("name", "")), statistics.median(unprofiled),
+                              statistics.median(profiled) if profiled else None, len(unprofiled), str(manifest),
+                              ref_name, ref_ms)
     return None
