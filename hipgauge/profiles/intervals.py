@@ -144,7 +144,8 @@ class ProjectionInterval:
 
 
 def interval_for(value_ms: float | None, stability: Stability | None, method: str, p: float,
-                 baseline_ms: float | None = None, low_bound_ms: float | None = None) -> ProjectionInterval | None:
+                 baseline_ms: float | None = None, low_bound_ms: float | None = None,
+                 host_stability: Stability | None = None) -> ProjectionInterval | None:
     """The interval around ``value_ms`` from the latency CSV's ``stability`` (the baseline's, or the candidate's
     when measured) and the ``method``'s model error (of the change from ``baseline_ms`` for a what-if); None without
     a value or a bootstrap interval."""
@@ -153,6 +154,11 @@ def interval_for(value_ms: float | None, stability: Stability | None, method: st
     halves = stability.ci_half_widths()
     if halves is None:
         return None
+    host_halves = host_stability.ci_half_widths() if host_stability is not None else None
+    if host_halves is not None:
+        # the projection's tail came from the baseline's host times (a GPU-bound baseline anchored on host_ms): the
+        # wider of the two series' intervals, side by side
+        halves = (max(halves[0], host_halves[0]), max(halves[1], host_halves[1]))
     e = model_error(method, p)
     if error_basis(method) == "change":
         e = e * abs(value_ms - (baseline_ms if baseline_ms is not None else value_ms)) / value_ms

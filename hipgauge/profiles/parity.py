@@ -31,6 +31,7 @@ from hipgauge.model import (
 )
 from hipgauge.profiles import intervals as iv
 from hipgauge.profiles import percentiles as pct
+from hipgauge.profiles.stability import assess
 from hipgauge.profiles.counters import attach_to_rows
 from hipgauge.profiles.grouping import classify
 from hipgauge.profiles.kernel_work import abbreviate
@@ -485,7 +486,7 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
             model = replay.model
         pnotes += replay.notes
         warnings += replay.warnings
-    interval = _interval(proj, bl, cl, replay, cand, p=percentile)
+    interval = _interval(proj, bl, cl, replay, base, cand, p=percentile)
     warnings += _flag_warnings(rows)
     cand_label = cand.device or cand.vendor
     outliers, overall = find_outliers(rows, ctotal, cand_label, cand.vendor)
@@ -502,8 +503,8 @@ def compare_profiles(base: Profile, cand: Profile, user_map: UserMap | None = No
     )
 
 
-def _interval(proj: Projection, bl: pct.LatencyEstimate, cl: pct.LatencyEstimate, replay: Any, cand: Profile,
-              p: float) -> Any:
+def _interval(proj: Projection, bl: pct.LatencyEstimate, cl: pct.LatencyEstimate, replay: Any, base: Profile,
+              cand: Profile, p: float) -> Any:
     """The interval around the candidate figure: its own latency CSV's bootstrap interval when measured, else the
     baseline's carried through the projection with the model's own error (``profiles.intervals``)."""
     if cand.latency_ms and cl.method == pct.METHOD_CSV:
@@ -517,7 +518,13 @@ def _interval(proj: Projection, bl: pct.LatencyEstimate, cl: pct.LatencyEstimate
     else:
         method = iv.METHOD_OWN if replay.replay.strategy == STRATEGY_OWN else iv.METHOD_MATCHED
     low = replay.replay.projected_low_ms if replay.replay is not None else None
-    return iv.interval_for(proj.projected_ms, bl.stability(), method, p, bl.value_ms, low_bound_ms=low)
+    host_st = None
+    cal = replay.replay.calibration if replay.replay is not None else None
+    host = base.attachments.get("latency_host_ms")
+    if cal is not None and cal.anchor == "host" and host and p > 50.0:
+        host_st = assess(host, p, bl.rounds)
+    return iv.interval_for(proj.projected_ms, bl.stability(), method, p, bl.value_ms, low_bound_ms=low,
+                           host_stability=host_st)
 
 
 #: flagged rows named one by one in the warnings; the rest are counted (their ``flags`` are in the rows)

@@ -72,6 +72,9 @@ class ReplayProjection:
              f"{self.baseline_host_share:.2f} → {self.candidate_host_share:.2f}; baseline {base_stat}")
         if self.calibration is not None:
             s += "; " + self.calibration.describe()
+            if self.calibration.anchor == "host":
+                s += ("; what the baseline's replayed median misses of its measured one is device time, carried to the "
+                      "candidate in proportion to its device share of the critical path")
         else:
             s += "; host time as profiled (no latency CSV to calibrate against)"
         if self.launch_overhead_us:
@@ -134,6 +137,12 @@ class Reference:
     median: float | None
     calibration: rp.Calibration | None
     notes: list[str] = field(default_factory=list)
+    #: the baseline's host time at the percentile over its median, less one (host_ms), when α is anchored on it
+    host_tail: float | None = None
+
+    @property
+    def host_anchored(self) -> bool:
+        return self.calibration is not None and self.calibration.anchor == "host"
 
 
 def baseline_reference(base_latency_ms: list[float] | None, graph: rp.ReplayGraph, p: float,
@@ -148,7 +157,10 @@ def baseline_reference(base_latency_ms: list[float] | None, graph: rp.ReplayGrap
         if host_ms and len(host_ms) == len(values):
             host_med = pct.percentile(list(host_ms), 50.0)
             if host_med < rp.HOST_ANCHOR_MAX_SHARE * med:
-                return Reference(pct.summarize(values, p)[0], med, rp.calibrate_host(graph, host_med, med, launch_ns))
+                at_p = pct.summarize(list(host_ms), p)[0]
+                tail = at_p / host_med - 1.0 if at_p is not None and host_med > 0 else None
+                return Reference(pct.summarize(values, p)[0], med, rp.calibrate_host(graph, host_med, med, launch_ns),
+                                 host_tail=tail)
             notes.append(f"the baseline's host time ({host_med:.3f} ms median, host_ms) is {host_med / med:.0%} of its "
                          f"latency: the host may have waited for the device, so α is set by the latency instead")
         return Reference(pct.summarize(values, p)[0], med, rp.calibrate(graph, med, launch_ns), notes)
@@ -210,8 +222,8 @@ def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | No
         cand = rp.replay_side(base_graph, durations, alpha, launch_ns)
     projected = low = None
     if ref.value is not None and ref.median is not None:
-        projected = rp.combine(ref.value, ref.median, base, cand, rule)
-        anchored = cand_cal is not None or (ref.calibration is not None and ref.calibration.anchor == "host")
+        projected = rp.combine(ref.value, ref.median, base, cand, rule, ref.host_anchored, ref.host_tail)
+        anchored = cand_cal is not None or ref.host_anchored
         if (not anchored and base.host_share < UNIDENTIFIED_BASE_HOST_SHARE
                 and cand.host_share >= UNIDENTIFIED_CAND_HOST_SHARE):
             # a GPU-bound baseline hides its host: the calibration only bounds α from above, and a host-paced
@@ -220,7 +232,7 @@ def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | No
             low_alpha = rp.ALPHA_RANGE[0] * scale
             low_side = (rp.replay_side(cand_graph, None, low_alpha, launch_ns) if cand_graph is not None
                         else rp.replay_side(base_graph, durations, low_alpha, launch_ns))
-            low = rp.combine(ref.value, ref.median, base, low_side, rule)
+            low = rp.combine(ref.value, ref.median, base, low_side, rule, ref.host_anchored, ref.host_tail)
             if low < projected:
                 notes.append(f"the baseline is GPU-bound (host share {base.host_share:.2f}), so its replay cannot "
                              f"tell how fast the host runs unprofiled (α ≤ {alpha:.3f}), and the candidate is "
@@ -262,7 +274,7 @@ def slack_ratio(base_graph: rp.ReplayGraph, base_durations: np.ndarray, mask: np
 
     def projected(r: float) -> float:
         d = np.where(mask, base_durations * r, base_durations)
-        return rp.combine(value, median, base, rp.replay_side(graph, d, alpha, launch_ns), rule)
+        return rp.combine(value, median, base, rp.replay_side(graph, d, alpha, launch_ns), rule, ref.host_anchored, ref.host_tail)
 
     if projected(1.0) > target_ms:
         return None, False
@@ -420,7 +432,7 @@ def project_with_replay(tl: Any, kernels: Any, group_column: str, p: float, base
             return None
         d = np.where(op_group == group, base_dur * ratio, base_dur)
         return rp.combine(ref.value, ref.median, base_side,
-                          rp.replay_side(sampled, d, alpha, launch_overhead_us * 1000.0), rule)
+                          rp.replay_side(sampled, d, alpha, launch_overhead_us * 1000.0), rule, ref.host_anchored, ref.host_tail)
 
     return ProjectReplay(projected_ms=rep.projected_ms, reference_ms=ref.value, max_ratio=max_ratio, replay=rep,
                          model=model, notes=list(rep.notes), group_at=group_at, sure_ratio=sure_ratio)
