@@ -61,6 +61,13 @@ def test_the_host_times_beside_a_trace_come_from_capture_json(tmp_path: Path) ->
     times = trace_host_times_for(trace)
     assert times is not None and times.variant == "y" and times.reference == "b"
     assert times.reference_unprofiled_ms == 2.0 and times.profiled_ms is None
+    assert times.same_spell_ratio == pytest.approx(1.5)  # no block size: the ratio of the medians
+    # with blocks: each round's ratio of block medians, then their median (a slow spell in one round cancels)
+    doc["variants"][0]["trace_host_ms"] = {"unprofiled": [2.0, 2.0, 8.0, 8.0, 2.2, 2.2], "block": 2, "profiled": [],
+                                           "reference": {"variant": "b", "unprofiled": [1.0, 1.0, 4.0, 4.0, 1.0, 1.0]}}
+    (tmp_path / "capture.json").write_text(json.dumps(doc))
+    times = trace_host_times_for(trace)
+    assert times is not None and times.same_spell_ratio == pytest.approx(2.0)
     (tmp_path / "capture.json").write_text('{"schema": "somebody-else/1", "variants": []}')
     assert trace_host_times_for(trace) is None
     (tmp_path / "capture.json").write_text("{not json")
@@ -114,13 +121,13 @@ def test_the_candidate_host_scale_is_set_by_its_own_host_time_beside_its_trace()
     carried = whatif.project_replay(graph, lat, 50.0, cand_graph=cgraph, reference=ref)
     assert carried.candidate_calibration is None and not any("beside its trace" in n for n in carried.notes)
     assert slow.to_dict()["candidate_calibration"]["target_ms"] is None  # no NaN in the JSON
-    # timed alternately with the baseline, in a spell where the baseline's host took 2x its latency CSV's median:
-    # the candidate's host time is halved to the CSV's spell
+    # timed in alternate blocks with the baseline, the candidate's host took 2x the baseline's: its host time is 2x
+    # the baseline latency CSV's host median, whatever spell the blocks ran in
     spell = whatif.project_replay(graph, lat, 50.0, cand_graph=cgraph, reference=ref, cand_host_ms=9.0,
-                                  base_host_ms=[2.25] * len(lat), cand_spell_base_host_ms=4.5)
+                                  base_host_ms=[2.25] * len(lat), cand_host_ratio=2.0)
     assert spell.candidate_calibration is not None
     assert spell.candidate_calibration.host_ms == pytest.approx(4.5)
-    assert any("timed alternately" in n for n in spell.notes)
+    assert any("timed in alternate blocks" in n for n in spell.notes)
 
 
 def test_load_profile_attaches_the_reference_and_the_host_column(tmp_path: Path) -> None:

@@ -49,7 +49,7 @@ SCHEMA = "hipgauge.capture-torch/1"
 #: ``TRACE_HOST_ROUNDS`` rounds of a block of the first variant then a block of this one, as the timing rounds run
 #: them, the first call of each block untimed (a call right after another model's runs its host up to 12% slower
 #: than within a block: ViT-B/16 TF32 after fp32 on the H200, against 3% in the timing rounds)
-TRACE_HOST_ROUNDS = 4
+TRACE_HOST_ROUNDS = 8
 TRACE_HOST_BLOCK = 6
 TRACE_HOST_STEPS = TRACE_HOST_ROUNDS * (TRACE_HOST_BLOCK - 1)
 
@@ -229,6 +229,7 @@ class TraceHost:
                     f"{TRACE_HOST_BLOCK} of this one, the first of each block untimed; then each recorded step"}
         if self.reference is not None:
             d["reference"] = {"variant": self.reference, "unprofiled": self.reference_unprofiled_ms}
+            d["rounds"], d["block"] = TRACE_HOST_ROUNDS, TRACE_HOST_BLOCK - 1
         return d
 
 

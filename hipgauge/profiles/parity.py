@@ -590,8 +590,8 @@ def _replay_projection(base: Profile, cand: Profile, p: float, bdf: pl.DataFrame
     # the candidate's host time measured beside its trace, and the baseline's in the same spell when the capture
     # timed the two alternately (capture.json)
     bh, ch = base.attachments.get("trace_host"), cand.attachments.get("trace_host")
-    same_spell = ch.reference_unprofiled_ms if ch and bh and ch.reference and ch.reference == bh.variant else None
+    same_spell = ch.same_spell_ratio if ch and bh and ch.reference and ch.reference == bh.variant else None
     return compare_projection(base.latency_ms, cand.latency_ms, p, additive, additive_model, bl.statistic, base_tl,
                               cand_tl, bdf, ratio, launch_overhead_us, timeline_notes,
                               base_host_ms=base.attachments.get("latency_host_ms"),
-                              cand_host_ms=ch.unprofiled_ms if ch else None, cand_spell_base_host_ms=same_spell)
+                              cand_host_ms=ch.unprofiled_ms if ch else None, cand_host_ratio=same_spell)

@@ -176,13 +176,13 @@ def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | No
                    strategy: str = STRATEGY_OWN, launch_overhead_us: float = 0.0, rule: str = rp.DEFAULT_RULE,
                    reference: Reference | None = None, normalize_host: bool = True,
                    base_host_ms: list[float] | None = None, cand_host_ms: float | None = None,
-                   cand_spell_base_host_ms: float | None = None) -> ReplayProjection:
+                   cand_host_ratio: float | None = None) -> ReplayProjection:
     """Replay the baseline (measured durations) and the candidate (its own graph, or the baseline's graph
     with ``durations``) and combine them with the baseline's measured percentile. ``cand_host_ms`` is the host
     time of the candidate's forward call measured unprofiled beside its trace (capture.json): with it, the
-    candidate's host scale is set by that measurement, not carried from the baseline. ``cand_spell_base_host_ms``
-    is the baseline's host time measured alternately with it (the same spell of the host): the candidate's is then
-    taken relative to it and carried to the spell of the baseline's latency CSV (its ``host_ms`` median)."""
+    candidate's host scale is set by that measurement, not carried from the baseline. ``cand_host_ratio`` is the
+    candidate's host time over the baseline's, measured alternately in the same spells of the host: the candidate's
+    host time is then that ratio times the baseline latency CSV's ``host_ms`` median."""
     launch_ns = launch_overhead_us * 1000.0
     ref = reference or baseline_reference(base_latency_ms, base_graph, p, host_ms=base_host_ms)
     notes = list(ref.notes)
@@ -191,11 +191,11 @@ def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | No
     cand_cal = None
     if cand_graph is not None and normalize_host and cand_host_ms:
         target, how = cand_host_ms, "its own median"
-        if cand_spell_base_host_ms and base_host_ms:
+        if cand_host_ratio and base_host_ms:
             base_med = pct.percentile(list(base_host_ms), 50.0)
-            target = cand_host_ms * base_med / cand_spell_base_host_ms
-            how = (f"{cand_host_ms:.3f} ms against the baseline's {cand_spell_base_host_ms:.3f} ms timed alternately "
-                   f"with it, carried to the baseline latency CSV's host median ({base_med:.3f} ms)")
+            target = cand_host_ratio * base_med
+            how = (f"{cand_host_ratio:.3f}x the baseline's, timed in alternate blocks with it (median over rounds of "
+                   f"the ratio of block medians), times the baseline latency CSV's host median ({base_med:.3f} ms)")
         cand_cal = rp.calibrate_host(cand_graph, target, math.nan, launch_ns)
         cand_alpha = cand_cal.alpha
         notes.append(f"candidate host time scaled by α = {cand_alpha:.3f} so that its replayed host time is "
@@ -322,7 +322,7 @@ def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: lis
                        base_tl: Any | None, cand_tl: Any | None, base_kernels: Any = None,
                        unit_ratio: np.ndarray | None = None, launch_overhead_us: float = 0.0,
                        timeline_notes: list[str] | None = None, base_host_ms: list[float] | None = None,
-                       cand_host_ms: float | None = None, cand_spell_base_host_ms: float | None = None
+                       cand_host_ms: float | None = None, cand_host_ratio: float | None = None
                        ) -> CompareProjection | None:
     """The projection of the candidate from the baseline's latency CSV: timeline replay when the baseline
     has a timeline, else the additive model (labelled); with the model check when the candidate's own
@@ -346,7 +346,7 @@ def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: lis
                 if cgraph.iterations:
                     replay = project_replay(bgraph, base_latency_ms, p, cand_graph=cgraph, strategy=STRATEGY_OWN,
                                             launch_overhead_us=launch_overhead_us, base_host_ms=base_host_ms,
-                                            cand_host_ms=cand_host_ms, cand_spell_base_host_ms=cand_spell_base_host_ms)
+                                            cand_host_ms=cand_host_ms, cand_host_ratio=cand_host_ratio)
             if replay is None and unit_ratio is not None and base_kernels is not None:
                 durations = rp.durations_from_ratios(base_tl, base_kernels, unit_ratio)
                 replay = project_replay(bgraph, base_latency_ms, p, durations=durations, strategy=STRATEGY_MATCHED,

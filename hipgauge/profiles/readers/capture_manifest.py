@@ -28,11 +28,14 @@ class TraceHostTimes:
     #: the variant timed alternately with this one right before the trace (the capture's first), and its median
     reference: str | None = None
     reference_unprofiled_ms: float | None = None
+    #: this variant's host time over the reference's, the median over rounds of each round's ratio of block
+    #: medians: adjacent blocks share the host's spell, so a spell that lasts a round cancels
+    same_spell_ratio: float | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {"variant": self.variant, "unprofiled_ms": self.unprofiled_ms, "profiled_ms": self.profiled_ms,
                 "steps": self.steps, "reference": self.reference,
-                "reference_unprofiled_ms": self.reference_unprofiled_ms,
+                "reference_unprofiled_ms": self.reference_unprofiled_ms, "same_spell_ratio": self.same_spell_ratio,
                 "source": f"measured by hipgauge capture torch beside the trace ({self.manifest})"}
 
 
@@ -65,12 +68,24 @@ def trace_host_times_for(trace: str | Path) -> TraceHostTimes | None:
         if len(unprofiled) < 3:
             return None
         ref = times.get("reference")
-        ref_name, ref_ms = None, None
+        ref_name, ref_ms, ratio = None, None, None
         if isinstance(ref, dict) and isinstance(ref.get("variant"), str):
             values = _positive(ref.get("unprofiled"))
             if len(values) >= 3:
                 ref_name, ref_ms = str(ref["variant"]), statistics.median(values)
+                ratio = _paired_ratio(unprofiled, values, times.get("block"))
         return TraceHostTimes(str(variant.get("name", "")), statistics.median(unprofiled),
                               statistics.median(profiled) if profiled else None, len(unprofiled), str(manifest),
-                              ref_name, ref_ms)
+                              ref_name, ref_ms, ratio)
     return None
+
+
+def _paired_ratio(values: list[float], reference: list[float], block: object) -> float:
+    """The median over rounds of (this variant's block median ÷ the reference's block median of the same round);
+    without a block size (or with blocks that do not divide the lists alike): the ratio of the two medians."""
+    if isinstance(block, int) and not isinstance(block, bool) and block > 0 and len(values) == len(reference) \
+            and len(values) % block == 0:
+        ratios = [statistics.median(values[i:i + block]) / statistics.median(reference[i:i + block])
+                  for i in range(0, len(values), block)]
+        return statistics.median(ratios)
+    return statistics.median(values) / statistics.median(reference)
