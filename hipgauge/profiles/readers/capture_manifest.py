@@ -73,14 +73,14 @@ def trace_host_times_for(trace: str | Path) -> TraceHostTimes | None:
             values = _positive(ref.get("unprofiled"))
             if len(values) >= 3:
                 ref_name, ref_ms = str(ref["variant"]), statistics.median(values)
-                ratio = _paired_ratio(unprofiled, values, times.get("block"))
+                ratio = paired_ratio(unprofiled, values, times.get("block"))
         return TraceHostTimes(str(variant.get("name", "")), statistics.median(unprofiled),
                               statistics.median(profiled) if profiled else None, len(unprofiled), str(manifest),
                               ref_name, ref_ms, ratio)
     return None
 
 
-def _paired_ratio(values: list[float], reference: list[float], block: object) -> float:
+def paired_ratio(values: list[float], reference: list[float], block: object) -> float:
     """The median over rounds of (this variant's block median ÷ the reference's block median of the same round);
     without a block size (or with blocks that do not divide the lists alike): the ratio of the two medians."""
     if isinstance(block, int) and not isinstance(block, bool) and block > 0 and len(values) == len(reference) \
