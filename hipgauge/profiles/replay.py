@@ -599,15 +599,15 @@ def replay_side(graph: ReplayGraph, durations: np.ndarray | None, alpha: float, 
 
 
 def combine(base_p: float, base_p50: float, base: Side, cand: Side, rule: str = DEFAULT_RULE,
-            host_anchored: bool = False, host_tail: float | None = None) -> float:
+            host_anchored: bool = False, host_tail_ms: float | None = None) -> float:
     """The candidate at a percentile from the baseline's measured value there (``base_p``), its measured median
     and the two replays (see ``rule_words``). ``host_anchored``: the baseline's α was set by its measured host time
     (``calibrate_host``), so what its replayed median misses of its measured one is device time (the host side
     matches by construction); that miss reaches the candidate only as far as the candidate's critical path is the
-    device's (1 − its host share). Its tail: with ``host_tail`` (the baseline's host time at the percentile over
-    its median, less one: the host's own jitter, measured), the candidate's host share of it, scaled to the
-    candidate, plus its device share of the baseline's latency tail; a GPU-bound baseline hides its host's jitter
-    from its latency, and a host-paced candidate shows it."""
+    device's (1 − its host share). Its tail: with ``host_tail_ms`` (what the baseline's measured host jitter at
+    the percentile adds to the candidate's replay: ``whatif.host_tail_ms``), that, plus its device share of the
+    baseline's latency tail; a GPU-bound baseline hides its host's jitter from its latency, a candidate the host
+    paces shows it."""
     b, c = base.median_ms, cand.median_ms
     if b <= 0:
         return base_p
@@ -619,8 +619,8 @@ def combine(base_p: float, base_p50: float, base: Side, cand: Side, rule: str = 
             return median * base_p / base_p50 if base_p50 > 0 else median
         if rule == RULE_SHIFT:
             return median + tail
-        if host_tail is not None:
-            return median + cand.host_share * host_tail * median + (1.0 - cand.host_share) * tail
+        if host_tail_ms is not None:
+            return median + host_tail_ms + (1.0 - cand.host_share) * tail
         if base.host_share < MIN_HOST_SHARE:
             return median + tail
         return median + tail * min(1.0, cand.host_share / base.host_share) * c / b
