@@ -1,0 +1,44 @@
+#!/bin/bash
+# issue 22, host time measured beside each trace (tests/data/h200/hosttime/README.md). Run on the device beside a copy
+# of the hipgauge package of the commit named in the README for each folder:
+#   bash capture_hosttime.sh dev      -> dev/: models seen before (the development of the host-time model)
+#   bash capture_hosttime.sh blind4   -> blind4/, bash capture_hosttime.sh blind5 -> blind5/, blind6 -> blind6/:
+#                                        models never captured before, each set looked at only after the model was frozen
+cd "$(dirname "$0")"
+export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
+H=$OUT/h; mkdir -p $H
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; python3 -c "import torch, torchvision, sys; print('python', sys.version.split()[0], 'torch', torch.__version__, 'torchvision', torchvision.__version__, 'cuda', torch.version.cuda, 'cudnn', torch.backends.cudnn.version())"; } > $H/env.txt 2>&1
+run() {  # name, timeout, args...
+  local name=$1 t=$2; shift 2
+  echo "\$ python3 -m hipgauge capture torch models.py:torchvision_model $* -o $name --iterations 600 --rounds 30 --warmup 100 --no-progress" > $H/${name}_log.txt
+  timeout $t python3 -m hipgauge capture torch models.py:torchvision_model "$@" -o $H/$name --iterations 600 --rounds 30 --warmup 100 --no-progress >> $H/${name}_log.txt 2>&1
+  echo "rc=$?" >> $H/${name}_log.txt
+  tar czf $OUT/${name}.tgz -C $H $name ${name}_log.txt env.txt
+}
+if [ "$1" = dev ]; then
+run regnet4 120 --factory-arg name=regnet_y_1_6gf --factory-arg batch=16 --variant regy_bs16_fp32=fp32 --variant regy_bs16_tf32=fp32,tf32 --variant regy_bs16_fp16_cl=fp16,cl
+run swin4 120 --factory-arg name=swin_t --factory-arg batch=16 --variant swint_bs16_fp32=fp32 --variant swint_bs16_tf32=fp32,tf32 --variant swint_bs16_bf16=bf16
+run effb0_4 120 --factory-arg name=efficientnet_b0 --factory-arg batch=32 --variant effb0_bs32_fp32=fp32 --variant effb0_bs32_tf32=fp32,tf32 --variant effb0_bs32_fp16_cl=fp16,cl
+run vitb16_4 100 --factory-arg name=vit_b_16 --factory-arg batch=8 --variant vitb16_bs8_fp32=fp32 --variant vitb16_bs8_tf32=fp32,tf32 --variant vitb16_bs8_bf16=bf16
+run rx50_4 100 --factory-arg name=resnext50_32x4d --factory-arg batch=16 --variant rx50_bs16_fp32=fp32 --variant rx50_bs16_tf32=fp32,tf32 --variant rx50_bs16_fp16_cl=fp16,cl
+fi
+if [ "$1" = blind4 ]; then
+run shuf 120 --factory-arg name=shufflenet_v2_x1_0 --factory-arg batch=32 --variant shuf_bs32_fp32=fp32 --variant shuf_bs32_tf32=fp32,tf32 --variant shuf_bs32_fp16_cl=fp16,cl
+run wrn50 120 --factory-arg name=wide_resnet50_2 --factory-arg batch=16 --variant wrn50_bs16_fp32=fp32 --variant wrn50_bs16_tf32=fp32,tf32 --variant wrn50_bs16_fp16_cl=fp16,cl
+run vitb32 120 --factory-arg name=vit_b_32 --factory-arg batch=16 --variant vitb32_bs16_fp32=fp32 --variant vitb32_bs16_tf32=fp32,tf32 --variant vitb32_bs16_bf16=bf16
+run effv2s 120 --factory-arg name=efficientnet_v2_s --factory-arg batch=16 --variant effv2s_bs16_fp32=fp32 --variant effv2s_bs16_tf32=fp32,tf32 --variant effv2s_bs16_fp16_cl=fp16,cl
+fi
+if [ "$1" = blind5 ]; then
+run mnas 110 --factory-arg name=mnasnet1_0 --factory-arg batch=32 --variant mnas_bs32_fp32=fp32 --variant mnas_bs32_tf32=fp32,tf32 --variant mnas_bs32_fp16_cl=fp16,cl
+run r101 110 --factory-arg name=resnet101 --factory-arg batch=16 --variant r101_bs16_fp32=fp32 --variant r101_bs16_tf32=fp32,tf32 --variant r101_bs16_fp16_cl=fp16,cl
+run regx 110 --factory-arg name=regnet_x_3_2gf --factory-arg batch=16 --variant regx_bs16_fp32=fp32 --variant regx_bs16_tf32=fp32,tf32 --variant regx_bs16_fp16_cl=fp16,cl
+run vgg 110 --factory-arg name=vgg16_bn --factory-arg batch=8 --variant vgg_bs8_fp32=fp32 --variant vgg_bs8_tf32=fp32,tf32 --variant vgg_bs8_fp16_cl=fp16,cl
+fi
+if [ "$1" = blind6 ]; then
+run mbv2 100 --factory-arg name=mobilenet_v2 --factory-arg batch=32 --variant mbv2_bs32_fp32=fp32 --variant mbv2_bs32_tf32=fp32,tf32 --variant mbv2_bs32_fp16_cl=fp16,cl
+run sqz 100 --factory-arg name=squeezenet1_1 --factory-arg batch=32 --variant sqz_bs32_fp32=fp32 --variant sqz_bs32_tf32=fp32,tf32 --variant sqz_bs32_fp16_cl=fp16,cl
+run incv3 100 --factory-arg name=inception_v3 --factory-arg batch=16 --factory-arg size=299 --variant incv3_bs16_fp32=fp32 --variant incv3_bs16_tf32=fp32,tf32 --variant incv3_bs16_fp16_cl=fp16,cl
+run maxvit 100 --factory-arg name=maxvit_t --factory-arg batch=8 --variant maxvit_bs8_fp32=fp32 --variant maxvit_bs8_tf32=fp32,tf32 --variant maxvit_bs8_bf16=bf16
+fi
+ls $H
+ls -la $OUT
