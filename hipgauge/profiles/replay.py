@@ -636,6 +636,14 @@ def combine(base_p: float, base_p50: float, base: Side, cand: Side, rule: str = 
     return base_p50 * c / b + (base_p - base_p50) * keep * c / b
 
 
+#: ``combine`` for a baseline whose α was anchored on its measured host time, in words
+HOST_ANCHORED_WORDS = ("replayed candidate median, plus what the replayed baseline median misses of its measured one "
+                       "(device time: the host side is matched) times the candidate's device share of the critical "
+                       "path; above the median, plus the candidate's replay with the host as slow as the baseline's "
+                       "measured host time at the percentile, less its replayed median, and the baseline's latency "
+                       "tail times the candidate's device share")
+
+
 def rule_words(rule: str, base_host_share: float | None = None) -> str:
     """The combination rule in words; with the baseline's host share, only the branch that applies."""
     add = "measured baseline percentile + (replayed candidate median − replayed baseline median)"

@@ -64,17 +64,18 @@ class ReplayProjection:
     projected_low_ms: float | None = None
     #: the candidate's host scale when it was set by its own host time measured beside its trace
     candidate_calibration: rp.Calibration | None = None
+    #: how the host was measured, in words, for the text outputs (the anchor of α; the candidate's host time)
+    host_notes: list[str] = field(default_factory=list)
 
     def model(self, base_stat: str) -> str:
-        s = (f"estimated by timeline replay ({self.strategy}): {rp.rule_words(self.rule, self.baseline_host_share)}; "
+        anchored = self.calibration is not None and self.calibration.anchor == "host" and self.rule == rp.RULE_HOST_TAIL
+        words = (rp.HOST_ANCHORED_WORDS if anchored else rp.rule_words(self.rule, self.baseline_host_share))
+        s = (f"estimated by timeline replay ({self.strategy}): {words}; "
              f"replayed medians "
              f"{self.baseline_replay_ms:.3f} → {self.candidate_replay_ms:.3f} ms, host share of the critical path "
              f"{self.baseline_host_share:.2f} → {self.candidate_host_share:.2f}; baseline {base_stat}")
         if self.calibration is not None:
             s += "; " + self.calibration.describe()
-            if self.calibration.anchor == "host":
-                s += ("; what the baseline's replayed median misses of its measured one is device time, carried to the "
-                      "candidate in proportion to its device share of the critical path")
         else:
             s += "; host time as profiled (no latency CSV to calibrate against)"
         if self.launch_overhead_us:
@@ -109,7 +110,8 @@ class ReplayProjection:
             "model": "timeline-replay",
             "strategy": self.strategy,
             "rule": self.rule,
-            "rule_words": rp.rule_words(self.rule, self.baseline_host_share),
+            "rule_words": (rp.HOST_ANCHORED_WORDS if self.calibration is not None and self.calibration.anchor == "host"
+                           and self.rule == rp.RULE_HOST_TAIL else rp.rule_words(self.rule, self.baseline_host_share)),
             "percentile": self.percentile,
             "baseline_ms": self.baseline_ms,
             "projected_ms": self.projected_ms,
@@ -202,6 +204,7 @@ def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | No
     alpha = ref.calibration.alpha if ref.calibration else 1.0
     base = rp.replay_side(base_graph, None, alpha)
     cand_cal = None
+    host_notes = [n for n in ref.notes if "host time" in n]
     if cand_graph is not None and normalize_host and cand_host_ms:
         target, how = cand_host_ms, "its own median"
         if cand_host_ratio and base_host_ms:
@@ -211,11 +214,13 @@ def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | No
                    f"the ratio of block medians), times the baseline latency CSV's host median ({base_med:.3f} ms)")
         cand_cal = rp.calibrate_host(cand_graph, target, math.nan, launch_ns)
         cand_alpha = cand_cal.alpha
-        notes.append(f"candidate host time scaled by α = {cand_alpha:.3f} so that its replayed host time is "
+        cand_note = (f"candidate host time scaled by α = {cand_alpha:.3f} so that its replayed host time is "
                      f"{target:.3f} ms: the host time of its forward call measured unprofiled beside its trace ({how}; "
                      f"capture.json). The profiler's own host cost differs between variants, 1.6x to 3.6x on the H200 "
                      f"captures, so it is measured, not carried from the baseline"
                      + ("; clamped at the end of its range" if cand_cal.clamped else ""))
+        notes.append(cand_note)
+        host_notes.append(cand_note)
         cand = rp.replay_side(cand_graph, None, cand_alpha, launch_ns)
     elif cand_graph is not None:
         cand_alpha = alpha
@@ -262,7 +267,7 @@ def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | No
                             baseline_host_share=base.host_share, candidate_host_share=cand.host_share,
                             baseline_median_ms=ref.median, baseline_iterations=base.results,
                             candidate_iterations=cand.results, projected_low_ms=low, candidate_calibration=cand_cal,
-                            notes=notes + base_graph.notes
+                            host_notes=host_notes, notes=notes + base_graph.notes
                             + (cand_graph.notes if cand_graph is not None else []))
 
 
@@ -373,6 +378,7 @@ def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: lis
                              "at its candidate duration (unmatched baseline kernels removed, unmatched candidate time "
                              "spread over the matched kernels)")
     if replay is not None:
+        notes += replay.host_notes
         projected, model, method = replay.projected_ms, replay.model(base_stat), "timeline-replay"
         lb = replay.launch_bound_note()
         if lb:
