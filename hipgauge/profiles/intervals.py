@@ -76,6 +76,7 @@ class ProjectionInterval:
     confidence: float
     drift: bool = False  # the CSV it rests on drifts: the interval is as wide as the data say, no wider
     low_bound_ms: float | None = None  # the model could only bound the figure from below at this (see whatif)
+    host_sampling: bool = False  # the sampling part is the wider of the latency CSV's and its host_ms intervals
 
     @property
     def width_share(self) -> float:
@@ -85,6 +86,9 @@ class ProjectionInterval:
         parts = [f"{100 * self.confidence:.0f}% bootstrap interval of the {'measured' if self.method == METHOD_MEASURED else 'baseline'} "
                  f"P{self.percentile:g} ({self.iterations} iterations: −{100 * self.sampling[0]:.1f}% / "
                  f"+{100 * self.sampling[1]:.1f}%)"]
+        if self.host_sampling:
+            parts[0] += (" or of the baseline's host time at that percentile (host_ms), whichever is wider on each side: "
+                         "the candidate's tail comes from the host's jitter")
         if self.model_error:
             share = (f"{100 * model_error(self.method, self.percentile):.0f}% of the projected change"
                      if error_basis(self.method) == "change" else "from its validation on H200 pairs, docs/matching.md")
@@ -170,7 +174,8 @@ def interval_for(value_ms: float | None, stability: Stability | None, method: st
     return ProjectionInterval(value_ms=value_ms, lo_ms=max(0.0, lo), hi_ms=value_ms + above,
                               percentile=p, method=method, sampling=halves, model_error=e, iterations=stability.n,
                               confidence=stability.confidence, drift=stability.drift,
-                              low_bound_ms=low_bound_ms if low_bound_ms is not None and low_bound_ms < value_ms else None)
+                              low_bound_ms=low_bound_ms if low_bound_ms is not None and low_bound_ms < value_ms else None,
+                              host_sampling=host_halves is not None)
 
 
 def target_with_margin(interval: ProjectionInterval, target_ms: float) -> float:

@@ -141,6 +141,8 @@ class Reference:
     notes: list[str] = field(default_factory=list)
     #: the baseline's host time at the percentile over its median, less one (host_ms), when α is anchored on it
     host_tail: float | None = None
+    #: what was decided about the host from its measured time, in words (also in ``notes``)
+    host_notes: list[str] = field(default_factory=list)
 
     @property
     def host_anchored(self) -> bool:
@@ -165,6 +167,8 @@ def baseline_reference(base_latency_ms: list[float] | None, graph: rp.ReplayGrap
                                  host_tail=tail)
             notes.append(f"the baseline's host time ({host_med:.3f} ms median, host_ms) is {host_med / med:.0%} of its "
                          f"latency: the host may have waited for the device, so α is set by the latency instead")
+            return Reference(pct.summarize(values, p)[0], med, rp.calibrate(graph, med, launch_ns), notes,
+                             host_notes=list(notes))
         return Reference(pct.summarize(values, p)[0], med, rp.calibrate(graph, med, launch_ns), notes)
     spans = [g.profiled_ns / 1e6 for g in graph.iterations]
     if not spans:
@@ -204,7 +208,7 @@ def project_replay(base_graph: rp.ReplayGraph, base_latency_ms: list[float] | No
     alpha = ref.calibration.alpha if ref.calibration else 1.0
     base = rp.replay_side(base_graph, None, alpha)
     cand_cal = None
-    host_notes = [n for n in ref.notes if "host time" in n]
+    host_notes = list(ref.host_notes)
     if cand_graph is not None and normalize_host and cand_host_ms:
         target, how = cand_host_ms, "its own median"
         if cand_host_ratio and base_host_ms:
