@@ -36,16 +36,19 @@ def run_torch_capture(factory: str, variant: list[str], out_dir: Path, iteration
     lines = [f"capture torch: {factory} on {env.get('gpu', device)} (torch {env.get('torch')}, "
              f"{env.get('runtime', device)}); {iterations} iterations per variant in {rounds} interleaved rounds; "
              f"{result.seconds:.1f} s",
-             f"{'variant':<24} {'P50 ms':>9} {'P99 ms':>9} {'round medians ms':>22}  settings"]
+             f"{'variant':<24} {'P50 ms':>9} {'P99 ms':>9} {'host P50':>9} {'round medians ms':>22}  settings"]
     for v in doc["variants"]:
         if v.get("p50_ms") is None:
-            lines.append(f"{v['name']:<24} {'—':>9} {'—':>9} {'':>22}  {v['settings']}  ({v['error']})")
+            lines.append(f"{v['name']:<24} {'—':>9} {'—':>9} {'—':>9} {'':>22}  {v['settings']}  ({v['error']})")
             continue
         meds = v["round_medians_ms"]
-        lines.append(f"{v['name']:<24} {v['p50_ms']:>9.3f} {v['p99_ms']:>9.3f} "
+        host = f"{v['host_p50_ms']:.3f}" if v.get("host_p50_ms") is not None else "—"
+        lines.append(f"{v['name']:<24} {v['p50_ms']:>9.3f} {v['p99_ms']:>9.3f} {host:>9} "
                      f"{f'{min(meds):.3f}–{max(meds):.3f}':>22}  {v['settings']}" + (f"  ({v['error']})" if v["error"] else ""))
+    lines.append("host P50: the median host time of the forward call, unprofiled (host_ms; near P50: the host paces "
+                 "the GPU)")
     lines.append(f"wrote {len(result.files)} files to {out_dir}: per variant <name>_latency_ms.csv and "
-                 f"<name>_trace.json.gz, pairs.csv, capture.json")
+                 f"<name>_trace.json.gz, pairs.csv, capture.json (with the host times measured beside each trace)")
     ok = [v for v in doc["variants"] if v.get("latency_csv") and v.get("trace")]
     if len(ok) > 1:
         b, c = ok[0]["name"], ok[1]["name"]
