@@ -503,26 +503,27 @@ def calibrate(graph: ReplayGraph, target_ms: float, launch_overhead_ns: float = 
     the replay is non-decreasing in α)."""
     graph = graph.sample()
     profiled = median_ms(replay(graph, None, 1.0, launch_overhead_ns))
+    a, clamped = solve_alpha(lambda x: median_ms(replay(graph, None, x, launch_overhead_ns)), target_ms)
+    return Calibration(a, target_ms, median_ms(replay(graph, None, a, launch_overhead_ns)), profiled, clamped=clamped)
+
+
+def solve_alpha(f: Callable[[float], float], target: float) -> tuple[float, bool]:
+    """The α ∈ ALPHA_RANGE with f(α) = target, by bisection (f is non-decreasing in α: a slower host never
+    shortens a replay), and whether it is clamped at an end of the range."""
     lo, hi = ALPHA_RANGE
-
-    def f(a: float) -> float:
-        return median_ms(replay(graph, None, a, launch_overhead_ns))
-
-    flo, fhi = f(lo), f(hi)
-    if target_ms <= flo:
-        return Calibration(lo, target_ms, flo, profiled, clamped=True)
-    if target_ms >= fhi:
-        return Calibration(hi, target_ms, fhi, profiled, clamped=True)
+    if target <= f(lo):
+        return lo, True
+    if target >= f(hi):
+        return hi, True
     for _ in range(40):
         mid = 0.5 * (lo + hi)
-        if f(mid) < target_ms:
+        if f(mid) < target:
             lo = mid
         else:
             hi = mid
         if hi - lo < 1e-4:
             break
-    a = 0.5 * (lo + hi)
-    return Calibration(a, target_ms, f(a), profiled)
+    return 0.5 * (lo + hi), False
 
 
 def host_median_ms(results: list[IterationResult]) -> float:
@@ -541,26 +542,7 @@ def calibrate_host(graph: ReplayGraph, host_ms: float, target_ms: float, launch_
     where the latency cannot: a GPU-bound baseline replays its measured latency at every α below a knee."""
     graph = graph.sample()
     profiled = median_ms(replay(graph, None, 1.0, launch_overhead_ns))
-    lo, hi = ALPHA_RANGE
-
-    def f(a: float) -> float:
-        return host_median_ms(replay(graph, None, a, launch_overhead_ns))
-
-    clamped = False
-    if host_ms <= f(lo):
-        a, clamped = lo, True
-    elif host_ms >= f(hi):
-        a, clamped = hi, True
-    else:
-        for _ in range(40):
-            mid = 0.5 * (lo + hi)
-            if f(mid) < host_ms:
-                lo = mid
-            else:
-                hi = mid
-            if hi - lo < 1e-4:
-                break
-        a = 0.5 * (lo + hi)
+    a, clamped = solve_alpha(lambda x: host_median_ms(replay(graph, None, x, launch_overhead_ns)), host_ms)
     return Calibration(a, target_ms, median_ms(replay(graph, None, a, launch_overhead_ns)), profiled, clamped=clamped,
                        anchor="host", host_ms=host_ms)
 
