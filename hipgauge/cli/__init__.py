@@ -84,18 +84,41 @@ def main(argv: list[str] | None = None) -> None:
 
     regex_cache.load()  # before the verb's modules compile their patterns (hipgauge/regex_cache.py)
     code_cache.install()  # before they make their dataclasses (hipgauge/code_cache.py)
+    fast: list[bool] = []
+    ended: SystemExit | None = None
     try:
-        _run(args, argv)
+        _run(args, argv, fast)
+    except SystemExit as exc:
+        ended = exc
     finally:
         for cache in (regex_cache, code_cache):
             try:
                 cache.save()
             except Exception:  # noqa: BLE001 - a cache that cannot be written changes nothing of the command's
                 pass
+    if ended is None:
+        return
+    if argv is None and fast and (ended.code is None or isinstance(ended.code, int)):
+        _end_process(ended.code or 0)
+    raise ended
 
 
-def _run(args: list[str], argv: list[str] | None) -> None:
-    """The command of ``args``: the fast path's (``cli/fast.py``) or Typer's."""
+def _end_process(code: int) -> None:
+    """End the process of a fast-path command (``cli/fast.py``) now, with its exit status: what it printed is
+    flushed, its files are closed and the caches saved, so what is left is the interpreter's teardown (freeing
+    every module and object one by one: ~20 ms, a fifth of a two-file scan), which ``os._exit`` skips. Only for
+    the console script's process (``main()`` without ``argv``), never for a caller's ``main([...])``; when the
+    output cannot be flushed (a closed pipe) the process ends the usual way."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code)
+
+
+def _run(args: list[str], argv: list[str] | None, fast_taken: list[bool]) -> None:
+    """The command of ``args``: the fast path's (``cli/fast.py``; then ``fast_taken`` gets an item) or Typer's."""
     from hipgauge.cli.allocators import tune_allocators
     from hipgauge.cli.fast import fast_command
 
@@ -108,6 +131,8 @@ def _run(args: list[str], argv: list[str] | None) -> None:
 
     try:
         if fast is not None:
+            if args[0] in ("scan", "translate"):  # not ``capture torch``: PyTorch ends its own way
+                fast_taken.append(True)
             fast()
             sys.exit(0)  # as Typer's commands end
         else:
