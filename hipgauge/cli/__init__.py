@@ -65,6 +65,10 @@ class _CliPackage(types.ModuleType):
 sys.modules[__name__].__class__ = _CliPackage
 
 
+#: verbs with cache files of their own (``regex_cache``, ``code_cache``): the start-up-bound ones, whose patterns
+#: and dataclass code the other verbs' runs would otherwise evict or bury
+_OWN_CACHE_FILES = frozenset({"scan", "translate"})
+
 #: verbs that read profiles (big tables): they get the allocator settings of ``cli/allocators.py``
 _PROFILE_VERBS = frozenset({"compare", "project", "decide", "cost", "assess", "demo", "history", "gate"})
 
@@ -82,8 +86,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)  # as Typer's commands end
     from hipgauge import code_cache, regex_cache
 
-    regex_cache.load()  # before the verb's modules compile their patterns (hipgauge/regex_cache.py)
-    code_cache.install()  # before they make their dataclasses (hipgauge/code_cache.py)
+    part = args[0] if args and args[0] in _OWN_CACHE_FILES else ""
+    regex_cache.load(part)  # before the verb's modules compile their patterns (hipgauge/regex_cache.py)
+    code_cache.install(part)  # before they make their dataclasses (hipgauge/code_cache.py)
     fast: list[bool] = []
     ended: SystemExit | None = None
     try:
