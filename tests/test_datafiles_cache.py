@@ -110,3 +110,11 @@ def test_a_scan_imports_only_the_rules_its_anchors_reach(tmp_path: Path) -> None
     assert proc.returncode == 0, proc.stderr
     assert '"HG103"' in proc.stdout
     assert 0 < int(proc.stderr.strip().splitlines()[-1]) < 20  # of 71
+
+
+def test_the_kept_mapping_carries_its_plain_names(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mapping._build()
+    monkeypatch.setattr(datafiles, "_memo", {})
+    kept = mapping._build()
+    assert kept._plain_names is not None and type(kept._plain_names[1]) is frozenset
+    assert kept.plain_names() == mapping._parse().plain_names()
