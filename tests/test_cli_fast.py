@@ -104,3 +104,13 @@ def test_the_console_process_ends_with_the_commands_output_files_and_status(tmp_
         if rel.suffix != ".json":
             assert (tmp_path / "proc" / rel).read_bytes() == (tmp_path / "here" / rel).read_bytes(), rel
     assert list((tmp_path / "cache").glob("regex-*.marshal")) and list((tmp_path / "cache").glob("code-*.marshal"))
+
+
+def test_a_scan_leaves_the_callers_collector_thresholds_as_they_were(capsys):
+    import gc
+
+    before = gc.get_threshold()
+    with pytest.raises(SystemExit):
+        main(["scan", str(F16 / "symbol_copies.cu"), "--json"])
+    capsys.readouterr()
+    assert gc.get_threshold() == before
