@@ -28,7 +28,7 @@ from hipgauge.model import (
 )
 from hipgauge.progress import listening
 from hipgauge.rules.engine import check_file
-from hipgauge.rules.registry import anchor_index
+from hipgauge.rules.registry import anchor_index, load_all_rules
 from hipgauge.rules.share import file_stats
 from hipgauge.source import pyinline
 from hipgauge.source.build_selection import build_selection, builds_for_amd
@@ -257,10 +257,12 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
     """Scan walked entries and assemble the sorted ``ScanResult``."""
     mapping = load_mapping()  # once here, so forked workers inherit it
     if options.rules:
-        anchor_index()  # the rule modules, catalogue and anchor index, inherited the same way
+        anchor_index()  # the anchor index, inherited the same way
+        if len(entries) >= SERIAL_BELOW:  # workers may be forked: the rule modules too (a smaller run loads the
+            load_all_rules()  # ones its anchors reach, hipgauge/rules/registry.py)
     if options.dual is None:
         options = replace(options, dual=tree_dual(entries, options.defines, options.max_file_bytes,
-                                                  frozenset(mapping.entries)))
+                                                  mapping.entries))
     if options.dual is not None and options.dual.builds is None:
         options = replace(options, dual=replace(options.dual, builds=build_selection(entries, options.max_file_bytes)))
     if not options.defined or options.qualifier_macros is None:

@@ -417,6 +417,10 @@ def _run_items(items: list[_Item], opts: TranslateOptions, out_r: Path, write: b
                 on_progress(1)
         return results
     mapping_index(load_mapping())  # built before the fork, so every worker inherits it
+    if opts.rules_share:
+        from hipgauge.rules.registry import load_all_rules  # noqa: PLC0415 - with the share only (see _share_stats)
+
+        load_all_rules()  # and the rule modules the share runs
     chunks = _chunks(items, workers)
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: PLC0415 - a pool for 8+ files only
 
@@ -492,7 +496,7 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
     local = _local_names(entries, keep=True) | header_names
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
     if opts.shims is None or (opts.rules_share and opts.share_dual is None):
-        dual = tree_dual(entries, max_bytes=options.max_file_bytes, known_cuda=frozenset(load_mapping().entries))
+        dual = tree_dual(entries, max_bytes=options.max_file_bytes, known_cuda=load_mapping().entries)
         dual = replace(dual, builds=build_selection(entries, options.max_file_bytes))
         if opts.shims is None:
             opts = replace(opts, shims=frozenset(Path(entries[0].path).name if single else d for d in dual.shim_files))

@@ -374,6 +374,12 @@ def anchor_index() -> AnchorIndex:
     return AnchorIndex(rule_table())
 
 
+def load_all_rules() -> int:
+    """Import every running rule's module now (a process about to fork workers, so that they inherit them rather
+    than each importing the ones its files reach); the number of rules."""
+    return len([load_rule(e) for e in rule_table()])
+
+
 def build_rules() -> tuple[RuleSpec, ...]:
     """The running rules with a build-file check (``check_build``), ordered by code."""
     return tuple(load_rule(e) for e in rule_table() if e.build)

@@ -28,7 +28,7 @@ import os
 import posixpath
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -226,9 +226,10 @@ BUILD_KINDS = ("cmake", "make", "setup.py")
 
 
 def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int = 8 * 1024 * 1024,
-              known_cuda: frozenset[str] | set[str] | None = None) -> TreeDual:
+              known_cuda: Container[str] | None = None) -> TreeDual:
     """Switches, shims and generated families of the walked ``entries`` (``SourceEntry``); ``user``: ``-D`` items
-    (validated: ValueError with a one-line reason). ``known_cuda``: the CUDA names of the HIPIFY mapping."""
+    (validated: ValueError with a one-line reason). ``known_cuda``: the CUDA names of the HIPIFY mapping (any
+    container: ``Mapping.entries`` itself, not a copy of its 9,000 names)."""
     user = tuple(user)
     for item in user:
         parse_define(item)
