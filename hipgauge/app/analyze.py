@@ -16,7 +16,6 @@ from hipgauge.knowledge.mapping import Mapping, load_mapping
 from hipgauge.model import FileStats, Finding
 from hipgauge.rules.engine import check_file
 from hipgauge.rules.share import file_stats
-from hipgauge.source.build_selection import apply_builds
 from hipgauge.source.dualtarget import (FileView, TreeDual, adjust_api_calls, apply_to_findings, file_view,
                                        kernel_variants)
 from hipgauge.source.inventory import FileInventory, inventory_file
@@ -70,10 +69,13 @@ def analyze_file(pf: Any, *, mapping: Mapping | None = None, defined: frozenset[
             out.findings = list(check_file(pf, out.inventory, set(ignore), defined))
             if out.view is not None:
                 out.findings = apply_to_findings(out.view, out.findings, dual)
-                out.findings, dropped, noted = apply_builds(dual.builds if dual is not None else None, out.view.file,
-                                                            out.findings, out.view.vis, str(kind))
-                out.view.dropped += dropped
-                out.view.noted += noted
+                if dual is not None and dual.builds is not None:  # the tree's build scripts were read
+                    from hipgauge.source.build_selection import apply_builds  # noqa: PLC0415 - loaded with them
+
+                    out.findings, dropped, noted = apply_builds(dual.builds, out.view.file, out.findings, out.view.vis,
+                                                                str(kind))
+                    out.view.dropped += dropped
+                    out.view.noted += noted
         except (RecursionError, MemoryError, Exception) as exc:  # noqa: BLE001 - kept for the caller to word
             out.rules_error = exc
     if stats and out.inventory is not None:

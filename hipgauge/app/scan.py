@@ -31,10 +31,9 @@ from hipgauge.rules.engine import check_file
 from hipgauge.rules.registry import anchor_index, load_all_rules
 from hipgauge.rules.share import file_stats
 from hipgauge.source import pyinline
-from hipgauge.source.build_selection import build_selection, builds_for_amd
 from hipgauge.source.defined import QualifierMacro, tree_names
 from hipgauge.source.dualtarget import inventory as dual_inventory
-from hipgauge.source.dualtarget import tree_dual
+from hipgauge.source.dualtarget import builds_for_amd, tree_builds, tree_dual
 from hipgauge.source.parse import load_file, parse_bytes, read_entry
 from hipgauge.source.walk import SourceEntry, walk_tree
 
@@ -264,7 +263,7 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
         options = replace(options, dual=tree_dual(entries, options.defines, options.max_file_bytes,
                                                   mapping.entries))
     if options.dual is not None and options.dual.builds is None:
-        options = replace(options, dual=replace(options.dual, builds=build_selection(entries, options.max_file_bytes)))
+        options = replace(options, dual=replace(options.dual, builds=tree_builds(entries, options.max_file_bytes)))
     if not options.defined or options.qualifier_macros is None:
         defined, qual = tree_names(entries, library_name_test(mapping, options.rules), options.max_file_bytes)
         options = replace(options, defined=options.defined or defined,

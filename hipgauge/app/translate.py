@@ -16,8 +16,7 @@ from typing import Any, Callable
 
 from hipgauge.app.tree_copy import copy_unchanged, keep_modes
 from hipgauge.source.coverage import not_analysed
-from hipgauge.source.build_selection import build_selection
-from hipgauge.source.dualtarget import tree_dual
+from hipgauge.source.dualtarget import tree_builds, tree_dual
 from hipgauge.errors import InputError
 from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.model import ApiCall, FileStats, Record, SkippedFile
@@ -514,7 +513,7 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
     if opts.shims is None or (opts.rules_share and opts.share_dual is None):
         dual = tree_dual(entries, max_bytes=options.max_file_bytes, known_cuda=load_mapping().entries)
-        dual = replace(dual, builds=build_selection(entries, options.max_file_bytes))
+        dual = replace(dual, builds=tree_builds(entries, options.max_file_bytes))
         if opts.shims is None:
             opts = replace(opts, shims=frozenset(Path(entries[0].path).name if single else d for d in dual.shim_files))
         if opts.rules_share and opts.share_dual is None:

@@ -52,7 +52,7 @@ from hipgauge.model import Confidence, Severity
 from hipgauge.source.backends import backend_of, hip_native
 from hipgauge.source.includes import TreeMacros, tree_macros
 from hipgauge.source.pybranches import cmake_vendor_lines, vendor_lines
-from hipgauge.source.walk import read_text_bytes
+from hipgauge.source.walk import SELECTION_KINDS, read_text_bytes
 
 #: a project's vendor switch, by its name
 SWITCH_NAME_RE = re.compile(r"^(?:[A-Z][A-Z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?(?:HIP|ROCM)$")
@@ -737,3 +737,36 @@ def inventory(tree: TreeDual | None, files: list[dict[str, Any]]) -> dict[str, A
                        "findings_dropped": sum(f.get("findings_dropped", 0) for f in native)},
         "generated_families": [fam.to_dict() for fam in tree.families],
     }
+
+
+def builds_for_amd(selection: Any, dual_target: dict[str, Any]) -> dict[str, Any]:
+    """Whether the tree already builds for AMD, and the evidence: a HIP build in its build scripts, a project vendor
+    switch, a shim (``scan --json``: ``dual_target.builds_for_amd`` / ``amd_build_evidence``). ``selection``: the
+    tree's ``build_selection.BuildSelection``, or None."""
+    evidence: list[str] = []
+    if selection is not None:
+        evidence += [f"build: {e}" for e in selection.hip_build[:3]]
+    for s in sorted(dual_target.get("switches", []), key=lambda s: -int(s.get("uses") or 0)):
+        if s.get("how") != "platform" and s.get("side") == "hip":
+            evidence.append(f"switch: {s['name']}" + (f" ({s['where'][0]})" if s.get("where") else ""))
+            break
+    for s in dual_target.get("shims", [])[:1]:
+        evidence.append(f"shim: {s['file']}")
+    out: dict[str, Any] = {"builds_for_amd": bool(evidence), "amd_build_evidence": evidence}
+    if evidence:
+        cuda_only = len(selection.to_dict()["cuda_only_files"]) if selection is not None else 0
+        out["amd_headline"] = (
+            "This tree already builds for AMD (" + "; ".join(evidence[:2]) + "): the one-time hours are the gaps "
+            "in the code its HIP build compiles, not a port; keeping both builds green is upkeep"
+            + (f"; {cuda_only} file(s) only the CUDA build compiles are not costed" if cuda_only else ""))
+    return out
+
+
+def tree_builds(entries: list[Any], max_bytes: int = 8 * 1024 * 1024) -> Any:
+    """``build_selection.build_selection(entries, max_bytes)``: its module (~2.5 ms of imports) is loaded only for a
+    tree with a build script it reads (``SELECTION_KINDS``); None otherwise, as it would return."""
+    if not any(e.kind in SELECTION_KINDS for e in entries):
+        return None
+    from hipgauge.source.build_selection import build_selection  # noqa: PLC0415 - see above
+
+    return build_selection(entries, max_bytes)
