@@ -13,7 +13,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
-from hipgauge.app.analyze import analyze_file
+from hipgauge.app.analyze import analyze_file, library_name_test
+from hipgauge.app.analyze import tree_qualifier_macros as tree_qualifier_macros  # re-exported: their home was here
+from hipgauge.app.analyze import tree_scan_names as tree_scan_names
 from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.model import (
     ApiCall,
@@ -298,36 +300,6 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
     res.dual_target.update(builds_for_amd(selection, res.dual_target))
     res.dual_target["build_selection"] = selection.to_dict() if selection is not None else None
     return res
-
-
-def tree_qualifier_macros(entries: list[SourceEntry], max_bytes: int = 8 * 1024 * 1024) -> tuple[QualifierMacro, ...]:
-    """The qualifier macros ``entries`` define (``ScanOptions.qualifier_macros``): give them to ``inventory_file``
-    to find a file's kernels as ``scan_entries`` does."""
-    return tree_names(entries, None, max_bytes)[1]
-
-
-def tree_scan_names(entries: list[SourceEntry], rules: bool = True, max_bytes: int = 8 * 1024 * 1024
-                    ) -> tuple[frozenset[str], tuple[QualifierMacro, ...]]:
-    """In one pass over the files: the names ``entries`` define that look like CUDA library names
-    (``ScanOptions.defined``) and their qualifier macros (``ScanOptions.qualifier_macros``); give both to
-    ``inventory_file`` (and the names to ``check_file``) to analyse a file of the tree as ``scan_entries`` does."""
-    return tree_names(entries, library_name_test(load_mapping(), rules), max_bytes)
-
-
-def library_name_test(mapping: Any, rules: bool = True) -> Callable[[str], bool]:
-    """Which tree-defined names matter: not an exact name of the mapping, and classified by one of its prefix
-    rules or matched by a library rule's anchor."""
-    index = None
-    if rules:
-        index = anchor_index()
-
-    def keep(name: str) -> bool:
-        if name in mapping.entries:
-            return False
-        if mapping.lookup(name) is not None:
-            return True
-        return index is not None and any(r.category == "library" for r in index.word_rules(name.encode()))
-    return keep
 
 
 def scan_tree(paths: list[Path] | list[str], options: ScanOptions, map_files: MapFiles | None = None,

@@ -520,7 +520,7 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
             opts = replace(opts, share_dual=dual)
     opts = _with_tree_facts(opts, entries, result)
     if opts.rules_share:
-        from hipgauge.app.scan import tree_scan_names  # noqa: PLC0415 - scan's pipeline: only for its share
+        from hipgauge.app.analyze import tree_scan_names  # noqa: PLC0415 - scan's pipeline: only for its share
 
         defined, qualifier_macros = tree_scan_names([*entries, *headers], max_bytes=options.max_file_bytes)
         opts = replace(opts, share_defined=defined, share_qualifier_macros=qualifier_macros)

@@ -28,7 +28,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
-import pkgutil
 import re
 import sys
 from functools import lru_cache
@@ -98,6 +97,8 @@ def spec_of(mod: ModuleType, name: str) -> RuleSpec:
 def discover(*dirs: tuple[Path, str | None]) -> tuple[RuleSpec, ...]:
     """Every rule module (``hgNNN_*.py``) in the given ``(folder, package)`` pairs, ordered by code; a code
     declared twice is an error."""
+    import pkgutil  # noqa: PLC0415 - only when every rule module is imported (a run reads the kept rule table)
+
     specs: dict[str, RuleSpec] = {}
     for folder, package in dirs:
         for info in sorted(pkgutil.iter_modules([str(folder)]), key=lambda i: i.name):
