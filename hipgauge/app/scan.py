@@ -32,7 +32,6 @@ from hipgauge.progress import listening
 from hipgauge.rules.engine import check_file
 from hipgauge.rules.registry import anchor_index, load_all_rules
 from hipgauge.rules.share import file_stats
-from hipgauge.source import pyinline
 from hipgauge.source.defined import QualifierMacro, tree_names
 from hipgauge.source.dualtarget import inventory as dual_inventory
 from hipgauge.source.dualtarget import builds_for_amd, tree_builds, tree_dual
@@ -116,6 +115,8 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
 def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
     """A .py file: its inline CUDA fragments analysed as a CUDA file on the .py's own lines, and its nvcc build
     settings (``load_inline(extra_cuda_cflags=…)``, ``CUDAExtension``) checked by the build rules."""
+    from hipgauge.source import pyinline  # noqa: PLC0415 - a tree with Python files only
+
     data = read_entry(entry)
     if isinstance(data, SkippedFile):
         return FileResult(entry.display, skipped=data)

@@ -136,10 +136,11 @@ def _end_process(code: int) -> None:
 
 def _run(args: list[str], argv: list[str] | None, fast_taken: list[bool]) -> None:
     """The command of ``args``: the fast path's (``cli/fast.py``; then ``fast_taken`` gets an item) or Typer's."""
-    from hipgauge.cli.allocators import tune_allocators
     from hipgauge.cli.fast import fast_command
 
     if args and args[0] in _PROFILE_VERBS:
+        from hipgauge.cli.allocators import tune_allocators
+
         tune_allocators()  # before polars is imported; the source verbs skip it (start-up time)
     fast = fast_command(args)
     if fast is None:
