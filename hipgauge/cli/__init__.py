@@ -112,7 +112,8 @@ def main(argv: list[str] | None = None) -> None:
                 cache.save()
             except Exception:  # noqa: BLE001 - a cache that cannot be written changes nothing of the command's
                 pass
-        gc.set_threshold(*threshold)  # as it was, for a caller of ``main([...])``
+        if argv is not None:  # as it was, for a caller of ``main([...])`` (the console script's process ends here:
+            gc.set_threshold(*threshold)  # put back, the next allocation would collect every young object, ~4 ms)
     if ended is None:
         return
     if argv is None and fast and (ended.code is None or isinstance(ended.code, int)):
