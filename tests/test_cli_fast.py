@@ -79,10 +79,11 @@ def test_unknown_option_and_help_go_to_typer(tmp_path, capsys):
     assert exc.value.code == 2
 
 
-def test_the_console_process_ends_with_the_commands_output_files_and_status(tmp_path, capsys):
+def test_the_console_process_ends_with_the_commands_output_files_and_status(tmp_path, capsys, monkeypatch):
     """``python -m hipgauge`` (``main()`` without argv) ends a fast-path command with ``os._exit`` after flushing:
     the same output, files and exit status as ``main([...])`` in this process, and the caches still saved."""
     files = [str(F16 / n) for n in ("warp_reduce_masks.cu", "symbol_copies.cu")]
+    monkeypatch.setenv("COLUMNS", "200")  # the plain-text tables wrap at the terminal's width: the same for both
     env = {**__import__("os").environ, "HIPGAUGE_CACHE_DIR": str(tmp_path / "cache")}
     runs = {}
     for args in (["scan", *files, "--fail-on", "blocker"], ["scan", *files, "--json"],
