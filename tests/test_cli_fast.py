@@ -79,14 +79,14 @@ def test_unknown_option_and_help_go_to_typer(tmp_path, capsys):
     assert exc.value.code == 2
 
 
-def test_the_console_process_ends_with_the_commands_output_files_and_status(tmp_path, capsys, monkeypatch):
+def test_the_console_process_ends_with_the_commands_output_files_and_status(tmp_path, capsys):
     """``python -m hipgauge`` (``main()`` without argv) ends a fast-path command with ``os._exit`` after flushing:
     the same output, files and exit status as ``main([...])`` in this process, and the caches still saved."""
     files = [str(F16 / n) for n in ("warp_reduce_masks.cu", "symbol_copies.cu")]
-    monkeypatch.setenv("COLUMNS", "200")  # the plain-text tables wrap at the terminal's width: the same for both
     env = {**__import__("os").environ, "HIPGAUGE_CACHE_DIR": str(tmp_path / "cache")}
     runs = {}
-    for args in (["scan", *files, "--fail-on", "blocker"], ["scan", *files, "--json"],
+    # --json: the same bytes either way (the plain-text tables wrap at the width of the terminal each one sees)
+    for args in (["scan", *files, "--json", "--fail-on", "blocker"], ["scan", *files, "--json"],
                  ["translate", str(F16), "-o", str(tmp_path / "proc"), "--json"]):
         proc = subprocess.run([sys.executable, "-m", "hipgauge", *args], capture_output=True, text=True, env=env,
                               timeout=300)
@@ -98,6 +98,7 @@ def test_the_console_process_ends_with_the_commands_output_files_and_status(tmp_
         if args[0] == "scan":
             assert proc.stdout == here.out and proc.stderr == here.err
     assert runs["scanblocker"].returncode == 1 and "at or above blocker" in runs["scanblocker"].stderr
+    assert json.loads(runs["scanblocker"].stdout)["findings"]
     written = sorted(p.relative_to(tmp_path / "proc") for p in (tmp_path / "proc").rglob("*") if p.is_file())
     assert written and written == sorted(p.relative_to(tmp_path / "here") for p in (tmp_path / "here").rglob("*")
                                          if p.is_file())
