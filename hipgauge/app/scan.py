@@ -44,6 +44,8 @@ SERIAL_BELOW = 8  # files: fewer than this are scanned in-process
 
 @dataclass(frozen=True)
 class ScanOptions:
+    """What a scan is asked for: excludes, ignored codes, limits, workers, defines and tree-wide names."""
+
     exclude: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()  # rule codes never reported
     max_file_bytes: int = 8 * 1024 * 1024
@@ -72,6 +74,8 @@ class ScanOptions:
 
 @dataclass
 class FileResult:
+    """What scanning one file found (or why it was skipped), before the tree's results are assembled."""
+
     file: str
     lines: int = 0
     kernels: list[Kernel] = field(default_factory=list)

@@ -166,12 +166,16 @@ class BuildSelection:
 
 @dataclass(frozen=True)
 class Arg:
+    """One argument of a CMake command, as written (quoted or not)."""
+
     text: str
     quoted: bool = False
 
 
 @dataclass(frozen=True)
 class Command:
+    """One CMake command: its name, arguments and line."""
+
     name: str  # lower case
     args: tuple[Arg, ...]
     line: int

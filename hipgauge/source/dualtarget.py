@@ -100,6 +100,8 @@ GENERATED_MAX_DIFF = 0.25  # share of tokens that may differ between copies
 
 @dataclass(frozen=True)
 class Switch:
+    """A macro the tree switches between its CUDA and HIP code with, where it is tested and how often."""
+
     name: str
     side: str  # "hip": defined only in the HIP build; "hip-option": undefined in the CUDA build, unknown in HIP
     how: str  # platform | name | build | defined-under-hip | with-hip-names | config
@@ -112,6 +114,8 @@ class Switch:
 
 @dataclass(frozen=True)
 class Shim:
+    """A project header that maps CUDA names to HIP ones for the HIP build."""
+
     file: str
     mappings: tuple[tuple[str, str], ...]  # (CUDA or neutral name, what it becomes under HIP)
     polyfills: tuple[str, ...] = ()
@@ -139,6 +143,8 @@ class Family:
 
 @dataclass(frozen=True)
 class TreeDual:
+    """The tree as its CUDA and HIP builds see it: switches, shims, generated families, macros, builds, backends."""
+
     switches: tuple[Switch, ...] = ()
     shims: tuple[Shim, ...] = ()
     families: tuple[Family, ...] = ()
