@@ -161,7 +161,8 @@ def _table_rows(dirs: tuple[tuple[Path, str | None], ...]) -> list[tuple[Any, ..
         _specs.setdefault(spec.code, spec)
         if spec.retired:
             continue
-        folder, package = next((Path(f), p) for f, p in dirs if Path(f) == Path(spec.module.__file__).parent)
+        home = Path(spec.module.__file__).resolve().parent
+        folder, package = next((Path(f), p) for f, p in dirs if Path(f).resolve() == home)
         rows.append(_entry_row(spec, folder, package, Path(spec.module.__file__).stem))
     return rows
 
