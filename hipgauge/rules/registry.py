@@ -21,6 +21,11 @@ A rule module (one per rule, named ``hgNNN_<topic>.py``) defines:
 
 Its docstring is its documentation and the source of its rationale: What it does / Why is this bad? /
 Example / Use instead (the Example must fire the rule and the Use-instead must not: tests run both).
+
+``catalogue()`` / ``registry()`` import every rule module. A scan does not: ``anchor_index()`` is built from
+``rule_table()`` (each running rule's anchors, ``REQUIRES``, ``KERNELS`` and kind, kept between runs by
+``hipgauge.datafiles.cached_data``), and a rule's module is imported when one of its anchors first occurs in a
+file (``load_rule``), so a two-file scan imports the few rules its files can fire, not all 71.
 """
 
 from __future__ import annotations
