@@ -116,3 +116,75 @@ def test_a_scan_leaves_the_callers_collector_thresholds_as_they_were(capsys):
         main(["scan", str(F16 / "symbol_copies.cu"), "--json"])
     capsys.readouterr()
     assert gc.get_threshold() == before
+
+
+def _argparse_reference(verb: str):
+    """The fast path's parsers as they were written with argparse (the definition ``parse_options`` must match)."""
+    import argparse
+
+    class NoExit(argparse.ArgumentParser):
+        def error(self, message):
+            raise ValueError(message)
+
+    p = NoExit(prog=f"hipgauge {verb}", add_help=False, allow_abbrev=False)
+    if verb == "translate":
+        p.add_argument("path", type=Path)
+        p.add_argument("-o", "--output", type=Path, required=True)
+        for flag in ("--no-safe-rewrites", "--no-share", "--no-progress"):
+            p.add_argument(flag, action="store_true")
+        for many in ("--no-rewrite", "--amd-arch", "--exclude"):
+            p.add_argument(many, action="append")
+        p.add_argument("--launch", default="chevron")
+        p.add_argument("--rocm-version")
+    else:
+        p.add_argument("paths", type=Path, nargs="+")
+        p.add_argument("--exclude", action="append")
+        p.add_argument("--sarif", type=Path)
+        p.add_argument("--executor", choices=("local",), default="local")
+        p.add_argument("--workers", type=int)
+        p.add_argument("--no-progress", action="store_true")
+        p.add_argument("--max-findings", type=int, default=25)
+        p.add_argument("--fail-on")
+        p.add_argument("--strict", action="store_true")
+        p.add_argument("-D", "--define", dest="define", action="append")
+    p.add_argument("--json", dest="json_out", action="store_true")
+    p.add_argument("--config", type=Path)
+    p.add_argument("-I", "--include-dir", dest="include_dir", action="append", type=Path)
+    return p
+
+
+@pytest.mark.parametrize("verb, args", [
+    ("scan", ["a.cu"]),
+    ("scan", ["a.cu", "b.cu", "--fail-on", "blocker", "--json"]),
+    ("scan", ["--exclude", "x/*", "a.cu", "--exclude=y", "-I", "inc", "-Iinc2", "-D", "A=1", "--define=B"]),
+    ("scan", ["a.cu", "--workers", "2", "--max-findings=0", "--sarif", "o.sarif", "--strict", "--config", "c.toml"]),
+    ("scan", ["--", "a.cu", "-b.cu"]),
+    ("scan", ["a.cu", "--no-progress", "--no-progress", "--fail-on", "slow", "--fail-on", "info"]),
+    ("translate", ["src", "-o", "out"]),
+    ("translate", ["-oout", "src", "--json", "--no-share", "--rocm-version", "6.2", "--no-rewrite", "hip-symbol",
+                   "--no-rewrite", "x", "--launch=hipLaunchKernelGGL", "--amd-arch", "gfx942", "-I", "i"]),
+    ("translate", ["src", "--output=out", "--no-safe-rewrites", "--exclude", "*.py", "--config", "h.toml"]),
+])
+def test_the_fast_parser_reads_what_argparse_read(verb, args):
+    from hipgauge.cli import fast
+
+    spec, defaults = (fast._SCAN, fast._SCAN_DEFAULTS) if verb == "scan" else (fast._TRANSLATE, fast._TRANSLATE_DEFAULTS)
+    parsed = fast.parse_options(args, spec, defaults)
+    assert parsed is not None
+    values, rest = parsed
+    got = {("paths" if verb == "scan" else "path"): [Path(p) for p in rest] if verb == "scan" else Path(rest[0]),
+           **values}
+    assert got == vars(_argparse_reference(verb).parse_args(args))
+
+
+@pytest.mark.parametrize("verb, args", [
+    ("scan", []), ("scan", ["a.cu", "--jso"]), ("scan", ["a.cu", "--bogus"]), ("scan", ["a.cu", "--json=1"]),
+    ("scan", ["a.cu", "--workers", "two"]), ("scan", ["a.cu", "--workers", "0"]), ("scan", ["a.cu", "--workers"]),
+    ("scan", ["a.cu", "--max-findings", "-1"]), ("scan", ["a.cu", "--executor", "dask"]), ("scan", ["a.cu", "-x"]),
+    ("scan", ["a.cu", "--exclude", "--json"]), ("translate", ["src"]), ("translate", ["src", "other", "-o", "o"]),
+    ("translate", ["src", "-o"]), ("translate", ["src", "--out", "o"]), ("translate", ["src", "-o", "-o2"]),
+])
+def test_what_the_fast_parser_cannot_read_goes_to_typer(verb, args):
+    from hipgauge.cli.fast import fast_command
+
+    assert fast_command([verb, *args]) is None
