@@ -75,7 +75,7 @@ TWO = ("warp_reduce_masks.cu", "symbol_copies.cu")
 #: goal is 2x; its limit leaves room for a noisy machine and still fails when --version loads typing and pathlib
 #: again (+1x) or rich (+2.5x). The scan's fails when Typer, pydantic, rich, polars or the pattern compiles come
 #: back to a pre-commit scan (each +3x to +15x).
-#: Re-measured after the start-up work of issue #23 (2026-12-04, same machine, busy): the 2-file scan took 6.0-6.4x
+#: Re-measured after the start-up work of issue #23 (2026-12-04, same machine, busy): the 2-file scan took 5.2-6.7x
 #: in a CI-like venv and 2.8-3.2x in the editable one; the scan limit was tightened from 16x to 10x then, which
 #: still fails when the rule modules (+~1.5x), the interpreter's teardown (+1.5x) or any of the libraries above
 #: come back to a pre-commit scan.
