@@ -18,8 +18,15 @@ Four measures, each a fresh process per run (median of ``--repeat``):
 ``--check`` runs measure 1 alone (hipify-perl left out) and exits 1 when, in CPU time (median over the
 rounds, which waiting for a busy CPU does not inflate as it does wall time), ``--version`` takes more than
 ``VERSION_LIMIT`` times ``python -c pass`` or the 2-file ``scan --fail-on`` more than ``SCAN_LIMIT`` times:
-the start-up regression check of ``.ci/run``. Each command runs once, untimed, before the rounds (the
-compiled-pattern cache of ``hipgauge/regex_cache.py`` is written then, as a user's first run writes it).
+the start-up regression check of ``.ci/run``. Measure 1 runs with a cache folder of its own
+(``$HIPGAUGE_CACHE_DIR`` in the temporary folder, so other hipgauge runs on the machine neither fill nor evict
+it); each command runs once, untimed, before the rounds, and writes its caches then (compiled patterns, dataclass
+code, the parsed data files and the rule table: ``hipgauge/regex_cache.py``, ``hipgauge/datafiles.py``), as a
+user's first run writes them.
+
+The hipgauge measured is the ``hipgauge`` console script beside the interpreter that runs this script (else
+``python -m hipgauge``): run it with another virtual environment's ``python`` to measure that environment's
+install, e.g. a plain ``pip install .`` as CI makes (``/tmp/civenv/bin/python benchmarks/bench_startup.py``).
 
 The peers. hipify-perl (ROCm/HIPIFY ``bin/hipify-perl``, one Perl script; it is on no package registry: give its
 path with ``--hipify-perl`` or ``$HIPIFY_PERL``, e.g. a copy of the file from the HIPIFY repository) runs as
@@ -68,8 +75,12 @@ TWO = ("warp_reduce_masks.cu", "symbol_copies.cu")
 #: goal is 2x; its limit leaves room for a noisy machine and still fails when --version loads typing and pathlib
 #: again (+1x) or rich (+2.5x). The scan's fails when Typer, pydantic, rich, polars or the pattern compiles come
 #: back to a pre-commit scan (each +3x to +15x).
+#: Re-measured after the start-up work of issue #23 (2026-12-04, same machine, busy): the 2-file scan took 5.2-6.7x
+#: in a CI-like venv and 2.8-3.2x in the editable one; the scan limit was tightened from 16x to 10x then, which
+#: still fails when the rule modules (+~1.5x), the interpreter's teardown (+1.5x) or any of the libraries above
+#: come back to a pre-commit scan.
 VERSION_LIMIT = 2.5
-SCAN_LIMIT = 16.0
+SCAN_LIMIT = 10.0
 
 PEER = r"""
 import importlib.util, os, sys, types
@@ -136,6 +147,7 @@ def interleaved(commands: dict[str, tuple[Any, tuple[int, ...]]], rounds: int) -
 
 def startup(hg: list[str], perl: Path | None, rounds: int, work: Path) -> dict[str, Any]:
     """Measure 1 of the module docstring: the medians per command, the ratios, and the check against the limits."""
+    os.environ["HIPGAUGE_CACHE_DIR"] = str(work / "cache")  # its own, written by the untimed first run
     two = work / "startup-two"
     two.mkdir()
     for name in TWO:
@@ -242,7 +254,6 @@ def main() -> None:
     perl = Path(args.hipify_perl) if args.hipify_perl and Path(args.hipify_perl).is_file() else None
     if args.check:
         with tempfile.TemporaryDirectory(prefix="hipgauge-bench-startup-") as tmp:
-            os.environ["HIPGAUGE_CACHE_DIR"] = str(Path(tmp) / "cache")  # a first run's cache, as a new user's
             s = startup(hg, None, args.rounds, Path(tmp))
         print_startup(s)
         print(json.dumps({"benchmark": "startup-check", "source": "measured", **s}))

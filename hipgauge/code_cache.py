@@ -8,7 +8,8 @@ with the same globals and locals, but compiles each distinct text once — the c
 file when an earlier run compiled it; ``save()`` adds the texts this run compiled. The functions made are those
 ``exec`` would make from the text (same code, same file name ``<string>``); only the compile is skipped.
 
-The file (``code-<Python build>.marshal``, ``marshal`` of text → code object) lives in the cache folder of
+The file (``code-<Python build>.marshal``, ``marshal`` of text → code object; ``scan`` and ``translate`` keep one
+each, ``code-scan-…`` and ``code-translate-…``, so that a run reads only its verb's texts) lives in the cache folder of
 ``hipgauge/regex_cache.py``, is read only by the interpreter build that wrote it, and is ignored when it does
 not load; ``HIPGAUGE_NO_CACHE=1`` turns it off. A ``dataclasses`` without the one ``exec`` call of
 ``_create_fn`` (Python 3.13 changed that machinery) is left alone. Deleting the file is always safe.
@@ -31,13 +32,16 @@ _codes: dict[str, CodeType] = {}
 _new: set[str] = set()
 #: the most texts kept: far above what any command makes, a bound on a file that only grows
 _LIMIT = 5000
+#: the file's part of the name: the verb whose texts it keeps (``install(part)``), "" for the shared one
+_part: list[str] = [""]
 
 
 def cache_file() -> str | None:
     folder = cache_folder()
     if folder is None:
         return None
-    return os.path.join(folder, f"code-{sys.implementation.cache_tag}-{sys.hexversion:x}.marshal")
+    part = f"{_part[0]}-" if _part[0] else ""
+    return os.path.join(folder, f"code-{part}{sys.implementation.cache_tag}-{sys.hexversion:x}.marshal")
 
 
 def _exec(source: Any, globals: dict[str, Any] | None = None, locals: Any = None) -> None:
@@ -54,8 +58,10 @@ def _exec(source: Any, globals: dict[str, Any] | None = None, locals: Any = None
     builtins.exec(source, globals, locals)
 
 
-def install() -> int:
-    """Put the stand-in into ``dataclasses`` with the cached code; the number of texts loaded (-1: not installed)."""
+def install(part: str = "") -> int:
+    """Put the stand-in into ``dataclasses`` with the cached code; the number of texts loaded (-1: not installed).
+    ``part``: a verb with a file of its own (as ``regex_cache.load``), so a run reads only the texts its verb makes."""
+    _part[0] = part
     path = cache_file()
     if path is None:
         return -1

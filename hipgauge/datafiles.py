@@ -7,8 +7,8 @@ Parsed forms are kept between runs of the CLI (``cached_data``): a bundled TOML 
 written in Python: ~10 ms for ``rules.toml`` and ``amd_targets.toml`` together, a tenth of a two-file scan) and
 what a caller builds from a data file (the mapping table) go, as ``marshal`` data, into the cache folder of
 ``hipgauge/regex_cache.py`` (``HIPGAUGE_NO_CACHE=1`` turns it off), keyed by the source files' size and
-modification time and the caller's format tag; a file that does not match or does not load is rebuilt and
-rewritten. Every call returns a fresh object, as a parse would.
+modification time and the caller's format tag, one file per install of hipgauge; a file that does not match or
+does not load is rebuilt and rewritten. Every call returns a fresh object, as a parse would.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -41,6 +42,9 @@ def read_data_text(name: str) -> str:
 
 #: key → the marshal bytes of (stamp, value), for the calls after the first in one process
 _memo: dict[str, bytes] = {}
+#: this install's part of a kept file's name (a checksum of its data folder's path): two installs sharing a cache
+#: folder (a pre-commit hook's environment and the user's own) keep a file each, rather than rewriting one in turn
+_INSTALL = f"{zlib.crc32(DATA_DIR.encode('utf-8', 'surrogateescape')):08x}"
 
 
 def _stamp(names: tuple[str, ...], tag: str) -> tuple[Any, ...] | None:
@@ -64,7 +68,7 @@ def cached_data(key: str, names: tuple[str, ...], tag: str, build: Callable[[], 
     folder = cache_folder()
     path = None
     if stamp is not None and folder is not None:
-        path = os.path.join(folder, f"data-{key}-{sys.implementation.cache_tag}-{sys.hexversion:x}.marshal")
+        path = os.path.join(folder, f"data-{key}-{_INSTALL}-{sys.implementation.cache_tag}-{sys.hexversion:x}.marshal")
         try:
             with open(path, "rb") as fh:
                 blob = fh.read()

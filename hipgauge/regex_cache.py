@@ -12,7 +12,8 @@ The file holds, per pattern, the flags it was compiled with and the arguments ``
 atomically, read only by the interpreter build that wrote it (its name carries the Python build and the
 regex engine's version), and ignored when it does not load (``_sre`` checks the code it is given). It lives in
 ``$HIPGAUGE_CACHE_DIR``, else ``$XDG_CACHE_HOME/hipgauge``, else ``~/.cache/hipgauge``; ``HIPGAUGE_NO_CACHE=1``
-turns it off. Deleting it is always safe.
+turns it off. ``scan`` and ``translate`` keep a file each (``regex-scan-…``, ``regex-translate-…``), the other
+verbs share one, so that one verb's runs do not evict the patterns of another. Deleting them is always safe.
 
 This module imports nothing of hipgauge's (it sits in the bottom layer).
 """
@@ -28,6 +29,8 @@ from typing import Any
 
 #: (pattern type, pattern, flags) → (flags, arguments of ``_sre.compile``) of the patterns the file held
 _loaded: dict[tuple[Any, ...], tuple[int, tuple[Any, ...]]] = {}
+#: the file's part of the name: the verb whose patterns it keeps (``load(part)``), "" for the shared one
+_part: list[str] = [""]
 
 
 def _limit() -> int:
@@ -58,7 +61,7 @@ def cache_file() -> str | None:
     except (ImportError, AttributeError):
         return None
     build = f"{sys.implementation.cache_tag}-{sys.hexversion:x}-{engine}"
-    return os.path.join(folder, f"regex-{build}.marshal")
+    return os.path.join(folder, f"regex-{_part[0] + '-' if _part[0] else ''}{build}.marshal")
 
 
 def write_cache_file(path: str, blob: bytes) -> bool:
@@ -84,8 +87,11 @@ def _cache() -> dict[Any, Any] | None:
     return cache if isinstance(cache, dict) else None
 
 
-def load() -> int:
-    """Put the cached patterns into ``re``'s cache; the number loaded (0 when there is no usable file)."""
+def load(part: str = "") -> int:
+    """Put the cached patterns into ``re``'s cache; the number loaded (0 when there is no usable file). ``part``:
+    a verb with a file of its own (``scan``, ``translate``), so that each keeps the patterns it uses, which the
+    others' runs do not evict; the same part is saved to."""
+    _part[0] = part
     path = cache_file()
     cache = _cache()
     if path is None or cache is None:

@@ -78,3 +78,16 @@ def test_override_from_flag_is_validated() -> None:
 def test_missing_explicit_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="config file not found"):
         config.load(tmp_path / "nope.toml")
+
+
+def test_a_pyproject_without_hipgauge_is_passed_over_unparsed(tmp_path):
+    from hipgauge.config import find_config
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n[tool.ruff]\nline-length = 100\n")
+    sub = tmp_path / "src"
+    sub.mkdir()
+    assert find_config(sub) is None
+    (sub / "pyproject.toml").write_text("[tool.hipgauge]\nignore = ['HG101']\n")
+    assert find_config(sub) == sub / "pyproject.toml"
+    (sub / "pyproject.toml").write_text("not toml at all = = =\n")  # no [tool.hipgauge] can be in it either way
+    assert find_config(sub) is None

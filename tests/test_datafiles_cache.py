@@ -68,3 +68,53 @@ def test_no_cache_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(datafiles, "_memo", {})
     assert datafiles.load_data_toml("backends.toml")
     assert not (tmp_path / "cache").exists()
+
+
+def test_the_kept_rule_table_is_the_imported_one_and_loads_rules_on_demand(cache: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from hipgauge.rules import registry as reg
+
+    reg.clear_caches()
+    try:
+        built = reg.rule_table()  # imports every rule module and keeps the table
+        assert len(list(cache.glob("data-rule-table-*.marshal"))) == 1
+        monkeypatch.setattr(datafiles, "_memo", {})
+        reg.clear_caches()
+        kept = reg.rule_table()  # from the file: no rule module imported for it
+        assert kept == built == tuple(reg.RuleEntry(*r) for r in reg._table_rows(reg.RULE_DIRS))
+        assert [e.code for e in kept] == [r.code for r in reg.registry()]
+        # a rule loaded on demand is the rule the catalogue holds
+        specs = reg.by_code()
+        for e in kept:
+            assert reg.load_rule(e) == specs[e.code] and reg.load_rule(e).module is specs[e.code].module
+        assert {r.code for r in reg.build_rules()} == {r.code for r in reg.registry() if hasattr(r.module, "check_build")}
+        assert {r.code for r in reg.anchor_index().kernel_rules()} == {
+            r.code for r in reg.registry() if getattr(r.module, "KERNELS", False)}
+    finally:
+        reg.clear_caches()
+
+
+def test_a_scan_imports_only_the_rules_its_anchors_reach(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(float* x) { x[threadIdx.x] = __shfl_sync(0xffffffff, x[0], 1); }\n")
+    code = ("import sys; from hipgauge.cli import main\n"
+            "try: main(['scan', sys.argv[1], '--json'])\n"
+            "except SystemExit: pass\n"
+            "print(sum(1 for m in sys.modules if m.startswith('hipgauge.rules.checks.hg')), file=sys.stderr)")
+    env = {**__import__("os").environ, "HIPGAUGE_CACHE_DIR": str(tmp_path / "cache")}
+    for _ in range(2):  # the first run keeps the table, the second reads it
+        proc = subprocess.run([sys.executable, "-c", code, str(src)], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert '"HG103"' in proc.stdout
+    assert 0 < int(proc.stderr.strip().splitlines()[-1]) < 20  # of 71
+
+
+def test_the_kept_mapping_carries_its_plain_names(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mapping._build()
+    monkeypatch.setattr(datafiles, "_memo", {})
+    kept = mapping._build()
+    assert kept._plain_names is not None and type(kept._plain_names[1]) is frozenset
+    assert kept.plain_names() == mapping._parse().plain_names()

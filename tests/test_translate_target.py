@@ -293,3 +293,16 @@ def test_without_the_new_rewrites_the_programs_fail_on_rocm_5_2(tmp_path):
     for name in ("saxpy_noinclude.cu", "warp_reduce_masks.cu", "bf16_convert.cu"):
         run = run_command(hipcc_command(hipcc, tmp_path / "hip" / name, "gfx90a", tmp_path / "x.o"), 300, hip=True)
         assert run.returncode != 0, name
+
+
+def test_on_path_finds_what_shutil_which_finds(tmp_path, monkeypatch):
+    from hipgauge.translate.target import on_path
+
+    for name in ("sh", "python3", "hipcc", "no-such-command-here"):
+        assert on_path(name) == shutil.which(name), name
+    (tmp_path / "tool").write_text("#!/bin/sh\n")
+    (tmp_path / "tool").chmod(0o644)  # not executable: not found, as which
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert on_path("tool") is None and shutil.which("tool") is None
+    (tmp_path / "tool").chmod(0o755)
+    assert on_path("tool") == shutil.which("tool") == str(tmp_path / "tool")

@@ -10,16 +10,18 @@ statistics).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from hipgauge.knowledge.mapping import Mapping, load_mapping
 from hipgauge.model import FileStats, Finding
 from hipgauge.rules.engine import check_file
 from hipgauge.rules.share import file_stats
-from hipgauge.source.build_selection import apply_builds
 from hipgauge.source.dualtarget import (FileView, TreeDual, adjust_api_calls, apply_to_findings, file_view,
                                        kernel_variants)
 from hipgauge.source.inventory import FileInventory, inventory_file
+from hipgauge.rules.registry import anchor_index
+from hipgauge.source.defined import QualifierMacro, tree_names
+from hipgauge.source.walk import SourceEntry
 
 
 @dataclass
@@ -70,10 +72,13 @@ def analyze_file(pf: Any, *, mapping: Mapping | None = None, defined: frozenset[
             out.findings = list(check_file(pf, out.inventory, set(ignore), defined))
             if out.view is not None:
                 out.findings = apply_to_findings(out.view, out.findings, dual)
-                out.findings, dropped, noted = apply_builds(dual.builds if dual is not None else None, out.view.file,
-                                                            out.findings, out.view.vis, str(kind))
-                out.view.dropped += dropped
-                out.view.noted += noted
+                if dual is not None and dual.builds is not None:  # the tree's build scripts were read
+                    from hipgauge.source.build_selection import apply_builds  # noqa: PLC0415 - loaded with them
+
+                    out.findings, dropped, noted = apply_builds(dual.builds, out.view.file, out.findings, out.view.vis,
+                                                                str(kind))
+                    out.view.dropped += dropped
+                    out.view.noted += noted
         except (RecursionError, MemoryError, Exception) as exc:  # noqa: BLE001 - kept for the caller to word
             out.rules_error = exc
     if stats and out.inventory is not None:
@@ -82,3 +87,33 @@ def analyze_file(pf: Any, *, mapping: Mapping | None = None, defined: frozenset[
         except Exception as exc:  # noqa: BLE001 - kept for the caller to word
             out.stats_error = exc
     return out
+
+
+def tree_qualifier_macros(entries: list[SourceEntry], max_bytes: int = 8 * 1024 * 1024) -> tuple[QualifierMacro, ...]:
+    """The qualifier macros ``entries`` define (``ScanOptions.qualifier_macros``): give them to ``inventory_file``
+    to find a file's kernels as ``scan_entries`` does."""
+    return tree_names(entries, None, max_bytes)[1]
+
+
+def tree_scan_names(entries: list[SourceEntry], rules: bool = True, max_bytes: int = 8 * 1024 * 1024
+                    ) -> tuple[frozenset[str], tuple[QualifierMacro, ...]]:
+    """In one pass over the files: the names ``entries`` define that look like CUDA library names
+    (``ScanOptions.defined``) and their qualifier macros (``ScanOptions.qualifier_macros``); give both to
+    ``inventory_file`` (and the names to ``check_file``) to analyse a file of the tree as ``scan_entries`` does."""
+    return tree_names(entries, library_name_test(load_mapping(), rules), max_bytes)
+
+
+def library_name_test(mapping: Any, rules: bool = True) -> Callable[[str], bool]:
+    """Which tree-defined names matter: not an exact name of the mapping, and classified by one of its prefix
+    rules or matched by a library rule's anchor."""
+    index = None
+    if rules:
+        index = anchor_index()
+
+    def keep(name: str) -> bool:
+        if name in mapping.entries:
+            return False
+        if mapping.lookup(name) is not None:
+            return True
+        return index is not None and any(r.category == "library" for r in index.word_rules(name.encode()))
+    return keep

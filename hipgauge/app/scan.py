@@ -13,7 +13,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
-from hipgauge.app.analyze import analyze_file
+from hipgauge.app.analyze import analyze_file, library_name_test
+from hipgauge.app.analyze import tree_qualifier_macros as tree_qualifier_macros  # re-exported: their home was here
+from hipgauge.app.analyze import tree_scan_names as tree_scan_names
 from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.model import (
     ApiCall,
@@ -28,13 +30,11 @@ from hipgauge.model import (
 )
 from hipgauge.progress import listening
 from hipgauge.rules.engine import check_file
-from hipgauge.rules.registry import anchor_index
+from hipgauge.rules.registry import anchor_index, load_all_rules
 from hipgauge.rules.share import file_stats
-from hipgauge.source import pyinline
-from hipgauge.source.build_selection import build_selection, builds_for_amd
 from hipgauge.source.defined import QualifierMacro, tree_names
 from hipgauge.source.dualtarget import inventory as dual_inventory
-from hipgauge.source.dualtarget import tree_dual
+from hipgauge.source.dualtarget import builds_for_amd, tree_builds, tree_dual
 from hipgauge.source.parse import load_file, parse_bytes, read_entry
 from hipgauge.source.walk import SourceEntry, walk_tree
 
@@ -44,6 +44,8 @@ SERIAL_BELOW = 8  # files: fewer than this are scanned in-process
 
 @dataclass(frozen=True)
 class ScanOptions:
+    """What a scan is asked for: excludes, ignored codes, limits, workers, defines and tree-wide names."""
+
     exclude: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()  # rule codes never reported
     max_file_bytes: int = 8 * 1024 * 1024
@@ -72,6 +74,8 @@ class ScanOptions:
 
 @dataclass
 class FileResult:
+    """What scanning one file found (or why it was skipped), before the tree's results are assembled."""
+
     file: str
     lines: int = 0
     kernels: list[Kernel] = field(default_factory=list)
@@ -115,6 +119,8 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
 def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
     """A .py file: its inline CUDA fragments analysed as a CUDA file on the .py's own lines, and its nvcc build
     settings (``load_inline(extra_cuda_cflags=…)``, ``CUDAExtension``) checked by the build rules."""
+    from hipgauge.source import pyinline  # noqa: PLC0415 - a tree with Python files only
+
     data = read_entry(entry)
     if isinstance(data, SkippedFile):
         return FileResult(entry.display, skipped=data)
@@ -257,12 +263,14 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
     """Scan walked entries and assemble the sorted ``ScanResult``."""
     mapping = load_mapping()  # once here, so forked workers inherit it
     if options.rules:
-        anchor_index()  # the rule modules, catalogue and anchor index, inherited the same way
+        anchor_index()  # the anchor index, inherited the same way
+        if len(entries) >= SERIAL_BELOW:  # workers may be forked: the rule modules too (a smaller run loads the
+            load_all_rules()  # ones its anchors reach, hipgauge/rules/registry.py)
     if options.dual is None:
         options = replace(options, dual=tree_dual(entries, options.defines, options.max_file_bytes,
-                                                  frozenset(mapping.entries)))
+                                                  mapping.entries))
     if options.dual is not None and options.dual.builds is None:
-        options = replace(options, dual=replace(options.dual, builds=build_selection(entries, options.max_file_bytes)))
+        options = replace(options, dual=replace(options.dual, builds=tree_builds(entries, options.max_file_bytes)))
     if not options.defined or options.qualifier_macros is None:
         defined, qual = tree_names(entries, library_name_test(mapping, options.rules), options.max_file_bytes)
         options = replace(options, defined=options.defined or defined,
@@ -297,36 +305,6 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
     res.dual_target.update(builds_for_amd(selection, res.dual_target))
     res.dual_target["build_selection"] = selection.to_dict() if selection is not None else None
     return res
-
-
-def tree_qualifier_macros(entries: list[SourceEntry], max_bytes: int = 8 * 1024 * 1024) -> tuple[QualifierMacro, ...]:
-    """The qualifier macros ``entries`` define (``ScanOptions.qualifier_macros``): give them to ``inventory_file``
-    to find a file's kernels as ``scan_entries`` does."""
-    return tree_names(entries, None, max_bytes)[1]
-
-
-def tree_scan_names(entries: list[SourceEntry], rules: bool = True, max_bytes: int = 8 * 1024 * 1024
-                    ) -> tuple[frozenset[str], tuple[QualifierMacro, ...]]:
-    """In one pass over the files: the names ``entries`` define that look like CUDA library names
-    (``ScanOptions.defined``) and their qualifier macros (``ScanOptions.qualifier_macros``); give both to
-    ``inventory_file`` (and the names to ``check_file``) to analyse a file of the tree as ``scan_entries`` does."""
-    return tree_names(entries, library_name_test(load_mapping(), rules), max_bytes)
-
-
-def library_name_test(mapping: Any, rules: bool = True) -> Callable[[str], bool]:
-    """Which tree-defined names matter: not an exact name of the mapping, and classified by one of its prefix
-    rules or matched by a library rule's anchor."""
-    index = None
-    if rules:
-        index = anchor_index()
-
-    def keep(name: str) -> bool:
-        if name in mapping.entries:
-            return False
-        if mapping.lookup(name) is not None:
-            return True
-        return index is not None and any(r.category == "library" for r in index.word_rules(name.encode()))
-    return keep
 
 
 def scan_tree(paths: list[Path] | list[str], options: ScanOptions, map_files: MapFiles | None = None,

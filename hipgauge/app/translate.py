@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
 from hipgauge.app.tree_copy import copy_unchanged, keep_modes
 from hipgauge.source.coverage import not_analysed
-from hipgauge.source.build_selection import build_selection
-from hipgauge.source.dualtarget import tree_dual
+from hipgauge.source.dualtarget import tree_builds, tree_dual
 from hipgauge.errors import InputError
 from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.model import ApiCall, FileStats, Record, SkippedFile
@@ -417,6 +414,10 @@ def _run_items(items: list[_Item], opts: TranslateOptions, out_r: Path, write: b
                 on_progress(1)
         return results
     mapping_index(load_mapping())  # built before the fork, so every worker inherits it
+    if opts.rules_share:
+        from hipgauge.rules.registry import load_all_rules  # noqa: PLC0415 - with the share only (see _share_stats)
+
+        load_all_rules()  # and the rule modules the share runs
     chunks = _chunks(items, workers)
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: PLC0415 - a pool for 8+ files only
 
@@ -431,6 +432,26 @@ def _run_items(items: list[_Item], opts: TranslateOptions, out_r: Path, write: b
                     on_progress(len(part))
     results.sort(key=lambda d: d.index)
     return results
+
+
+def _new_name(folder: Path, prefix: str, suffix: str, make: Callable[[str], None]) -> str:
+    """A new file or folder in ``folder`` (``make(path)`` creates it, failing when the name exists): named
+    ``prefix<pid>-<n>suffix``, as ``tempfile`` would with a random part (tempfile and the shutil it imports are
+    ~4 ms of a small translate's start-up)."""
+    while True:
+        _TMP_COUNTER[0] += 1
+        path = os.path.join(folder, f"{prefix}{os.getpid()}-{_TMP_COUNTER[0]}{suffix}")
+        try:
+            make(path)
+            return path
+        except FileExistsError:
+            continue
+
+
+def _remove_tree(path: Path) -> None:
+    import shutil  # noqa: PLC0415 - only when a translate fails
+
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def translate_tree(src: Path | str, out: Path | str, options: TranslateOptions | None = None,
@@ -450,11 +471,10 @@ def translate_tree(src: Path | str, out: Path | str, options: TranslateOptions |
     # failure (disk full, a kill, an error) never leaves a half-translated OUT behind.
     try:
         if final_r.exists():  # the user's own (empty) folder: it must take files, as it will hold the tree
-            fd, probe = tempfile.mkstemp(prefix=".hipgauge-probe-", dir=final_r)
-            os.close(fd)
+            probe = _new_name(final_r, ".hipgauge-probe-", ".tmp", lambda p: os.close(os.open(p, _NEW_FILE, 0o600)))
             os.unlink(probe)
         final_r.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{final_r.name}.", suffix=".partial", dir=final_r.parent))
+        staging = Path(_new_name(final_r.parent, f".{final_r.name}.", ".partial", lambda p: os.mkdir(p, 0o700)))
     except OSError as exc:
         raise InputError(f"cannot create the output folder: {exc.strerror or exc}", out_p) from None
     try:
@@ -464,10 +484,10 @@ def translate_tree(src: Path | str, out: Path | str, options: TranslateOptions |
             final_r.rmdir()  # check_output_folder made sure it is empty
         os.replace(staging, final_r)
     except OSError as exc:
-        shutil.rmtree(staging, ignore_errors=True)
+        _remove_tree(staging)
         raise InputError(f"cannot write the output folder: {exc.strerror or exc}", out_p) from None
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        _remove_tree(staging)
         raise
     return result
 
@@ -492,15 +512,15 @@ def _translate_into(src_r: Path, out_r: Path, src_p: Path, out_p: Path, options:
     local = _local_names(entries, keep=True) | header_names
     opts = replace(options, known_local_names=frozenset(options.known_local_names) | local)
     if opts.shims is None or (opts.rules_share and opts.share_dual is None):
-        dual = tree_dual(entries, max_bytes=options.max_file_bytes, known_cuda=frozenset(load_mapping().entries))
-        dual = replace(dual, builds=build_selection(entries, options.max_file_bytes))
+        dual = tree_dual(entries, max_bytes=options.max_file_bytes, known_cuda=load_mapping().entries)
+        dual = replace(dual, builds=tree_builds(entries, options.max_file_bytes))
         if opts.shims is None:
             opts = replace(opts, shims=frozenset(Path(entries[0].path).name if single else d for d in dual.shim_files))
         if opts.rules_share and opts.share_dual is None:
             opts = replace(opts, share_dual=dual)
     opts = _with_tree_facts(opts, entries, result)
     if opts.rules_share:
-        from hipgauge.app.scan import tree_scan_names  # noqa: PLC0415 - scan's pipeline: only for its share
+        from hipgauge.app.analyze import tree_scan_names  # noqa: PLC0415 - scan's pipeline: only for its share
 
         defined, qualifier_macros = tree_scan_names([*entries, *headers], max_bytes=options.max_file_bytes)
         opts = replace(opts, share_defined=defined, share_qualifier_macros=qualifier_macros)

@@ -16,6 +16,8 @@ from hipgauge.datafiles import load_data_toml
 
 @dataclass(frozen=True)
 class AmdTarget:
+    """One AMD GPU target of ``amd_targets.toml``: its name, compiler macros and family."""
+
     name: str  # gfx942
     macro: str  # __gfx942__
     family: str  # __GFX9__

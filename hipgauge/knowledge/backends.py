@@ -11,6 +11,8 @@ from hipgauge.datafiles import load_data_toml
 
 @dataclass(frozen=True)
 class Backend:
+    """One backend of ``backends.toml`` (neither CUDA nor HIP): its name, title, folders and headers."""
+
     name: str
     title: str
     folders: tuple[str, ...]

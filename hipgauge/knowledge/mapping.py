@@ -160,13 +160,14 @@ def _table(filename: str) -> dict[str, MappingEntry]:
 
 
 #: the form ``_plain_form`` makes (part of its cache key: change it when that form changes)
-_FORM = "mapping-1"
+_FORM = "mapping-2"
 
 
-def _plain_form() -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+def _plain_form() -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]],
+                           frozenset[bytes]]:
     """The mapping as tuples, the form ``hipgauge.datafiles.cached_data`` keeps between runs (loading it takes
     about a third of parsing the tables again); the library, kind and status words interned, so the kept form
-    stores each once."""
+    stores each once; and ``Mapping.plain_names()``, which every scan and translate needs."""
     m = _parse()
     intern = sys.intern
 
@@ -177,12 +178,12 @@ def _plain_form() -> tuple[list[tuple[str, ...]], list[tuple[str, ...]], list[tu
         return (p.prefix, p.hip, p.library, p.kind, p.status, p.strict)
 
     return ([row(e) for e in m.entries.values()], [row(e) for e in m.headers.values()],
-            [rule(p) for p in m.prefixes], [rule(p) for p in m.header_prefixes])
+            [rule(p) for p in m.prefixes], [rule(p) for p in m.header_prefixes], m.plain_names())
 
 
 def _build() -> Mapping:
     """The mapping, from the form an earlier run kept when the data files have not changed since."""
-    entries, headers, prefixes, header_prefixes = cached_data(
+    entries, headers, prefixes, header_prefixes, plain = cached_data(
         "mapping", ("hipify_mapping.tsv", "mapping_extra.tsv"), _FORM, _plain_form)
     m = Mapping()
     make = tuple.__new__
@@ -190,6 +191,7 @@ def _build() -> Mapping:
     m.headers = dict(zip([r[0] for r in headers], map(make, repeat(MappingEntry), headers)))
     m.prefixes = [_Prefix(*p) for p in prefixes]
     m.header_prefixes = [_Prefix(*p) for p in header_prefixes]
+    m._plain_names = (len(m.entries), plain)
     return m
 
 

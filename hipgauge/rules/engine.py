@@ -22,7 +22,7 @@ from hipgauge.progress import within_file
 from hipgauge.rules.buildtext import strip_comments
 from hipgauge.rules.checks._common import DEVICE_CODE
 from hipgauge.rules.hit import MEDIUM, Hit, LineHit
-from hipgauge.rules.registry import anchor_index, registry
+from hipgauge.rules.registry import anchor_index, build_rules, registry
 from hipgauge.rules.spec import BUILD_KINDS, RuleSpec
 from hipgauge.rules.syntax import Context, ancestor, in_code, path_to, set_path
 from hipgauge.source.tokens import file_tokens
@@ -66,7 +66,7 @@ def check_file(pf: Any, inventory: Any = None, ignore: set[str] | frozenset[str]
 
 @lru_cache(maxsize=1)
 def _kernel_keyed() -> tuple[RuleSpec, ...]:
-    return tuple(r for r in registry() if getattr(r.module, "KERNELS", False))
+    return anchor_index().kernel_rules()
 
 
 def _kernel_rules(data: bytes) -> tuple[RuleSpec, ...]:
@@ -234,8 +234,8 @@ def _column(lines: list[str], line: int, byte_col: int) -> int:
 def _build_findings(lines: list[str], ctx: Context, ignore: set[str]) -> list[tuple[RuleSpec, Finding]]:
     code_lines = strip_comments(lines, ctx.kind)
     out: list[tuple[RuleSpec, Finding]] = []
-    for rule in registry():
-        if rule.code in ignore or not hasattr(rule.module, "check_build"):
+    for rule in build_rules():
+        if rule.code in ignore:
             continue
         for hit in rule.module.check_build(code_lines, ctx) or ():
             out.append((rule, _line_finding(rule, hit, ctx, lines)))

@@ -21,19 +21,26 @@ A rule module (one per rule, named ``hgNNN_<topic>.py``) defines:
 
 Its docstring is its documentation and the source of its rationale: What it does / Why is this bad? /
 Example / Use instead (the Example must fire the rule and the Use-instead must not: tests run both).
+
+``catalogue()`` / ``registry()`` import every rule module. A scan does not: ``anchor_index()`` is built from
+``rule_table()`` (each running rule's anchors, ``REQUIRES``, ``KERNELS`` and kind, kept between runs by
+``hipgauge.datafiles.cached_data``), and a rule's module is imported when one of its anchors first occurs in a
+file (``load_rule``), so a two-file scan imports the few rules its files can fire, not all 71.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
-import pkgutil
+import os
 import re
 import sys
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
+
+from hipgauge.datafiles import DATA_DIR, cached_data
 
 from hipgauge.model import Confidence, Severity
 from hipgauge.source.tokens import FileTokens
@@ -46,6 +53,7 @@ _MODULE_NAME = re.compile(r"hg\d{3}_\w+")
 #: ``(folder, package)`` pairs the registry discovers rule modules in; the package is the import name of the
 #: folder (``None``: load the files by path, as a test does with a throwaway rule)
 RULE_DIRS: tuple[tuple[Path, str | None], ...] = ((Path(checks.__file__).parent, checks.__name__),)
+_DEFAULT_DIRS = RULE_DIRS
 
 
 def _load(folder: Path, package: str | None, name: str) -> ModuleType:
@@ -94,6 +102,8 @@ def spec_of(mod: ModuleType, name: str) -> RuleSpec:
 def discover(*dirs: tuple[Path, str | None]) -> tuple[RuleSpec, ...]:
     """Every rule module (``hgNNN_*.py``) in the given ``(folder, package)`` pairs, ordered by code; a code
     declared twice is an error."""
+    import pkgutil  # noqa: PLC0415 - only when every rule module is imported (a run reads the kept rule table)
+
     specs: dict[str, RuleSpec] = {}
     for folder, package in dirs:
         for info in sorted(pkgutil.iter_modules([str(folder)]), key=lambda i: i.name):
@@ -118,10 +128,90 @@ def registry() -> tuple[RuleSpec, ...]:
     return tuple(r for r in catalogue() if not r.retired)
 
 
+class RuleEntry(NamedTuple):
+    """What the anchor index needs of one running rule before its module is imported (``rule_table``)."""
+
+    code: str
+    folder: str
+    package: str | None
+    name: str  # the module's name in its folder
+    anchors: tuple[tuple[bool, bytes], ...]  # (a word anchor?, its identifier regex or its text regex)
+    requires: tuple[bytes, ...]  # ``REQUIRES``
+    kernels: bool  # ``KERNELS``
+    source: bool  # has ``check``
+    build: bool  # has ``check_build``
+
+
+#: code → the rule record of a rule module imported in this process (``load_rule``)
+_specs: dict[str, RuleSpec] = {}
+
+#: the form ``_table_rows`` makes (part of its cache key: change it when that form changes)
+_TABLE_FORM = "rule-table-1"
+
+
+def _entry_row(spec: RuleSpec, folder: Path, package: str | None, name: str) -> tuple[Any, ...]:
+    mod = spec.module
+    anchors: list[tuple[bool, bytes]] = []
+    if hasattr(mod, "check"):
+        for a in mod.ANCHOR if isinstance(mod.ANCHOR, tuple) else (mod.ANCHOR,):
+            anchors.append((True, bytes(a.inner)) if isinstance(a, Words) else (False, bytes(a)))
+    return (spec.code, str(folder), package, name, tuple(anchors), tuple(getattr(mod, "REQUIRES", None) or ()),
+            bool(getattr(mod, "KERNELS", False)), hasattr(mod, "check"), hasattr(mod, "check_build"))
+
+
+def _table_rows(dirs: tuple[tuple[Path, str | None], ...]) -> list[tuple[Any, ...]]:
+    """The running rules of ``dirs`` as ``RuleEntry`` rows, by importing every rule module (``discover``)."""
+    rows = []
+    for spec in discover(*dirs):
+        _specs.setdefault(spec.code, spec)
+        if spec.retired:
+            continue
+        home = Path(spec.module.__file__).resolve().parent
+        folder, package = next((Path(f), p) for f, p in dirs if Path(f).resolve() == home)
+        rows.append(_entry_row(spec, folder, package, Path(spec.module.__file__).stem))
+    return rows
+
+
+def _table_sources() -> tuple[str, ...] | None:
+    """The files a rule's anchors can come from: every Python file of ``hipgauge/rules`` (the rule modules and
+    their helpers) and the bundled data files; None when a folder cannot be listed."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        return tuple(sorted(os.path.join(d, n) for d in (here, os.path.join(here, "checks")) for n in os.listdir(d)
+                            if n.endswith(".py"))) + tuple(sorted(os.path.join(DATA_DIR, n) for n in os.listdir(DATA_DIR)))
+    except OSError:
+        return None
+
+
+@lru_cache(maxsize=1)
+def rule_table() -> tuple[RuleEntry, ...]:
+    """Every running rule as the anchor index needs it, ordered by code, without importing the rule modules: the
+    table is kept between runs (``hipgauge.datafiles.cached_data``, keyed by the size and modification time of
+    every file under ``hipgauge/rules`` and ``hipgauge/data``) and rebuilt by importing them all when one changed.
+    Rule folders added to ``RULE_DIRS`` (a test's throwaway rule) are always imported."""
+    dirs = RULE_DIRS
+    sources = _table_sources() if dirs == _DEFAULT_DIRS else None
+    if sources is None:
+        rows = _table_rows(dirs)
+    else:
+        rows = cached_data("rule-table", sources, _TABLE_FORM, lambda: _table_rows(dirs))
+    return tuple(RuleEntry(r[0], r[1], r[2], r[3], tuple((a[0], a[1]) for a in r[4]), tuple(r[5]), r[6], r[7], r[8])
+                 for r in rows)
+
+
+def load_rule(entry: RuleEntry) -> RuleSpec:
+    """The rule record of one table entry, its module imported on first use."""
+    spec = _specs.get(entry.code)
+    if spec is None:
+        spec = _specs[entry.code] = spec_of(_load(Path(entry.folder), entry.package, entry.name), entry.name)
+    return spec
+
+
 def clear_caches() -> None:
     """Forget the discovered rules (after ``RULE_DIRS`` changes) and everything built from them."""
-    for fn in (catalogue, registry, anchor_index):
+    for fn in (catalogue, registry, anchor_index, rule_table):
         fn.cache_clear()
+    _specs.clear()
     engine = sys.modules.get("hipgauge.rules.engine")
     if engine is not None:
         engine._kernel_keyed.cache_clear()
@@ -156,19 +246,18 @@ class AnchorIndex:
     whose own pattern matches it in full.
     """
 
-    def __init__(self, rules: tuple[RuleSpec, ...]):
-        self.rules = [r for r in rules if hasattr(r.module, "check")]
-        self._word_rules: list[tuple[RuleSpec, re.Pattern[bytes]]] = []
-        self._text_rules: list[tuple[RuleSpec, re.Pattern[bytes]]] = []
+    def __init__(self, entries: tuple[RuleEntry, ...]):
+        self.entries = tuple(e for e in entries if e.source)
+        self._word_rules: list[tuple[RuleEntry, re.Pattern[bytes]]] = []
+        self._text_rules: list[tuple[RuleEntry, re.Pattern[bytes]]] = []
         texts: set[bytes] = set()
-        for r in self.rules:
-            anchors = r.module.ANCHOR if isinstance(r.module.ANCHOR, tuple) else (r.module.ANCHOR,)
-            for a in anchors:
-                if isinstance(a, Words):
-                    self._word_rules.append((r, re.compile(a.inner)))
+        for e in self.entries:
+            for is_words, a in e.anchors:
+                if is_words:
+                    self._word_rules.append((e, re.compile(a)))
                 else:
-                    self._text_rules.append((r, re.compile(a)))
-                    texts.add(bytes(a))
+                    self._text_rules.append((e, re.compile(a)))
+                    texts.add(a)
         # every #include anchor is found by one generic pattern and dispatched by the rule's own
         if any(t.startswith(_INCLUDE_PREFIX) for t in texts):
             texts = {t for t in texts if not t.startswith(_INCLUDE_PREFIX)} | {_INCLUDE_ANY}
@@ -185,7 +274,7 @@ class AnchorIndex:
             for word in (m.group(1) or m.group(2)).split(b"|"):
                 self.word_led.setdefault(word, []).append(rx)
         self.word_led_names = frozenset(self.word_led)
-        self.requires = {r: tuple(r.module.REQUIRES) for r in self.rules if getattr(r.module, "REQUIRES", None)}
+        self.requires = {e.code: e.requires for e in self.entries if e.requires}
         inner = [rx.pattern for _r, rx in self._word_rules]
         self._any_word = re.compile(rb"^(?:" + b"|".join(inner) + rb")$", re.M) if inner else None
         # Text anchors must start with a literal byte (not \b, a class or a group): then the engine derives
@@ -195,14 +284,23 @@ class AnchorIndex:
         self._no_rules: set[bytes] = set()  # identifiers no word anchor matches
         self._texts: dict[bytes, tuple[RuleSpec, ...]] = {}
 
+    @property
+    def rules(self) -> list[RuleSpec]:
+        """Every source rule (all their modules imported)."""
+        return [load_rule(e) for e in self.entries]
+
+    def kernel_rules(self) -> tuple[RuleSpec, ...]:
+        """The source rules anchored at every kernel definition of the inventory (``KERNELS``)."""
+        return tuple(load_rule(e) for e in self.entries if e.kernels)
+
     def word_rules(self, ident: bytes) -> tuple[RuleSpec, ...]:
         hit = self._words.get(ident)
         if hit is None:
-            seen: list[RuleSpec] = []
-            for r, rx in self._word_rules:
-                if r not in seen and rx.fullmatch(ident):
-                    seen.append(r)
-            hit = tuple(seen)
+            seen: dict[str, RuleEntry] = {}
+            for e, rx in self._word_rules:
+                if e.code not in seen and rx.fullmatch(ident):
+                    seen[e.code] = e
+            hit = tuple(load_rule(e) for e in seen.values())
             if len(self._words) < 200_000:
                 self._words[ident] = hit
         return hit
@@ -210,11 +308,11 @@ class AnchorIndex:
     def text_rules(self, token: bytes) -> tuple[RuleSpec, ...]:
         hit = self._texts.get(token)
         if hit is None:
-            seen: list[RuleSpec] = []
-            for r, rx in self._text_rules:
-                if r not in seen and rx.fullmatch(token):
-                    seen.append(r)
-            hit = tuple(seen)
+            seen: dict[str, RuleEntry] = {}
+            for e, rx in self._text_rules:
+                if e.code not in seen and rx.fullmatch(token):
+                    seen[e.code] = e
+            hit = tuple(load_rule(e) for e in seen.values())
             if len(self._texts) < 100_000:
                 self._texts[token] = hit
         return hit
@@ -269,16 +367,29 @@ class AnchorIndex:
                 out.append((start, end, rs))
         out.sort(key=lambda t: t[0])
         if self.requires and out:
-            unmet = {r for r, needs in self.requires.items()
+            unmet = {code for code, needs in self.requires.items()
                      if not any(n in present or n in data for n in needs)}
             if unmet:
-                out = [(s, e, rs) for s, e, rs in ((s, e, tuple(r for r in rs if r not in unmet)) for s, e, rs in out) if rs]
+                out = [(s, e, rs) for s, e, rs in ((s, e, tuple(r for r in rs if r.code not in unmet)) for s, e, rs in out)
+                       if rs]
         return out
 
 
 @lru_cache(maxsize=1)
 def anchor_index() -> AnchorIndex:
-    return AnchorIndex(registry())
+    """The anchor index of the running rules; a rule's module is imported when one of its anchors is first met."""
+    return AnchorIndex(rule_table())
+
+
+def load_all_rules() -> int:
+    """Import every running rule's module now (a process about to fork workers, so that they inherit them rather
+    than each importing the ones its files reach); the number of rules."""
+    return len([load_rule(e) for e in rule_table()])
+
+
+def build_rules() -> tuple[RuleSpec, ...]:
+    """The running rules with a build-file check (``check_build``), ordered by code."""
+    return tuple(load_rule(e) for e in rule_table() if e.build)
 
 
 def module_of(code: str) -> Any:

@@ -33,7 +33,7 @@ from typing import Any
 from hipgauge.model import Severity
 from hipgauge.source.conditions import (BOTH, CUDA_ONLY, HIP_ONLY, MAYBE, NEITHER, NO, YES, Visibility, branch_done,
                                         branch_visibility, line_class)
-from hipgauge.source.walk import read_text_bytes
+from hipgauge.source.walk import SELECTION_KINDS, read_text_bytes
 
 CUDA, HIP = "cuda", "hip"
 BUILDS = (CUDA, HIP)
@@ -166,12 +166,16 @@ class BuildSelection:
 
 @dataclass(frozen=True)
 class Arg:
+    """One argument of a CMake command, as written (quoted or not)."""
+
     text: str
     quoted: bool = False
 
 
 @dataclass(frozen=True)
 class Command:
+    """One CMake command: its name, arguments and line."""
+
     name: str  # lower case
     args: tuple[Arg, ...]
     line: int
@@ -931,7 +935,7 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
     scripts: dict[str, str] = {}
     setup: dict[str, str] = {}
     for e in entries:
-        if e.kind in ("cmake", "setup.py") and e.size <= max_bytes:
+        if e.kind in SELECTION_KINDS and e.size <= max_bytes:
             data = read_text_bytes(e, max_bytes)
             if data is None:
                 continue
@@ -1224,25 +1228,3 @@ def apply_builds(selection: BuildSelection | None, file: str, findings: list[Any
             f = replace(f, severity=Severity.INFO, effort_hours=0.0, branch=branch, message=msg)
         out.append(f)
     return out, dropped, noted
-
-
-def builds_for_amd(selection: BuildSelection | None, dual_target: dict[str, Any]) -> dict[str, Any]:
-    """Whether the tree already builds for AMD, and the evidence: a HIP build in its build scripts, a project vendor
-    switch, a shim (``scan --json``: ``dual_target.builds_for_amd`` / ``amd_build_evidence``)."""
-    evidence: list[str] = []
-    if selection is not None:
-        evidence += [f"build: {e}" for e in selection.hip_build[:3]]
-    for s in sorted(dual_target.get("switches", []), key=lambda s: -int(s.get("uses") or 0)):
-        if s.get("how") != "platform" and s.get("side") == "hip":
-            evidence.append(f"switch: {s['name']}" + (f" ({s['where'][0]})" if s.get("where") else ""))
-            break
-    for s in dual_target.get("shims", [])[:1]:
-        evidence.append(f"shim: {s['file']}")
-    out: dict[str, Any] = {"builds_for_amd": bool(evidence), "amd_build_evidence": evidence}
-    if evidence:
-        cuda_only = len(selection.to_dict()["cuda_only_files"]) if selection is not None else 0
-        out["amd_headline"] = (
-            "This tree already builds for AMD (" + "; ".join(evidence[:2]) + "): the one-time hours are the gaps "
-            "in the code its HIP build compiles, not a port; keeping both builds green is upkeep"
-            + (f"; {cuda_only} file(s) only the CUDA build compiles are not costed" if cuda_only else ""))
-    return out

@@ -149,6 +149,8 @@ _COMMENT_RE = re.compile(r"/\*.*?(?:\*/|$)|//.*", re.DOTALL)
 
 @dataclass(frozen=True)
 class Directive:
+    """One directive of a file that ``directives`` yields (a conditional, ``#define`` or ``#undef``)."""
+
     line: int  # 1-based line of the '#'
     last_line: int  # with continuation lines
     kind: str
@@ -416,6 +418,8 @@ class Visibility:
 
 @dataclass
 class _Frame:
+    """One open ``#if`` block while the directives are walked: its visibility and its branches so far."""
+
     parent: tuple[int, int]  # (cuda, hip) visibility of the enclosing region
     done: list[int | None]  # per build: a previous branch certainly taken (1), certainly not (0), maybe (None)
     current: tuple[int, int]

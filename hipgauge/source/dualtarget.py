@@ -28,7 +28,7 @@ import os
 import posixpath
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -52,7 +52,7 @@ from hipgauge.model import Confidence, Severity
 from hipgauge.source.backends import backend_of, hip_native
 from hipgauge.source.includes import TreeMacros, tree_macros
 from hipgauge.source.pybranches import cmake_vendor_lines, vendor_lines
-from hipgauge.source.walk import read_text_bytes
+from hipgauge.source.walk import SELECTION_KINDS, read_text_bytes
 
 #: a project's vendor switch, by its name
 SWITCH_NAME_RE = re.compile(r"^(?:[A-Z][A-Z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?(?:HIP|ROCM)$")
@@ -100,6 +100,8 @@ GENERATED_MAX_DIFF = 0.25  # share of tokens that may differ between copies
 
 @dataclass(frozen=True)
 class Switch:
+    """A macro the tree switches between its CUDA and HIP code with, where it is tested and how often."""
+
     name: str
     side: str  # "hip": defined only in the HIP build; "hip-option": undefined in the CUDA build, unknown in HIP
     how: str  # platform | name | build | defined-under-hip | with-hip-names | config
@@ -112,6 +114,8 @@ class Switch:
 
 @dataclass(frozen=True)
 class Shim:
+    """A project header that maps CUDA names to HIP ones for the HIP build."""
+
     file: str
     mappings: tuple[tuple[str, str], ...]  # (CUDA or neutral name, what it becomes under HIP)
     polyfills: tuple[str, ...] = ()
@@ -139,6 +143,8 @@ class Family:
 
 @dataclass(frozen=True)
 class TreeDual:
+    """The tree as its CUDA and HIP builds see it: switches, shims, generated families, macros, builds, backends."""
+
     switches: tuple[Switch, ...] = ()
     shims: tuple[Shim, ...] = ()
     families: tuple[Family, ...] = ()
@@ -226,9 +232,10 @@ BUILD_KINDS = ("cmake", "make", "setup.py")
 
 
 def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int = 8 * 1024 * 1024,
-              known_cuda: frozenset[str] | set[str] | None = None) -> TreeDual:
+              known_cuda: Container[str] | None = None) -> TreeDual:
     """Switches, shims and generated families of the walked ``entries`` (``SourceEntry``); ``user``: ``-D`` items
-    (validated: ValueError with a one-line reason). ``known_cuda``: the CUDA names of the HIPIFY mapping."""
+    (validated: ValueError with a one-line reason). ``known_cuda``: the CUDA names of the HIPIFY mapping (any
+    container: ``Mapping.entries`` itself, not a copy of its 9,000 names)."""
     user = tuple(user)
     for item in user:
         parse_define(item)
@@ -736,3 +743,36 @@ def inventory(tree: TreeDual | None, files: list[dict[str, Any]]) -> dict[str, A
                        "findings_dropped": sum(f.get("findings_dropped", 0) for f in native)},
         "generated_families": [fam.to_dict() for fam in tree.families],
     }
+
+
+def builds_for_amd(selection: Any, dual_target: dict[str, Any]) -> dict[str, Any]:
+    """Whether the tree already builds for AMD, and the evidence: a HIP build in its build scripts, a project vendor
+    switch, a shim (``scan --json``: ``dual_target.builds_for_amd`` / ``amd_build_evidence``). ``selection``: the
+    tree's ``build_selection.BuildSelection``, or None."""
+    evidence: list[str] = []
+    if selection is not None:
+        evidence += [f"build: {e}" for e in selection.hip_build[:3]]
+    for s in sorted(dual_target.get("switches", []), key=lambda s: -int(s.get("uses") or 0)):
+        if s.get("how") != "platform" and s.get("side") == "hip":
+            evidence.append(f"switch: {s['name']}" + (f" ({s['where'][0]})" if s.get("where") else ""))
+            break
+    for s in dual_target.get("shims", [])[:1]:
+        evidence.append(f"shim: {s['file']}")
+    out: dict[str, Any] = {"builds_for_amd": bool(evidence), "amd_build_evidence": evidence}
+    if evidence:
+        cuda_only = len(selection.to_dict()["cuda_only_files"]) if selection is not None else 0
+        out["amd_headline"] = (
+            "This tree already builds for AMD (" + "; ".join(evidence[:2]) + "): the one-time hours are the gaps "
+            "in the code its HIP build compiles, not a port; keeping both builds green is upkeep"
+            + (f"; {cuda_only} file(s) only the CUDA build compiles are not costed" if cuda_only else ""))
+    return out
+
+
+def tree_builds(entries: list[Any], max_bytes: int = 8 * 1024 * 1024) -> Any:
+    """``build_selection.build_selection(entries, max_bytes)``: its module (~2.5 ms of imports) is loaded only for a
+    tree with a build script it reads (``SELECTION_KINDS``); None otherwise, as it would return."""
+    if not any(e.kind in SELECTION_KINDS for e in entries):
+        return None
+    from hipgauge.source.build_selection import build_selection  # noqa: PLC0415 - see above
+
+    return build_selection(entries, max_bytes)

@@ -49,6 +49,10 @@ class SourceEntry:
     size: int = 0
 
 
+#: the build scripts ``hipgauge.source.build_selection`` reads (CMake files and setup.py)
+SELECTION_KINDS = ("cmake", "setup.py")
+
+
 def read_text_bytes(entry: SourceEntry, max_bytes: int) -> bytes | None:
     """Up to ``max_bytes + 1`` bytes of a walked file, for the tree-wide pre-passes; None when it cannot be read or
     looks binary (a NUL in its first 8 KiB): the scan itself reports those files."""
