@@ -188,3 +188,15 @@ def test_what_the_fast_parser_cannot_read_goes_to_typer(verb, args):
     from hipgauge.cli.fast import fast_command
 
     assert fast_command([verb, *args]) is None
+
+
+def test_a_reader_that_goes_away_ends_the_scan_quietly():
+    """``hipgauge scan … | head -1``: the pipe closes while the report is still being written; no "internal error",
+    no traceback, the status a tool killed by SIGPIPE has (141)."""
+    tree = Path(__file__).parent / "data" / "realistic"
+    cmd = (f"{sys.executable} -c 'from hipgauge.cli import main; main()' scan {tree} --no-progress | head -1; "
+           f"exit ${{PIPESTATUS[0]}}")
+    done = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120)
+    assert done.stdout.startswith("hipgauge scan")
+    assert "error" not in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 141

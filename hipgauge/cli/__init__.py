@@ -166,6 +166,12 @@ def _run(args: list[str], argv: list[str] | None, fast_taken: list[bool]) -> Non
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
+    except BrokenPipeError:
+        # the reader went away (``hipgauge scan … | head``): stop quietly, as a tool killed by SIGPIPE does; what is
+        # still buffered goes nowhere, so the interpreter's last flush cannot fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(141)
     except SystemExit:
         raise
     except Exception as exc:  # last line of defence: never a traceback (re-raised under HIPGAUGE_DEBUG)
