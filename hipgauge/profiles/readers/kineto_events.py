@@ -32,7 +32,7 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 import numpy as np
@@ -87,7 +87,8 @@ class EventArgs(msgspec.Struct, gc=False):
 
 
 class TraceEvent(msgspec.Struct, gc=False):
-    """One Chrome trace event, as far as the Kineto reader looks at it."""
+    """One Chrome trace event, as far as the Kineto reader looks at it (the untagged form: an event whose
+    ``ph`` is missing, not a string or not a Chrome phase; ``decode_chunk`` tries the tagged forms first)."""
 
     ph: Any = None
     cat: str | None = None
@@ -98,6 +99,63 @@ class TraceEvent(msgspec.Struct, gc=False):
     dur: float | msgspec.UnsetType = _UNSET
     id: Any = None
     args: EventArgs | None = None
+
+
+class _Phased(msgspec.Struct, gc=False, tag_field="ph"):
+    """The fields of ``TraceEvent`` for an event whose ``ph`` selects its class (a tagged union: the C decoder
+    reads ``ph``, the first key Kineto writes, and picks the class before it reads the rest)."""
+
+    cat: str | None = None
+    name: str = ""
+    pid: int | float | str | None = None
+    tid: int | float | str | None = None
+    ts: float | msgspec.UnsetType = _UNSET
+    dur: float | msgspec.UnsetType = _UNSET
+    id: Any = None
+    args: EventArgs | None = None
+
+
+class _Skipped(msgspec.Struct, gc=False, tag_field="ph"):
+    """An event the reader does not look at in this pass: its fields are skipped in C, no object is built
+    for them. ``cat`` None puts it in no family."""
+
+    cat: ClassVar[None] = None
+
+
+class FlowEnd(msgspec.Struct, gc=False, tag_field="ph", tag="f"):
+    """The kernel-side end of a flow (``ph`` "f"), as the flows pass (``parse_flows``) reads it."""
+
+    ph: ClassVar[str] = "f"
+    cat: str | None = None
+    name: str = ""
+    pid: int | float | str | None = None
+    tid: int | float | str | None = None
+    ts: float | msgspec.UnsetType = _UNSET
+    id: Any = None
+
+
+#: every event phase of the Chrome trace format (an event with another ``ph`` is decoded untagged)
+CHROME_PHASES = ("X", "B", "E", "i", "I", "C", "b", "n", "e", "S", "T", "p", "F", "s", "t", "f",
+                 "P", "O", "N", "D", "M", "V", "v", "R", "c", "(", ")")
+#: flow phases (start, step, end): the first pass never reads them; ``parse_flows`` reads the ends if needed
+FLOW_PHASES = frozenset({"s", "t", "f"})
+
+
+def _phase_class(base: type, ph: str) -> type:
+    return type(f"Phase_{ord(ph)}", (base,), {"__annotations__": {"ph": ClassVar[str]}, "ph": ph}, tag=ph)
+
+
+def _union(classes: list[type]) -> Any:
+    out: Any = classes[0]
+    for c in classes[1:]:
+        out = out | c
+    return out
+
+
+#: the first pass: every phase but the flows as ``_Phased`` classes, the flows skipped
+_EVENT_TYPES = _union([_phase_class(_Skipped if ph in FLOW_PHASES else _Phased, ph) for ph in CHROME_PHASES])
+#: the flows pass: flow ends read, every other phase skipped
+_FLOW_TYPES = _union([FlowEnd] + [_phase_class(_Skipped, ph) for ph in CHROME_PHASES if ph != "f"])
 
 
 class BadEvent:
@@ -111,15 +169,24 @@ class BadEvent:
         self.why = why
 
 
-_EVENTS = msgspec.json.Decoder(list[TraceEvent])
-_ONE_EVENT = msgspec.json.Decoder(TraceEvent)
+class _Phase(msgspec.Struct, gc=False):
+    ph: Any = None
+
+
+_EVENTS = msgspec.json.Decoder(list[_EVENT_TYPES])  # type: ignore[valid-type]
+_ONE_EVENT = msgspec.json.Decoder(_EVENT_TYPES)
+_FLOWS = msgspec.json.Decoder(list[_FLOW_TYPES])  # type: ignore[valid-type]
+_ONE_FLOW = msgspec.json.Decoder(_FLOW_TYPES)
+_UNTAGGED = msgspec.json.Decoder(TraceEvent)
+_PHASE = msgspec.json.Decoder(_Phase)
 _RAW_ITEMS = msgspec.json.Decoder(list[msgspec.Raw])
 _ANY = msgspec.json.Decoder()
 
 
 def decode_chunk(buf: bytes | memoryview) -> list[Any]:
-    """``[event, …]`` bytes → ``TraceEvent`` structs (a ``BadEvent`` where one does not fit); ``ValueError``
-    when the bytes are not JSON (``ChromeTrace`` then tries another cut)."""
+    """``[event, …]`` bytes → event structs: a ``_Phased`` class per Chrome phase, flow events skipped, an
+    untagged ``TraceEvent`` where ``ph`` is not a Chrome phase, a ``BadEvent`` where one does not fit;
+    ``ValueError`` when the bytes are not JSON (``ChromeTrace`` then tries another cut)."""
     try:
         return _EVENTS.decode(buf)
     except msgspec.ValidationError:
@@ -134,8 +201,45 @@ def decode_chunk(buf: bytes | memoryview) -> list[Any]:
     for i, raw in enumerate(items):
         try:
             out.append(_ONE_EVENT.decode(raw))
+            continue
+        except msgspec.ValidationError:
+            pass
+        try:  # no Chrome phase in ph, or a field that does not fit: the untagged form says which
+            out.append(_UNTAGGED.decode(raw))
         except msgspec.ValidationError as exc:
             out.append(BadEvent(i, _why(raw, exc)))
+    return out
+
+
+def decode_flows(buf: bytes | memoryview) -> list[Any]:
+    """As ``decode_chunk`` for the flows pass: ``FlowEnd`` structs, everything else skipped; a ``BadEvent``
+    only for a flow end that does not fit (the first pass counted every other bad event)."""
+    try:
+        return _FLOWS.decode(buf)
+    except msgspec.ValidationError:
+        pass
+    except msgspec.DecodeError as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        items = _RAW_ITEMS.decode(buf)
+    except msgspec.DecodeError as exc:
+        raise ValueError(str(exc)) from None
+    out: list[Any] = []
+    for i, raw in enumerate(items):
+        try:
+            out.append(_ONE_FLOW.decode(raw))
+            continue
+        except msgspec.ValidationError:
+            pass
+        try:
+            is_flow_end = _PHASE.decode(raw).ph == "f"
+        except msgspec.ValidationError:
+            is_flow_end = False
+        if is_flow_end:
+            try:
+                _UNTAGGED.decode(raw)
+            except msgspec.ValidationError as exc:
+                out.append(BadEvent(i, _why(raw, exc)))
     return out
 
 
@@ -393,13 +497,12 @@ class _Builder:
             k = family(e.cat)
             if k is not None:
                 appends[k](e)
-        ops, annots, runtime, flows, gpu, gpu_annots, bad = fams
+        ops, annots, runtime, _flows, gpu, gpu_annots, bad = fams
         for b in bad:
             self._bad(b, b.why)
         self._add_ranges([e for e in ops if e.ph == "X"], is_op=True)
         self._add_ranges([e for e in annots if e.ph == "X"], is_op=False)
-        self._add_runtime(runtime)
-        self._add_flows([e for e in flows if e.ph == "f"])  # the kernel-side end is all the fallback needs
+        self._add_runtime(runtime)  # flows: read by the flows pass (``parse_flows``) when they are needed
         self._add_gpu([e for e in gpu if e.ph is None or e.ph == "X"])
         for e in gpu_annots:
             if e.name.startswith(STEP_PREFIX) and (n := step_number(e.name)) is not None:
@@ -448,7 +551,20 @@ class _Builder:
                 if len(self.runtime_names) < 64:
                     self.runtime_names.add(n)
 
-    def _add_flows(self, fam: list[TraceEvent]) -> None:
+    def add_flows(self, events: list[Any]) -> None:
+        """One chunk of the flows pass (``decode_flows``): the kernel-side ends of ``FLOW_CATS`` flows."""
+        self._chunk = events
+        fam = []
+        for e in events:
+            if e.cat in FLOW_CATS:
+                fam.append(e)
+            elif type(e) is BadEvent:
+                self._bad(e, e.why)
+        self._add_flows(fam)
+        self.seen += len(events)
+        self._chunk = []
+
+    def _add_flows(self, fam: list[Any]) -> None:
         if not fam:
             return
         f = self.flows
@@ -567,13 +683,15 @@ def step_number(name: str) -> int | None:
 
 # ---------------------------------------------------------------- one part, and the whole file
 def parse_part(path: Path, max_bytes: int | None = None, chunk_bytes: int | None = None,
-               start: int = 0, stop: int | None = None) -> KinetoEvents:
-    """The events of bytes ``[start, stop)`` of the file (the whole file by default) as columns."""
-    trace = ChromeTrace(path, max_bytes=max_bytes, decode=decode_chunk, start=start, stop=stop,
-                        **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}))
+               start: int = 0, stop: int | None = None, flows: bool = False) -> KinetoEvents:
+    """The events of bytes ``[start, stop)`` of the file (the whole file by default) as columns; with
+    ``flows``, only the flow ends (the flows pass)."""
+    trace = ChromeTrace(path, max_bytes=max_bytes, decode=decode_flows if flows else decode_chunk, start=start,
+                        stop=stop, **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}))
     b = _Builder()
+    add = b.add_flows if flows else b.add
     for events in trace.events():
-        b.add(events)
+        add(events)
     return b.result(trace.header)
 
 
@@ -594,7 +712,29 @@ def parts_wanted() -> int:
 def parse_events(path: Path, max_bytes: int | None = None, chunk_bytes: int | None = None,
                  parts: int | None = None) -> KinetoEvents:
     """The whole trace as columns: in parallel byte ranges when it is at least ``PARALLEL_MIN_BYTES`` and
-    uncompressed, else in one pass. The result does not depend on how the file was split (``merge``)."""
+    uncompressed, else in one pass. The result does not depend on how the file was split (``merge``).
+
+    Flow events (a quarter of a Kineto trace) are skipped by the first pass: their kernel-side ends are only
+    the fallback link of GPU events without a ``correlation``, so a second pass reads them (and only them)
+    when the first found such an event. No real trace in the shared fixtures needs it."""
+    ev = _read(path, max_bytes, chunk_bytes, parts, flows=False)
+    if len(ev.gpu["corr"]) and bool((np.frombuffer(ev.gpu["corr"], dtype=np.int64) < 0).any()):
+        attach_flows(ev, _read(path, max_bytes, chunk_bytes, parts, flows=True))
+    return _finish(ev)
+
+
+def attach_flows(ev: KinetoEvents, fl: KinetoEvents) -> None:
+    """Put the flows pass's columns (and its bad flow events) into the first pass's ``ev``."""
+    first_bad, first_why = fl.first_bad, fl.first_why
+    fl.first_bad, fl.seen, fl.header = None, 0, {}
+    merge([ev, fl])  # renumbers the flows' threads into ev's table; counts its bad events
+    if first_bad is not None and (ev.first_bad is None or first_bad < ev.first_bad):
+        ev.first_bad, ev.first_why = first_bad, first_why
+    ev.warnings.extend(fl.warnings)
+
+
+def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None, parts: int | None, flows: bool) -> KinetoEvents:
+    """One pass over the file (the first, or with ``flows`` the flows pass), in parallel parts when it pays."""
     n = parts_wanted() if parts is None else parts
     min_parallel_bytes = PARALLEL_MIN_BYTES
     try:
@@ -602,17 +742,17 @@ def parse_events(path: Path, max_bytes: int | None = None, chunk_bytes: int | No
     except OSError:
         size = 0
     if n <= 1 or size < min_parallel_bytes or size > max_bytes_limit(max_bytes) or is_gzip(path):
-        return _finish(parse_part(path, max_bytes, chunk_bytes))
+        return parse_part(path, max_bytes, chunk_bytes, flows=flows)
     cuts = split_points(path, size, n)
     if not cuts:
-        return _finish(parse_part(path, max_bytes, chunk_bytes))
+        return parse_part(path, max_bytes, chunk_bytes, flows=flows)
     bounds: list[int | None] = [0, *cuts, None]
     children: list[subprocess.Popen] = []
     failure: Exception | None = None
     try:
         for i in range(1, len(bounds) - 1):
-            children.append(_spawn(path, max_bytes, chunk_bytes, cuts[i - 1], bounds[i + 1]))
-        first = parse_part(path, max_bytes, chunk_bytes, 0, cuts[0])
+            children.append(_spawn(path, max_bytes, chunk_bytes, cuts[i - 1], bounds[i + 1], flows))
+        first = parse_part(path, max_bytes, chunk_bytes, 0, cuts[0], flows=flows)
         rest = [_collect(c) for c in children]
     except (InputError, _PartFailed, OSError) as exc:  # OSError: no child could be started
         failure = exc
@@ -622,13 +762,13 @@ def parse_events(path: Path, max_bytes: int | None = None, chunk_bytes: int | No
                 c.kill()
             c.wait()
     if failure is not None:
-        ev = parse_part(path, max_bytes, chunk_bytes)  # the one-pass read reports a malformed file exactly
+        ev = parse_part(path, max_bytes, chunk_bytes, flows=flows)  # the one-pass read reports a malformed file exactly
         if not isinstance(failure, InputError):
             ev.warnings.append(f"reading in {len(bounds) - 1} parallel parts failed ({failure}); read in one pass instead")
-        return _finish(ev)
+        return ev
     merged = merge([first, *rest])
     check_records(merged.seen, path)
-    return _finish(merged)
+    return merged
 
 
 def _finish(ev: KinetoEvents) -> KinetoEvents:
@@ -642,14 +782,16 @@ class _PartFailed(Exception):
     """A child reading one byte range did not return its columns."""
 
 
-def _spawn(path: Path, max_bytes: int | None, chunk_bytes: int | None, start: int, stop: int | None) -> subprocess.Popen:
+def _spawn(path: Path, max_bytes: int | None, chunk_bytes: int | None, start: int, stop: int | None,
+           flows: bool = False) -> subprocess.Popen:
     """A ``python -m`` child reading one byte range (a plain process, not multiprocessing: nothing of the
     caller's ``__main__`` is re-run in it)."""
     package_root = str(Path(__file__).resolve().parents[3])
     env = dict(os.environ)
     env["PYTHONPATH"] = package_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     cmd = [sys.executable, "-m", __name__, str(path), str(start), "" if stop is None else str(stop),
-           "" if max_bytes is None else str(max_bytes), "" if chunk_bytes is None else str(chunk_bytes)]
+           "" if max_bytes is None else str(max_bytes), "" if chunk_bytes is None else str(chunk_bytes),
+           "flows" if flows else ""]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 
@@ -794,15 +936,15 @@ def merge(parts: list[KinetoEvents]) -> KinetoEvents:
 
 
 def _child_main(argv: list[str]) -> int:
-    """``python -m hipgauge.profiles.readers.kineto_events PATH START STOP MAX_BYTES CHUNK``: one part,
-    pickled to stdout."""
+    """``python -m hipgauge.profiles.readers.kineto_events PATH START STOP MAX_BYTES CHUNK [flows]``: one
+    part, pickled to stdout."""
     import gc  # noqa: PLC0415 - child process entry point only
 
     gc.disable()
-    path, start, stop, max_bytes, chunk = argv
+    path, start, stop, max_bytes, chunk, *mode = argv
     try:
         ev = parse_part(Path(path), int(max_bytes) if max_bytes else None, int(chunk) if chunk else None,
-                        int(start), int(stop) if stop else None)
+                        int(start), int(stop) if stop else None, flows=mode == ["flows"])
     except InputError as exc:
         print(str(exc), file=sys.stderr)
         return 2
