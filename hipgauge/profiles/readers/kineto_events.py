@@ -327,7 +327,7 @@ def _column(arr: array, values: list[Any]) -> bool:
     """Append ``values`` to ``arr``; False (and ``arr`` unchanged) when one is not of the array's type."""
     n = len(arr)
     try:
-        arr.extend(values)
+        arr.fromlist(values)
     except (TypeError, OverflowError):
         del arr[n:]
         return False
@@ -396,7 +396,7 @@ class _Builder:
         if _column(arr, [e.ts for e in fam]):
             return fam
         fam = self._valid(fam)
-        arr.extend([e.ts for e in fam])
+        arr.fromlist([e.ts for e in fam])
         return fam
 
     def _thread_ids(self, fam: list[TraceEvent]) -> list[int]:
@@ -520,18 +520,18 @@ class _Builder:
         fam = self._ts_column(o["ts"], fam)
         durs = [e.dur for e in fam]
         if not _column(o["dur"], durs):
-            o["dur"].extend([0.0 if d is _UNSET else d for d in durs])
-        o["thread"].extend(self._thread_ids(fam))
-        o["ext"].extend([-1 if (a := e.args) is None or (x := a.external_id) is _UNSET else x
+            o["dur"].fromlist([0.0 if d is _UNSET else d for d in durs])
+        o["thread"].fromlist(self._thread_ids(fam))
+        o["ext"].fromlist([-1 if (a := e.args) is None or (x := a.external_id) is _UNSET else x
                          for e in fam])
-        o["name_id"].extend(self.names.ids([e.name for e in fam]))
+        o["name_id"].fromlist(self.names.ids([e.name for e in fam]))
         if is_op:
             o["kind"].frombytes(bytes(len(fam)))  # KIND_OP == 0
-            o["sig"].extend(self._signatures(fam))
+            o["sig"].fromlist(self._signatures(fam))
         else:
-            o["kind"].extend([KIND_STEP if e.name.startswith(STEP_PREFIX) or iteration_of(e.name) is not None
+            o["kind"].fromlist([KIND_STEP if e.name.startswith(STEP_PREFIX) or iteration_of(e.name) is not None
                               else KIND_ANNOT for e in fam])
-            o["sig"].extend([-1] * len(fam))
+            o["sig"].fromlist([-1] * len(fam))
 
     def _add_runtime(self, fam: list[TraceEvent]) -> None:
         fam = [e for e in fam if (a := e.args) is not None and type(c := a.correlation) is int and c >= 0]
@@ -539,13 +539,13 @@ class _Builder:
             return
         r = self.runtime
         fam = self._ts_column(r["r_ts"], fam)
-        r["r_thread"].extend(self._thread_ids(fam))
+        r["r_thread"].fromlist(self._thread_ids(fam))
         args = [e.args or _NO_ARGS for e in fam]  # every one has args (its correlation was checked)
-        r["corr"].extend([a.correlation for a in args])
-        r["r_ext"].extend([-1 if (x := a.external_id) is _UNSET else x for a in args])
-        r["r_dur"].extend([0.0 if e.dur is _UNSET else e.dur for e in fam])
+        r["corr"].fromlist([a.correlation for a in args])
+        r["r_ext"].fromlist([-1 if (x := a.external_id) is _UNSET else x for a in args])
+        r["r_dur"].fromlist([0.0 if e.dur is _UNSET else e.dur for e in fam])
         names = [e.name for e in fam]
-        r["r_name"].extend(self.names.ids(names))
+        r["r_name"].fromlist(self.names.ids(names))
         if len(self.runtime_names) < 64:
             for n in names[:256]:
                 if len(self.runtime_names) < 64:
@@ -572,9 +572,9 @@ class _Builder:
         if not _column(f["start_ns"], [e.ts for e in fam]) or not _column(f["fid"], ids):
             del f["start_ns"][len(f["g_thread"]):]
             fam = self._valid(fam, check=_flow_id_problem)
-            f["start_ns"].extend([e.ts for e in fam])
-            f["fid"].extend([-1 if e.id is None else e.id for e in fam])
-        f["g_thread"].extend(self._thread_ids(fam))
+            f["start_ns"].fromlist([e.ts for e in fam])
+            f["fid"].fromlist([-1 if e.id is None else e.id for e in fam])
+        f["g_thread"].fromlist(self._thread_ids(fam))
 
     def _add_gpu(self, fam: list[TraceEvent]) -> None:
         if not fam:
@@ -590,24 +590,24 @@ class _Builder:
             fam = self._valid(fam, need_dur=True, check=_gpu_correlation_problem)
             args = [e.args or _NO_ARGS for e in fam]
             corr = [-1 if (c := a.correlation) is _UNSET else c for a in args]
-            g["start_ns"].extend([e.ts for e in fam])
-            g["duration_ns"].extend([e.dur for e in fam])
-            g["corr"].extend(corr)
+            g["start_ns"].fromlist([e.ts for e in fam])
+            g["duration_ns"].fromlist([e.dur for e in fam])
+            g["corr"].fromlist(corr)
             if not fam:
                 return
-        g["gkind"].extend([G_KERNEL if e.cat in KERNEL_CATS else G_MEMCPY if e.cat in MEMCPY_CATS else G_MEMSET
+        g["gkind"].fromlist([G_KERNEL if e.cat in KERNEL_CATS else G_MEMCPY if e.cat in MEMCPY_CATS else G_MEMSET
                            for e in fam])
-        g["name_id"].extend(self.names.ids([e.name for e in fam]))
-        g["g_thread"].extend(self._thread_ids(fam))
-        g["dev"].extend([d if type(d := (e.pid if a.device is _UNSET else a.device)) is int else -1
+        g["name_id"].fromlist(self.names.ids([e.name for e in fam]))
+        g["g_thread"].fromlist(self._thread_ids(fam))
+        g["dev"].fromlist([d if type(d := (e.pid if a.device is _UNSET else a.device)) is int else -1
                          for e, a in zip(fam, args, strict=True)])
-        g["stream"].extend([s if type(s := (e.tid if a.stream is _UNSET else a.stream)) is int else -1
+        g["stream"].fromlist([s if type(s := (e.tid if a.stream is _UNSET else a.stream)) is int else -1
                             for e, a in zip(fam, args, strict=True)])
-        g["ext"].extend([-1 if (x := a.external_id) is _UNSET else x for a in args])
-        g["grid_id"].extend(self._shape_ids([a.grid for a in args]))
-        g["block_id"].extend(self._shape_ids([a.block for a in args]))
-        g["registers"].extend([r if type(r := a.registers) is int else -1 for a in args])
-        g["shared_mem_bytes"].extend([s if type(s := a.shared_memory) is int else -1 for a in args])
+        g["ext"].fromlist([-1 if (x := a.external_id) is _UNSET else x for a in args])
+        g["grid_id"].fromlist(self._shape_ids([a.grid for a in args]))
+        g["block_id"].fromlist(self._shape_ids([a.block for a in args]))
+        g["registers"].fromlist([r if type(r := a.registers) is int else -1 for a in args])
+        g["shared_mem_bytes"].fromlist([s if type(s := a.shared_memory) is int else -1 for a in args])
 
     def result(self, header: dict[str, Any]) -> KinetoEvents:
         self.ops["top"] = top_candidates(self.ops)
