@@ -153,7 +153,10 @@ def _union(classes: list[type]) -> Any:
 
 
 #: the first pass: every phase but the flows as ``_Phased`` classes, the flows skipped
-_EVENT_TYPES = _union([_phase_class(_Skipped if ph in FLOW_PHASES else _Phased, ph) for ph in CHROME_PHASES])
+_EVENT_CLASSES = {ph: _phase_class(_Skipped if ph in FLOW_PHASES else _Phased, ph) for ph in CHROME_PHASES}
+_EVENT_TYPES = _union(list(_EVENT_CLASSES.values()))
+#: a chunk of only these classes needs no ``ph`` test
+_X_OR_SKIPPED = frozenset({_EVENT_CLASSES["X"], *(_EVENT_CLASSES[ph] for ph in FLOW_PHASES)})
 #: the flows pass: flow ends read, every other phase skipped
 _FLOW_TYPES = _union([FlowEnd] + [_phase_class(_Skipped, ph) for ph in CHROME_PHASES if ph != "f"])
 
@@ -314,7 +317,7 @@ class _Interner(dict):
 
     def ids(self, values: list[Any]) -> list[int]:
         try:
-            return [self[v] for v in values]  # the usual case: every value seen before
+            return list(map(self.__getitem__, values))  # the usual case: every value seen before
         except KeyError:
             pass
         for v in values:  # new values, in first-seen order
@@ -342,6 +345,7 @@ class _Builder:
 
     def __init__(self) -> None:
         self.names, self.threads, self.shapes = _Interner(), _Interner(), _Interner()
+        self._shape_of: dict[bytes, int] = {b"": -1, b"null": -1}  # launch shape JSON → id (-1: none)
         self.sig_cache: dict[tuple[str, int, int, int], list[int]] = {}  # key → entry numbers (``_signatures``)
         self.sig_entries: list[tuple[str, msgspec.Raw, msgspec.Raw, msgspec.Raw, int]] = []
         self.sig_after: list[int] = []
@@ -475,16 +479,16 @@ class _Builder:
         return self.sig_ix.setdefault(text, len(self.sig_ix))
 
     def _shape_ids(self, raws: list[msgspec.Raw]) -> list[int]:
-        shapes = self.shapes
-        out = []
-        for k in [bytes(r) for r in raws]:
-            if not k or k == b"null":
-                out.append(-1)
-                continue
-            i = shapes.get(k)
-            if i is None:
-                i = shapes[k] = len(shapes)
-            out.append(i)
+        keys = list(map(bytes, raws))
+        out = list(map(self._shape_of.get, keys))
+        if None not in out:  # the usual case: every shape seen before
+            return out
+        for n, k in enumerate(keys):
+            if out[n] is None:
+                i = self._shape_of.get(k)
+                if i is None:
+                    i = self._shape_of[k] = self.shapes[k] = len(self.shapes)
+                out[n] = i
         return out
 
     # -- one chunk
@@ -500,10 +504,14 @@ class _Builder:
         ops, annots, runtime, _flows, gpu, gpu_annots, bad = fams
         for b in bad:
             self._bad(b, b.why)
-        self._add_ranges([e for e in ops if e.ph == "X"], is_op=True)
-        self._add_ranges([e for e in annots if e.ph == "X"], is_op=False)
+        if not set(map(type, events)) <= _X_OR_SKIPPED:  # some events are not complete ("X") ones
+            ops = [e for e in ops if e.ph == "X"]
+            annots = [e for e in annots if e.ph == "X"]
+            gpu = [e for e in gpu if e.ph is None or e.ph == "X"]
+        self._add_ranges(ops, is_op=True)
+        self._add_ranges(annots, is_op=False)
         self._add_runtime(runtime)  # flows: read by the flows pass (``parse_flows``) when they are needed
-        self._add_gpu([e for e in gpu if e.ph is None or e.ph == "X"])
+        self._add_gpu(gpu)
         for e in gpu_annots:
             if e.name.startswith(STEP_PREFIX) and (n := step_number(e.name)) is not None:
                 if e.ts is _UNSET:
