@@ -28,6 +28,7 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -64,7 +65,7 @@ MAX_PARTS = 4
 _SPLIT_PROBE_BYTES = 1024**2
 _SPLIT_WINDOW_BYTES = 16 * 1024**2
 #: how much larger (in parts) the first range is than the others (their process start and result transfer)
-_FIRST_PART_EXTRA = 0.3
+_FIRST_PART_EXTRA = 0.05
 
 _UNSET = msgspec.UNSET
 _NO_RAW = msgspec.Raw()
@@ -480,7 +481,7 @@ class _Builder:
 
     def _shape_ids(self, raws: list[msgspec.Raw]) -> list[int]:
         keys = list(map(bytes, raws))
-        out = list(map(self._shape_of.get, keys))
+        out: list[Any] = list(map(self._shape_of.get, keys))
         if None not in out:  # the usual case: every shape seen before
             return out
         for n, k in enumerate(keys):
@@ -757,11 +758,13 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None, parts: int
     bounds: list[int | None] = [0, *cuts, None]
     children: list[subprocess.Popen] = []
     failure: Exception | None = None
+    collectors: list[_Collector] = []
     try:
         for i in range(1, len(bounds) - 1):
             children.append(_spawn(path, max_bytes, chunk_bytes, cuts[i - 1], bounds[i + 1], flows))
+            collectors.append(_Collector(children[-1]))
         first = parse_part(path, max_bytes, chunk_bytes, 0, cuts[0], flows=flows)
-        rest = [_collect(c) for c in children]
+        rest = [c.result() for c in collectors]
     except (InputError, _PartFailed, OSError) as exc:  # OSError: no child could be started
         failure = exc
     finally:  # on any way out (an error, ^C) no child is left running
@@ -769,6 +772,8 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None, parts: int
             if c.poll() is None:
                 c.kill()
             c.wait()
+        for t in collectors:
+            t.join()
     if failure is not None:
         ev = parse_part(path, max_bytes, chunk_bytes, flows=flows)  # the one-pass read reports a malformed file exactly
         if not isinstance(failure, InputError):
@@ -800,7 +805,40 @@ def _spawn(path: Path, max_bytes: int | None, chunk_bytes: int | None, start: in
     cmd = [sys.executable, "-m", __name__, str(path), str(start), "" if stop is None else str(stop),
            "" if max_bytes is None else str(max_bytes), "" if chunk_bytes is None else str(chunk_bytes),
            "flows" if flows else ""]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:  # Linux: the pipe takes 1 MiB per wake-up of the reader, not 64 KiB
+        import fcntl  # noqa: PLC0415 - not on every platform
+
+        fcntl.fcntl(child.stdout.fileno(), fcntl.F_SETPIPE_SZ, 1024**2)  # type: ignore[union-attr]
+    except (ImportError, AttributeError, OSError):
+        pass
+    return child
+
+
+class _Collector(threading.Thread):
+    """Reads one child's columns (``_collect``) while this process reads its own part: the transfer through
+    the pipe and the unpickling (mostly copies that release the GIL or are short) overlap the parse instead
+    of following it, and a child that finished first exits and frees its memory at once."""
+
+    def __init__(self, child: subprocess.Popen):
+        super().__init__(name="hipgauge-ingest-part", daemon=True)
+        self._child = child
+        self._out: KinetoEvents | None = None
+        self._error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self._out = _collect(self._child)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller by result()
+            self._error = exc
+
+    def result(self) -> KinetoEvents:
+        self.join()
+        if self._error is not None:
+            raise self._error
+        assert self._out is not None
+        return self._out
 
 
 def _collect(child: subprocess.Popen) -> KinetoEvents:
@@ -956,7 +994,7 @@ def _child_main(argv: list[str]) -> int:
     except InputError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    sys.stdout.buffer.write(pickle.dumps(ev, protocol=pickle.HIGHEST_PROTOCOL))
+    pickle.dump(ev, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
     sys.stdout.buffer.flush()
     return 0
 
@@ -965,4 +1003,7 @@ if __name__ == "__main__":
     # run through the module's import name, so that what is pickled names hipgauge's class, not __main__'s
     import importlib
 
-    raise SystemExit(importlib.import_module("hipgauge.profiles.readers.kineto_events")._child_main(sys.argv[1:]))
+    code = importlib.import_module("hipgauge.profiles.readers.kineto_events")._child_main(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # the columns are sent: skip freeing them object by object at interpreter exit
