@@ -143,7 +143,8 @@ FLOW_PHASES = frozenset({"s", "t", "f"})
 
 
 def _phase_class(base: type, ph: str) -> type:
-    return type(f"Phase_{ord(ph)}", (base,), {"__annotations__": {"ph": ClassVar[str]}, "ph": ph}, tag=ph)
+    return type(f"{base.__name__.strip('_')}{ord(ph)}", (base,), {"__annotations__": {"ph": ClassVar[str]}, "ph": ph},
+                tag=ph)
 
 
 def _union(classes: list[type]) -> Any:
@@ -160,6 +161,7 @@ _EVENT_TYPES = _union(list(_EVENT_CLASSES.values()))
 _X_OR_SKIPPED = frozenset({_EVENT_CLASSES["X"], *(_EVENT_CLASSES[ph] for ph in FLOW_PHASES)})
 #: the flows pass: flow ends read, every other phase skipped
 _FLOW_TYPES = _union([FlowEnd] + [_phase_class(_Skipped, ph) for ph in CHROME_PHASES if ph != "f"])
+_NOT_READ = _Skipped()
 
 
 class BadEvent:
@@ -239,11 +241,14 @@ def decode_flows(buf: bytes | memoryview) -> list[Any]:
             is_flow_end = _PHASE.decode(raw).ph == "f"
         except msgspec.ValidationError:
             is_flow_end = False
-        if is_flow_end:
-            try:
-                _UNTAGGED.decode(raw)
-            except msgspec.ValidationError as exc:
-                out.append(BadEvent(i, _why(raw, exc)))
+        if not is_flow_end:  # another event the first pass has read (and counted if it was bad)
+            out.append(_NOT_READ)
+            continue
+        try:  # FlowEnd's fields are TraceEvent's, so this fails too and names the field
+            _UNTAGGED.decode(raw)
+            out.append(_NOT_READ)
+        except msgspec.ValidationError as exc:
+            out.append(BadEvent(i, _why(raw, exc)))
     return out
 
 
