@@ -292,7 +292,9 @@ def _frames(ev: KinetoEvents, path: Path) -> tuple[pl.DataFrame, pl.DataFrame, p
     )
     runtime = _columns(ev.runtime).filter(_sane("r_ts"))
     ev.runtime = {}
-    runtime = runtime.with_columns(_to_ns("r_ts"), _nonneg("r_ext")).unique("corr", keep="first", maintain_order=False)
+    runtime = runtime.with_columns(_to_ns("r_ts"), _nonneg("r_ext"))
+    if runtime.get_column("corr").n_unique() < runtime.height:  # a repeated correlation: its first call links
+        runtime = runtime.unique("corr", keep="first", maintain_order=False)
     g = _columns(ev.gpu)
     ev.gpu = {}
     insane = g.height - (g := g.filter(_sane("start_ns", "duration_ns"))).height
@@ -334,12 +336,13 @@ def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev
     ext_ops = (
         ops.lazy()
         .filter((pl.col("kind") != KIND_STEP) & pl.col("ext").is_in(wanted.implode()))
-        .sort("kind")
-        .unique("ext", keep="first", maintain_order=False)
         .select("ext", pl.col("name_id").alias("op_id"), pl.col("sig").alias("op_sig"), pl.col("ext").alias("op_ext"),
-                pl.col("thread").alias("op_thread"), pl.col("ts").alias("op_ts"))
+                pl.col("thread").alias("op_thread"), pl.col("ts").alias("op_ts"), "kind")
         .collect()
     )
+    if ext_ops.get_column("ext").n_unique() < ext_ops.height:  # an id on several ranges: the cpu_op wins
+        ext_ops = ext_ops.sort("kind").unique("ext", keep="first", maintain_order=False)
+    ext_ops = ext_ops.drop("kind")
     link = link.join(ext_ops, on="ext", how="left")
     del ext_ops, wanted
     # the External id must name an op that encloses the runtime call (2022 traces reuse the
