@@ -807,6 +807,8 @@ def _spawn(path: Path, max_bytes: int | None, chunk_bytes: int | None, start: in
     package_root = str(Path(__file__).resolve().parents[3])
     env = dict(os.environ)
     env["PYTHONPATH"] = package_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    # glibc: big column buffers stay mapped, so a column sent and let go is returned to the system at once
+    env.setdefault("MALLOC_MMAP_THRESHOLD_", str(4 * 1024**2))
     cmd = [sys.executable, "-m", __name__, str(path), str(start), "" if stop is None else str(stop),
            "" if max_bytes is None else str(max_bytes), "" if chunk_bytes is None else str(chunk_bytes),
            "flows" if flows else ""]
@@ -846,12 +848,39 @@ class _Collector(threading.Thread):
         return self._out
 
 
+_FAMILIES = ("ops", "runtime", "gpu", "flows")
+
+
+def _send(ev: KinetoEvents, out: Any) -> None:
+    """Pickle ``ev`` to ``out`` as the child sends it: the tables first, then one column at a time, each let go
+    once written, so the child shrinks while this process's copy grows (``_receive`` reads it)."""
+    columns = [(fam, getattr(ev, fam)) for fam in _FAMILIES]
+    for fam in _FAMILIES:
+        setattr(ev, fam, {})
+    pickle.dump(ev, out, protocol=pickle.HIGHEST_PROTOCOL)
+    for fam, cols in columns:
+        for name in list(cols):
+            pickle.dump((fam, name, cols.pop(name)), out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickle.dump(None, out)
+
+
+def _receive(stream: Any) -> KinetoEvents:
+    ev = pickle.load(stream)
+    if not isinstance(ev, KinetoEvents):
+        raise ValueError(f"not columns: {type(ev).__name__}")
+    while (item := pickle.load(stream)) is not None:
+        fam, name, column = item
+        getattr(ev, fam)[name] = column
+    return ev
+
+
 def _collect(child: subprocess.Popen) -> KinetoEvents:
     """The child's columns, unpickled straight from its pipe (no copy of the whole pickle is held)."""
     assert child.stdout is not None and child.stderr is not None
+    ev: KinetoEvents | Exception
     try:
-        ev = pickle.load(child.stdout)
-    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError) as exc:
+        ev = _receive(child.stdout)
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError, TypeError) as exc:
         ev = exc
     err = child.stderr.read()
     child.wait()
@@ -966,7 +995,8 @@ def merge(parts: list[KinetoEvents]) -> KinetoEvents:
             mine: dict[str, array] = getattr(out, fam)
             theirs: dict[str, array] = getattr(part, fam)
             renumbered = dict(columns[fam])
-            for col, column in theirs.items():
+            for col in list(theirs):
+                column = theirs.pop(col)  # each part's column is let go once appended
                 id_table = renumbered.get(col)
                 if id_table is None or not len(column):
                     mine[col].extend(column)
@@ -999,7 +1029,7 @@ def _child_main(argv: list[str]) -> int:
     except InputError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    pickle.dump(ev, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    _send(ev, sys.stdout.buffer)
     sys.stdout.buffer.flush()
     return 0
 
