@@ -12,14 +12,21 @@ list, managed about 30 MB/s; ``benchmarks/bench_ingest.py`` measures the whole r
 fast path; a chunk that fails is decoded event by event and only the bad events are skipped and counted
 (``BadEvent``, with the field and value named).
 
+**Flow events are not read by the first pass.** The struct of an event is chosen by its ``ph`` (a tagged
+union; Kineto writes ``ph`` first): flow events (``s``/``t``/``f``, a quarter of a PyTorch trace) decode to
+an empty struct, their fields skipped in C. Only the kernel-side ends are ever used, as the fallback link of
+a GPU event without ``correlation``; when the first pass finds such an event, ``parse_events`` runs a
+second, flows-only pass (``decode_flows``: flow ends read, everything else skipped).
+
 **Parallel parts.** An uncompressed trace larger than ``PARALLEL_MIN_BYTES`` is cut into byte ranges at
 event boundaries (``split_points``: a ``}`` ``,`` ``{`` sequence whose following megabyte parses as
 events), one per CPU (``HIPGAUGE_INGEST_WORKERS`` overrides; at most ``MAX_PARTS``). This process reads
 the first range while a ``python -m`` child per other range reads its own and sends its columns back
 pickled; ``merge`` renumbers the interned names, threads, shapes and signatures of later parts into the
-first part's tables. A part that fails for any reason (a false boundary, a malformed file) makes the
-whole file be read again in one sequential pass, so errors are reported exactly as without parts. A
-gzip stream cannot be split: it is read in one pass.
+first part's tables. A thread of this process receives each child's columns while it reads its own range
+(the child sends them one column at a time, letting each go once sent). A part that fails for any reason
+(a false boundary, a malformed file) makes the whole file be read again in one sequential pass, so errors
+are reported exactly as without parts. A gzip stream cannot be split: it is read in one pass.
 """
 
 from __future__ import annotations
