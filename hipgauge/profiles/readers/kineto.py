@@ -74,6 +74,16 @@ def _to_ns(col: str) -> pl.Expr:
     return (whole.cast(pl.Int64) * 1000 + ((c - whole) * 1000).round(0).cast(pl.Int64)).alias(col)
 
 
+def _sorted_key(df: pl.DataFrame, col: str) -> pl.DataFrame:
+    """``df`` with ``col`` marked sorted when it is ascending and has no null (a check of a few ms): polars then
+    joins on it by merging instead of hashing (on the 1M-kernel trace 0.17 s → 0.02 s per join). Kineto
+    writes correlations and External ids in increasing order, so both keys usually are."""
+    key = df.get_column(col)
+    if key.null_count() == 0 and key.is_sorted():
+        return df.with_columns(key.set_sorted())
+    return df
+
+
 def _nonneg(col: str) -> pl.Expr:
     return pl.when(pl.col(col) >= 0).then(pl.col(col)).otherwise(None).alias(col)
 
@@ -329,7 +339,7 @@ def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev
     link = link.drop("g_thread")
 
     # kernel → runtime call (launch point, External id)
-    link = link.join(runtime, on="corr", how="left")
+    link = _sorted_key(link, "corr").join(_sorted_key(runtime, "corr"), on="corr", how="left")
     link = link.with_columns(pl.coalesce("ext", "r_ext").alias("ext")).drop("r_ext")
     # External id → innermost op (cpu_op preferred over a user annotation), among the ids kernels carry
     wanted = link.get_column("ext").drop_nulls().unique()
@@ -343,7 +353,7 @@ def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev
     if ext_ops.get_column("ext").n_unique() < ext_ops.height:  # an id on several ranges: the cpu_op wins
         ext_ops = ext_ops.sort("kind").unique("ext", keep="first", maintain_order=False)
     ext_ops = ext_ops.drop("kind")
-    link = link.join(ext_ops, on="ext", how="left")
+    link = _sorted_key(link, "ext").join(_sorted_key(ext_ops, "ext"), on="ext", how="left")
     del ext_ops, wanted
     # the External id must name an op that encloses the runtime call (2022 traces reuse the
     # correlation as External id): otherwise find the innermost enclosing op by time
