@@ -193,7 +193,7 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None, parts: int
     link = _attribute(link, ops, ev.names)
     del ops, runtime
     link, gsteps = _gpu_step_windows(link, ev.gpu_steps)
-    g = g.drop("corr", "ext", "g_thread").join(link.drop("start_ns"), on="row", how="left")
+    g = g.drop("corr", "ext", "g_thread").join(link.drop("start_ns").sort("row"), on="row", how="left")  # a merge join
     del link
     iterations = [(n, s, e) for n, (s, e) in gsteps] if gsteps else _launch_windows(g)
     k = _kernel_table(g, ev, dev_names, device, metadata)
