@@ -360,9 +360,11 @@ class _Builder:
         self.names, self.threads, self.shapes = _Interner(), _Interner(), _Interner()
         self._shape_of: dict[bytes, int] = {b"": -1, b"null": -1}  # launch shape JSON → id (-1: none)
         self.sig_cache: dict[tuple[str, int, int, int], list[int]] = {}  # key → entry numbers (``_signatures``)
-        self.sig_entries: list[tuple[str, msgspec.Raw, msgspec.Raw, msgspec.Raw, int]] = []
-        self.sig_after: list[int] = []
-        self._sig_prev = -1
+        # entry 0 stands for "no previous op": its dims (a NUL byte) are never an event's raw JSON
+        self.sig_entries: list[tuple[str, msgspec.Raw, msgspec.Raw, msgspec.Raw, int]] = [
+            ("", msgspec.Raw(b"\0"), msgspec.Raw(b"\0"), msgspec.Raw(b"\0"), -1)]
+        self.sig_after: list[int] = [0]
+        self._sig_prev = 0
         self.sig_ix: dict[str, int] = {}
         self.ops: dict[str, array[Any]] = {"thread": array("i"), "ts": array("d"), "dur": array("d"), "ext": array("q"),
                     "name_id": array("i"), "kind": array("b"), "sig": array("i")}
@@ -436,23 +438,22 @@ class _Builder:
         out = []
         cache = self.sig_cache
         entries = self.sig_entries  # (name, dims, types, concrete inputs, sig id) by entry number
-        after = self.sig_after  # entry number → the entry that followed it last time (-1: none yet)
-        prev = self._sig_prev
+        after = self.sig_after  # entry number → the entry that followed it last time (0: none yet)
+        prev = self._sig_prev  # 0: no previous op (entry 0 matches no op)
         for e in fam:
             a = e.args
             if a is None:
                 out.append(-1)
-                prev = -1
+                prev = 0
                 continue
-            d, t, c = a.input_dims, a.input_type, a.concrete_inputs
-            if prev >= 0:
-                g = after[prev]
-                if g >= 0:
-                    gn, gd, gt, gc, sid = entries[g]
-                    if gd == d and gn == e.name and gt == t and gc == c:
-                        out.append(sid)
-                        prev = g
-                        continue
+            d = a.input_dims
+            g = after[prev]
+            gn, gd, gt, gc, sid = entries[g]
+            if gd == d and gn == e.name and gt == a.input_type and gc == a.concrete_inputs:
+                out.append(sid)
+                prev = g
+                continue
+            t, c = a.input_type, a.concrete_inputs
             key = (e.name, len(d), len(t), len(c))
             found = -1
             seen = cache.get(key)
@@ -464,8 +465,7 @@ class _Builder:
                         break
             if found < 0:
                 found = self._new_signature(key, d, t, c)
-            if prev >= 0:
-                after[prev] = found
+            after[prev] = found
             prev = found
             out.append(entries[found][4])
         self._sig_prev = prev
