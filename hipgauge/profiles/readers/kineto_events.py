@@ -508,12 +508,11 @@ class _Builder:
     def add(self, events: list[Any]) -> None:
         self._chunk = events
         fams: tuple[list[Any], ...] = ([], [], [], [], [], [], [])
-        family = _FAMILY.get
-        appends = [f.append for f in fams]
+        route = {cat: fams[k].append for cat, k in _FAMILY.items()}.get  # category → its family's append
         for e in events:
-            k = family(e.cat)
-            if k is not None:
-                appends[k](e)
+            append = route(e.cat)
+            if append is not None:
+                append(e)
         ops, annots, runtime, _flows, gpu, gpu_annots, bad = fams
         for b in bad:
             self._bad(b, b.why)
