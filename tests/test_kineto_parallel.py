@@ -129,3 +129,39 @@ def test_a_malformed_file_is_reported_as_in_one_pass(tmp_path: Path, monkeypatch
     with pytest.raises(InputError) as one:
         read_kineto(cut, parts=1)
     assert str(many.value) == str(one.value)
+
+
+def test_flows_pass_when_kernels_lack_correlation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first pass skips flow events; when GPU events lack their correlation, a second pass (in parts too)
+    reads the flow ends and links those events as the correlation would have: the same operators."""
+    doc = json.loads(gzip.decompress(TRACE.read_bytes()))
+    whole = tmp_path / "whole.pt.trace.json"
+    whole.write_text(json.dumps(doc))
+    stripped = 0
+    for e in doc["traceEvents"]:
+        if e.get("cat") == "kernel" and "correlation" in e.get("args", {}):
+            del e["args"]["correlation"]
+            del e["args"]["External id"]
+            stripped += 1
+    p = tmp_path / "no_corr.pt.trace.json"
+    p.write_text(json.dumps(doc))
+    assert stripped > 1000
+    reference = read_kineto(whole, parts=1).kernels
+    one = read_kineto(p, parts=1)
+    assert one.kernels["operator"].equals(reference["operator"])
+    assert one.kernels["correlation"].equals(reference["correlation"])
+    monkeypatch.setattr(kineto_events, "PARALLEL_MIN_BYTES", 1024)
+    _same(one, read_kineto(p, parts=3))
+
+
+def test_flow_events_are_decoded_only_by_the_flows_pass() -> None:
+    body = b'[{"ph": "f", "cat": "ac2g", "name": "ac2g", "id": 7, "pid": 0, "tid": 7, "ts": 5.5, "bp": "e"},' \
+           b' {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 7, "pid": 1, "tid": 1, "ts": "bad"},' \
+           b' {"ph": "X", "cat": "kernel", "name": "k", "ts": 1.0, "dur": 2.0}]'
+    first = kineto_events.decode_chunk(body)
+    assert [e.cat for e in first] == [None, None, "kernel"]  # both flow events skipped, the bad ts unread
+    flows = kineto_events.decode_flows(body)
+    assert isinstance(flows[0], kineto_events.FlowEnd) and flows[0].id == 7 and flows[0].ts == 5.5
+    assert [e.cat for e in flows[1:]] == [None, None]
+    bad_end = body.replace(b'"ts": 5.5', b'"ts": "late"')
+    assert [e.cat for e in kineto_events.decode_flows(bad_end)] == ["\0bad", None, None]

@@ -55,18 +55,20 @@ class ChromeTrace:
 
     # -- reading --------------------------------------------------------------------------------
     def _fill(self, data: bytes, want: int) -> tuple[bytes, bool]:
-        parts = [data]
+        parts = [data] if data else []
         size = len(data)
+        eof = False
         while size < want:
             ask = self.chunk_bytes if self._left is None else min(self.chunk_bytes, self._left)
             piece = self._reader.read(ask) if ask > 0 else b""
             if self._left is not None:
                 self._left -= len(piece)
             if not piece:
-                return b"".join(parts), True
+                eof = True
+                break
             parts.append(piece)
             size += len(piece)
-        return b"".join(parts), False
+        return (parts[0] if len(parts) == 1 else b"".join(parts)), eof  # one piece: no copy
 
     def _fail(self, what: str) -> InputError:
         return InputError(f"{what} (after trace event #{self.records})", self.path)

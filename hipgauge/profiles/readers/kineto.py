@@ -74,6 +74,16 @@ def _to_ns(col: str) -> pl.Expr:
     return (whole.cast(pl.Int64) * 1000 + ((c - whole) * 1000).round(0).cast(pl.Int64)).alias(col)
 
 
+def _sorted_key(df: pl.DataFrame, col: str) -> pl.DataFrame:
+    """``df`` with ``col`` marked sorted when it is ascending and has no null (a check of a few ms): polars then
+    joins on it by merging instead of hashing (on the 1M-kernel trace 0.17 s → 0.02 s per join). Kineto
+    writes correlations and External ids in increasing order, so both keys usually are."""
+    key = df.get_column(col)
+    if key.null_count() == 0 and key.is_sorted():
+        return df.with_columns(key.set_sorted())
+    return df
+
+
 def _nonneg(col: str) -> pl.Expr:
     return pl.when(pl.col(col) >= 0).then(pl.col(col)).otherwise(None).alias(col)
 
@@ -183,7 +193,7 @@ def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None, parts: int
     link = _attribute(link, ops, ev.names)
     del ops, runtime
     link, gsteps = _gpu_step_windows(link, ev.gpu_steps)
-    g = g.drop("corr", "ext", "g_thread").join(link.drop("start_ns"), on="row", how="left")
+    g = g.drop("corr", "ext", "g_thread").join(link.drop("start_ns").sort("row"), on="row", how="left")  # a merge join
     del link
     iterations = [(n, s, e) for n, (s, e) in gsteps] if gsteps else _launch_windows(g)
     k = _kernel_table(g, ev, dev_names, device, metadata)
@@ -292,7 +302,9 @@ def _frames(ev: KinetoEvents, path: Path) -> tuple[pl.DataFrame, pl.DataFrame, p
     )
     runtime = _columns(ev.runtime).filter(_sane("r_ts"))
     ev.runtime = {}
-    runtime = runtime.with_columns(_to_ns("r_ts"), _nonneg("r_ext")).unique("corr", keep="first", maintain_order=False)
+    runtime = runtime.with_columns(_to_ns("r_ts"), _nonneg("r_ext"))
+    if runtime.get_column("corr").n_unique() < runtime.height:  # a repeated correlation: its first call links
+        runtime = runtime.unique("corr", keep="first", maintain_order=False)
     g = _columns(ev.gpu)
     ev.gpu = {}
     insane = g.height - (g := g.filter(_sane("start_ns", "duration_ns"))).height
@@ -327,20 +339,21 @@ def _link_launches(g: pl.DataFrame, ops: pl.DataFrame, runtime: pl.DataFrame, ev
     link = link.drop("g_thread")
 
     # kernel → runtime call (launch point, External id)
-    link = link.join(runtime, on="corr", how="left")
+    link = _sorted_key(link, "corr").join(_sorted_key(runtime, "corr"), on="corr", how="left")
     link = link.with_columns(pl.coalesce("ext", "r_ext").alias("ext")).drop("r_ext")
     # External id → innermost op (cpu_op preferred over a user annotation), among the ids kernels carry
     wanted = link.get_column("ext").drop_nulls().unique()
     ext_ops = (
         ops.lazy()
         .filter((pl.col("kind") != KIND_STEP) & pl.col("ext").is_in(wanted.implode()))
-        .sort("kind")
-        .unique("ext", keep="first", maintain_order=False)
         .select("ext", pl.col("name_id").alias("op_id"), pl.col("sig").alias("op_sig"), pl.col("ext").alias("op_ext"),
-                pl.col("thread").alias("op_thread"), pl.col("ts").alias("op_ts"))
+                pl.col("thread").alias("op_thread"), pl.col("ts").alias("op_ts"), "kind")
         .collect()
     )
-    link = link.join(ext_ops, on="ext", how="left")
+    if ext_ops.get_column("ext").n_unique() < ext_ops.height:  # an id on several ranges: the cpu_op wins
+        ext_ops = ext_ops.sort("kind").unique("ext", keep="first", maintain_order=False)
+    ext_ops = ext_ops.drop("kind")
+    link = _sorted_key(link, "ext").join(_sorted_key(ext_ops, "ext"), on="ext", how="left")
     del ext_ops, wanted
     # the External id must name an op that encloses the runtime call (2022 traces reuse the
     # correlation as External id): otherwise find the innermost enclosing op by time

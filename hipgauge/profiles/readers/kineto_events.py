@@ -12,14 +12,21 @@ list, managed about 30 MB/s; ``benchmarks/bench_ingest.py`` measures the whole r
 fast path; a chunk that fails is decoded event by event and only the bad events are skipped and counted
 (``BadEvent``, with the field and value named).
 
+**Flow events are not read by the first pass.** The struct of an event is chosen by its ``ph`` (a tagged
+union; Kineto writes ``ph`` first): flow events (``s``/``t``/``f``, a quarter of a PyTorch trace) decode to
+an empty struct, their fields skipped in C. Only the kernel-side ends are ever used, as the fallback link of
+a GPU event without ``correlation``; when the first pass finds such an event, ``parse_events`` runs a
+second, flows-only pass (``decode_flows``: flow ends read, everything else skipped).
+
 **Parallel parts.** An uncompressed trace larger than ``PARALLEL_MIN_BYTES`` is cut into byte ranges at
 event boundaries (``split_points``: a ``}`` ``,`` ``{`` sequence whose following megabyte parses as
 events), one per CPU (``HIPGAUGE_INGEST_WORKERS`` overrides; at most ``MAX_PARTS``). This process reads
 the first range while a ``python -m`` child per other range reads its own and sends its columns back
 pickled; ``merge`` renumbers the interned names, threads, shapes and signatures of later parts into the
-first part's tables. A part that fails for any reason (a false boundary, a malformed file) makes the
-whole file be read again in one sequential pass, so errors are reported exactly as without parts. A
-gzip stream cannot be split: it is read in one pass.
+first part's tables. A thread of this process receives each child's columns while it reads its own range
+(the child sends them one column at a time, letting each go once sent). A part that fails for any reason
+(a false boundary, a malformed file) makes the whole file be read again in one sequential pass, so errors
+are reported exactly as without parts. A gzip stream cannot be split: it is read in one pass.
 """
 
 from __future__ import annotations
@@ -28,11 +35,12 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 import numpy as np
@@ -64,7 +72,7 @@ MAX_PARTS = 4
 _SPLIT_PROBE_BYTES = 1024**2
 _SPLIT_WINDOW_BYTES = 16 * 1024**2
 #: how much larger (in parts) the first range is than the others (their process start and result transfer)
-_FIRST_PART_EXTRA = 0.3
+_FIRST_PART_EXTRA = 0.05
 
 _UNSET = msgspec.UNSET
 _NO_RAW = msgspec.Raw()
@@ -87,7 +95,8 @@ class EventArgs(msgspec.Struct, gc=False):
 
 
 class TraceEvent(msgspec.Struct, gc=False):
-    """One Chrome trace event, as far as the Kineto reader looks at it."""
+    """One Chrome trace event, as far as the Kineto reader looks at it (the untagged form: an event whose
+    ``ph`` is missing, not a string or not a Chrome phase; ``decode_chunk`` tries the tagged forms first)."""
 
     ph: Any = None
     cat: str | None = None
@@ -98,6 +107,68 @@ class TraceEvent(msgspec.Struct, gc=False):
     dur: float | msgspec.UnsetType = _UNSET
     id: Any = None
     args: EventArgs | None = None
+
+
+class _Phased(msgspec.Struct, gc=False, tag_field="ph"):
+    """The fields of ``TraceEvent`` for an event whose ``ph`` selects its class (a tagged union: the C decoder
+    reads ``ph``, the first key Kineto writes, and picks the class before it reads the rest)."""
+
+    cat: str | None = None
+    name: str = ""
+    pid: int | float | str | None = None
+    tid: int | float | str | None = None
+    ts: float | msgspec.UnsetType = _UNSET
+    dur: float | msgspec.UnsetType = _UNSET
+    id: Any = None
+    args: EventArgs | None = None
+
+
+class _Skipped(msgspec.Struct, gc=False, tag_field="ph"):
+    """An event the reader does not look at in this pass: its fields are skipped in C, no object is built
+    for them. ``cat`` None puts it in no family."""
+
+    cat: ClassVar[None] = None
+
+
+class FlowEnd(msgspec.Struct, gc=False, tag_field="ph", tag="f"):
+    """The kernel-side end of a flow (``ph`` "f"), as the flows pass (``parse_flows``) reads it."""
+
+    ph: ClassVar[str] = "f"
+    cat: str | None = None
+    name: str = ""
+    pid: int | float | str | None = None
+    tid: int | float | str | None = None
+    ts: float | msgspec.UnsetType = _UNSET
+    id: Any = None
+
+
+#: every event phase of the Chrome trace format (an event with another ``ph`` is decoded untagged)
+CHROME_PHASES = ("X", "B", "E", "i", "I", "C", "b", "n", "e", "S", "T", "p", "F", "s", "t", "f",
+                 "P", "O", "N", "D", "M", "V", "v", "R", "c", "(", ")")
+#: flow phases (start, step, end): the first pass never reads them; ``parse_flows`` reads the ends if needed
+FLOW_PHASES = frozenset({"s", "t", "f"})
+
+
+def _phase_class(base: type, ph: str) -> type:
+    return type(f"{base.__name__.strip('_')}{ord(ph)}", (base,), {"__annotations__": {"ph": ClassVar[str]}, "ph": ph},
+                tag=ph)
+
+
+def _union(classes: list[type]) -> Any:
+    out: Any = classes[0]
+    for c in classes[1:]:
+        out = out | c
+    return out
+
+
+#: the first pass: every phase but the flows as ``_Phased`` classes, the flows skipped
+_EVENT_CLASSES = {ph: _phase_class(_Skipped if ph in FLOW_PHASES else _Phased, ph) for ph in CHROME_PHASES}
+_EVENT_TYPES = _union(list(_EVENT_CLASSES.values()))
+#: a chunk of only these classes needs no ``ph`` test
+_X_OR_SKIPPED = frozenset({_EVENT_CLASSES["X"], *(_EVENT_CLASSES[ph] for ph in FLOW_PHASES)})
+#: the flows pass: flow ends read, every other phase skipped
+_FLOW_TYPES = _union([FlowEnd] + [_phase_class(_Skipped, ph) for ph in CHROME_PHASES if ph != "f"])
+_NOT_READ = _Skipped()
 
 
 class BadEvent:
@@ -111,15 +182,24 @@ class BadEvent:
         self.why = why
 
 
-_EVENTS = msgspec.json.Decoder(list[TraceEvent])
-_ONE_EVENT = msgspec.json.Decoder(TraceEvent)
+class _Phase(msgspec.Struct, gc=False):
+    ph: Any = None
+
+
+_EVENTS = msgspec.json.Decoder(list[_EVENT_TYPES])  # type: ignore[valid-type]
+_ONE_EVENT = msgspec.json.Decoder(_EVENT_TYPES)
+_FLOWS = msgspec.json.Decoder(list[_FLOW_TYPES])  # type: ignore[valid-type]
+_ONE_FLOW = msgspec.json.Decoder(_FLOW_TYPES)
+_UNTAGGED = msgspec.json.Decoder(TraceEvent)
+_PHASE = msgspec.json.Decoder(_Phase)
 _RAW_ITEMS = msgspec.json.Decoder(list[msgspec.Raw])
 _ANY = msgspec.json.Decoder()
 
 
 def decode_chunk(buf: bytes | memoryview) -> list[Any]:
-    """``[event, …]`` bytes → ``TraceEvent`` structs (a ``BadEvent`` where one does not fit); ``ValueError``
-    when the bytes are not JSON (``ChromeTrace`` then tries another cut)."""
+    """``[event, …]`` bytes → event structs: a ``_Phased`` class per Chrome phase, flow events skipped, an
+    untagged ``TraceEvent`` where ``ph`` is not a Chrome phase, a ``BadEvent`` where one does not fit;
+    ``ValueError`` when the bytes are not JSON (``ChromeTrace`` then tries another cut)."""
     try:
         return _EVENTS.decode(buf)
     except msgspec.ValidationError:
@@ -134,6 +214,46 @@ def decode_chunk(buf: bytes | memoryview) -> list[Any]:
     for i, raw in enumerate(items):
         try:
             out.append(_ONE_EVENT.decode(raw))
+            continue
+        except msgspec.ValidationError:
+            pass
+        try:  # no Chrome phase in ph, or a field that does not fit: the untagged form says which
+            out.append(_UNTAGGED.decode(raw))
+        except msgspec.ValidationError as exc:
+            out.append(BadEvent(i, _why(raw, exc)))
+    return out
+
+
+def decode_flows(buf: bytes | memoryview) -> list[Any]:
+    """As ``decode_chunk`` for the flows pass: ``FlowEnd`` structs, everything else skipped; a ``BadEvent``
+    only for a flow end that does not fit (the first pass counted every other bad event)."""
+    try:
+        return _FLOWS.decode(buf)
+    except msgspec.ValidationError:
+        pass
+    except msgspec.DecodeError as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        items = _RAW_ITEMS.decode(buf)
+    except msgspec.DecodeError as exc:
+        raise ValueError(str(exc)) from None
+    out: list[Any] = []
+    for i, raw in enumerate(items):
+        try:
+            out.append(_ONE_FLOW.decode(raw))
+            continue
+        except msgspec.ValidationError:
+            pass
+        try:
+            is_flow_end = _PHASE.decode(raw).ph == "f"
+        except msgspec.ValidationError:
+            is_flow_end = False
+        if not is_flow_end:  # another event the first pass has read (and counted if it was bad)
+            out.append(_NOT_READ)
+            continue
+        try:  # FlowEnd's fields are TraceEvent's, so this fails too and names the field
+            _UNTAGGED.decode(raw)
+            out.append(_NOT_READ)
         except msgspec.ValidationError as exc:
             out.append(BadEvent(i, _why(raw, exc)))
     return out
@@ -210,7 +330,7 @@ class _Interner(dict):
 
     def ids(self, values: list[Any]) -> list[int]:
         try:
-            return [self[v] for v in values]  # the usual case: every value seen before
+            return list(map(self.__getitem__, values))  # the usual case: every value seen before
         except KeyError:
             pass
         for v in values:  # new values, in first-seen order
@@ -223,7 +343,7 @@ def _column(arr: array, values: list[Any]) -> bool:
     """Append ``values`` to ``arr``; False (and ``arr`` unchanged) when one is not of the array's type."""
     n = len(arr)
     try:
-        arr.extend(values)
+        arr.fromlist(values)
     except (TypeError, OverflowError):
         del arr[n:]
         return False
@@ -238,10 +358,13 @@ class _Builder:
 
     def __init__(self) -> None:
         self.names, self.threads, self.shapes = _Interner(), _Interner(), _Interner()
+        self._shape_of: dict[bytes, int] = {b"": -1, b"null": -1}  # launch shape JSON → id (-1: none)
         self.sig_cache: dict[tuple[str, int, int, int], list[int]] = {}  # key → entry numbers (``_signatures``)
-        self.sig_entries: list[tuple[str, msgspec.Raw, msgspec.Raw, msgspec.Raw, int]] = []
-        self.sig_after: list[int] = []
-        self._sig_prev = -1
+        # entry 0 stands for "no previous op": its dims (a NUL byte) are never an event's raw JSON
+        self.sig_entries: list[tuple[str, msgspec.Raw, msgspec.Raw, msgspec.Raw, int]] = [
+            ("", msgspec.Raw(b"\0"), msgspec.Raw(b"\0"), msgspec.Raw(b"\0"), -1)]
+        self.sig_after: list[int] = [0]
+        self._sig_prev = 0
         self.sig_ix: dict[str, int] = {}
         self.ops: dict[str, array[Any]] = {"thread": array("i"), "ts": array("d"), "dur": array("d"), "ext": array("q"),
                     "name_id": array("i"), "kind": array("b"), "sig": array("i")}
@@ -292,7 +415,7 @@ class _Builder:
         if _column(arr, [e.ts for e in fam]):
             return fam
         fam = self._valid(fam)
-        arr.extend([e.ts for e in fam])
+        arr.fromlist([e.ts for e in fam])
         return fam
 
     def _thread_ids(self, fam: list[TraceEvent]) -> list[int]:
@@ -315,23 +438,22 @@ class _Builder:
         out = []
         cache = self.sig_cache
         entries = self.sig_entries  # (name, dims, types, concrete inputs, sig id) by entry number
-        after = self.sig_after  # entry number → the entry that followed it last time (-1: none yet)
-        prev = self._sig_prev
+        after = self.sig_after  # entry number → the entry that followed it last time (0: none yet)
+        prev = self._sig_prev  # 0: no previous op (entry 0 matches no op)
         for e in fam:
             a = e.args
             if a is None:
                 out.append(-1)
-                prev = -1
+                prev = 0
                 continue
-            d, t, c = a.input_dims, a.input_type, a.concrete_inputs
-            if prev >= 0:
-                g = after[prev]
-                if g >= 0:
-                    gn, gd, gt, gc, sid = entries[g]
-                    if gd == d and gn == e.name and gt == t and gc == c:
-                        out.append(sid)
-                        prev = g
-                        continue
+            d = a.input_dims
+            g = after[prev]
+            gn, gd, gt, gc, sid = entries[g]
+            if gd == d and gn == e.name and gt == a.input_type and gc == a.concrete_inputs:
+                out.append(sid)
+                prev = g
+                continue
+            t, c = a.input_type, a.concrete_inputs
             key = (e.name, len(d), len(t), len(c))
             found = -1
             seen = cache.get(key)
@@ -343,8 +465,7 @@ class _Builder:
                         break
             if found < 0:
                 found = self._new_signature(key, d, t, c)
-            if prev >= 0:
-                after[prev] = found
+            after[prev] = found
             prev = found
             out.append(entries[found][4])
         self._sig_prev = prev
@@ -371,36 +492,38 @@ class _Builder:
         return self.sig_ix.setdefault(text, len(self.sig_ix))
 
     def _shape_ids(self, raws: list[msgspec.Raw]) -> list[int]:
-        shapes = self.shapes
-        out = []
-        for k in [bytes(r) for r in raws]:
-            if not k or k == b"null":
-                out.append(-1)
-                continue
-            i = shapes.get(k)
-            if i is None:
-                i = shapes[k] = len(shapes)
-            out.append(i)
+        keys = list(map(bytes, raws))
+        out: list[Any] = list(map(self._shape_of.get, keys))
+        if None not in out:  # the usual case: every shape seen before
+            return out
+        for n, k in enumerate(keys):
+            if out[n] is None:
+                i = self._shape_of.get(k)
+                if i is None:
+                    i = self._shape_of[k] = self.shapes[k] = len(self.shapes)
+                out[n] = i
         return out
 
     # -- one chunk
     def add(self, events: list[Any]) -> None:
         self._chunk = events
         fams: tuple[list[Any], ...] = ([], [], [], [], [], [], [])
-        family = _FAMILY.get
-        appends = [f.append for f in fams]
+        route = {cat: fams[k].append for cat, k in _FAMILY.items()}.get  # category → its family's append
         for e in events:
-            k = family(e.cat)
-            if k is not None:
-                appends[k](e)
-        ops, annots, runtime, flows, gpu, gpu_annots, bad = fams
+            append = route(e.cat)
+            if append is not None:
+                append(e)
+        ops, annots, runtime, _flows, gpu, gpu_annots, bad = fams
         for b in bad:
             self._bad(b, b.why)
-        self._add_ranges([e for e in ops if e.ph == "X"], is_op=True)
-        self._add_ranges([e for e in annots if e.ph == "X"], is_op=False)
-        self._add_runtime(runtime)
-        self._add_flows([e for e in flows if e.ph == "f"])  # the kernel-side end is all the fallback needs
-        self._add_gpu([e for e in gpu if e.ph is None or e.ph == "X"])
+        if not set(map(type, events)) <= _X_OR_SKIPPED:  # some events are not complete ("X") ones
+            ops = [e for e in ops if e.ph == "X"]
+            annots = [e for e in annots if e.ph == "X"]
+            gpu = [e for e in gpu if e.ph is None or e.ph == "X"]
+        self._add_ranges(ops, is_op=True)
+        self._add_ranges(annots, is_op=False)
+        self._add_runtime(runtime)  # flows: read by the flows pass (``parse_flows``) when they are needed
+        self._add_gpu(gpu)
         for e in gpu_annots:
             if e.name.startswith(STEP_PREFIX) and (n := step_number(e.name)) is not None:
                 if e.ts is _UNSET:
@@ -417,18 +540,18 @@ class _Builder:
         fam = self._ts_column(o["ts"], fam)
         durs = [e.dur for e in fam]
         if not _column(o["dur"], durs):
-            o["dur"].extend([0.0 if d is _UNSET else d for d in durs])
-        o["thread"].extend(self._thread_ids(fam))
-        o["ext"].extend([-1 if (a := e.args) is None or (x := a.external_id) is _UNSET else x
+            o["dur"].fromlist([0.0 if d is _UNSET else d for d in durs])
+        o["thread"].fromlist(self._thread_ids(fam))
+        o["ext"].fromlist([-1 if (a := e.args) is None or (x := a.external_id) is _UNSET else x
                          for e in fam])
-        o["name_id"].extend(self.names.ids([e.name for e in fam]))
+        o["name_id"].fromlist(self.names.ids([e.name for e in fam]))
         if is_op:
             o["kind"].frombytes(bytes(len(fam)))  # KIND_OP == 0
-            o["sig"].extend(self._signatures(fam))
+            o["sig"].fromlist(self._signatures(fam))
         else:
-            o["kind"].extend([KIND_STEP if e.name.startswith(STEP_PREFIX) or iteration_of(e.name) is not None
+            o["kind"].fromlist([KIND_STEP if e.name.startswith(STEP_PREFIX) or iteration_of(e.name) is not None
                               else KIND_ANNOT for e in fam])
-            o["sig"].extend([-1] * len(fam))
+            o["sig"].fromlist([-1] * len(fam))
 
     def _add_runtime(self, fam: list[TraceEvent]) -> None:
         fam = [e for e in fam if (a := e.args) is not None and type(c := a.correlation) is int and c >= 0]
@@ -436,19 +559,32 @@ class _Builder:
             return
         r = self.runtime
         fam = self._ts_column(r["r_ts"], fam)
-        r["r_thread"].extend(self._thread_ids(fam))
+        r["r_thread"].fromlist(self._thread_ids(fam))
         args = [e.args or _NO_ARGS for e in fam]  # every one has args (its correlation was checked)
-        r["corr"].extend([a.correlation for a in args])
-        r["r_ext"].extend([-1 if (x := a.external_id) is _UNSET else x for a in args])
-        r["r_dur"].extend([0.0 if e.dur is _UNSET else e.dur for e in fam])
+        r["corr"].fromlist([a.correlation for a in args])
+        r["r_ext"].fromlist([-1 if (x := a.external_id) is _UNSET else x for a in args])
+        r["r_dur"].fromlist([0.0 if e.dur is _UNSET else e.dur for e in fam])
         names = [e.name for e in fam]
-        r["r_name"].extend(self.names.ids(names))
+        r["r_name"].fromlist(self.names.ids(names))
         if len(self.runtime_names) < 64:
             for n in names[:256]:
                 if len(self.runtime_names) < 64:
                     self.runtime_names.add(n)
 
-    def _add_flows(self, fam: list[TraceEvent]) -> None:
+    def add_flows(self, events: list[Any]) -> None:
+        """One chunk of the flows pass (``decode_flows``): the kernel-side ends of ``FLOW_CATS`` flows."""
+        self._chunk = events
+        fam = []
+        for e in events:
+            if e.cat in FLOW_CATS:
+                fam.append(e)
+            elif type(e) is BadEvent:
+                self._bad(e, e.why)
+        self._add_flows(fam)
+        self.seen += len(events)
+        self._chunk = []
+
+    def _add_flows(self, fam: list[Any]) -> None:
         if not fam:
             return
         f = self.flows
@@ -456,9 +592,9 @@ class _Builder:
         if not _column(f["start_ns"], [e.ts for e in fam]) or not _column(f["fid"], ids):
             del f["start_ns"][len(f["g_thread"]):]
             fam = self._valid(fam, check=_flow_id_problem)
-            f["start_ns"].extend([e.ts for e in fam])
-            f["fid"].extend([-1 if e.id is None else e.id for e in fam])
-        f["g_thread"].extend(self._thread_ids(fam))
+            f["start_ns"].fromlist([e.ts for e in fam])
+            f["fid"].fromlist([-1 if e.id is None else e.id for e in fam])
+        f["g_thread"].fromlist(self._thread_ids(fam))
 
     def _add_gpu(self, fam: list[TraceEvent]) -> None:
         if not fam:
@@ -474,24 +610,24 @@ class _Builder:
             fam = self._valid(fam, need_dur=True, check=_gpu_correlation_problem)
             args = [e.args or _NO_ARGS for e in fam]
             corr = [-1 if (c := a.correlation) is _UNSET else c for a in args]
-            g["start_ns"].extend([e.ts for e in fam])
-            g["duration_ns"].extend([e.dur for e in fam])
-            g["corr"].extend(corr)
+            g["start_ns"].fromlist([e.ts for e in fam])
+            g["duration_ns"].fromlist([e.dur for e in fam])
+            g["corr"].fromlist(corr)
             if not fam:
                 return
-        g["gkind"].extend([G_KERNEL if e.cat in KERNEL_CATS else G_MEMCPY if e.cat in MEMCPY_CATS else G_MEMSET
+        g["gkind"].fromlist([G_KERNEL if e.cat in KERNEL_CATS else G_MEMCPY if e.cat in MEMCPY_CATS else G_MEMSET
                            for e in fam])
-        g["name_id"].extend(self.names.ids([e.name for e in fam]))
-        g["g_thread"].extend(self._thread_ids(fam))
-        g["dev"].extend([d if type(d := (e.pid if a.device is _UNSET else a.device)) is int else -1
+        g["name_id"].fromlist(self.names.ids([e.name for e in fam]))
+        g["g_thread"].fromlist(self._thread_ids(fam))
+        g["dev"].fromlist([d if type(d := (e.pid if a.device is _UNSET else a.device)) is int else -1
                          for e, a in zip(fam, args, strict=True)])
-        g["stream"].extend([s if type(s := (e.tid if a.stream is _UNSET else a.stream)) is int else -1
+        g["stream"].fromlist([s if type(s := (e.tid if a.stream is _UNSET else a.stream)) is int else -1
                             for e, a in zip(fam, args, strict=True)])
-        g["ext"].extend([-1 if (x := a.external_id) is _UNSET else x for a in args])
-        g["grid_id"].extend(self._shape_ids([a.grid for a in args]))
-        g["block_id"].extend(self._shape_ids([a.block for a in args]))
-        g["registers"].extend([r if type(r := a.registers) is int else -1 for a in args])
-        g["shared_mem_bytes"].extend([s if type(s := a.shared_memory) is int else -1 for a in args])
+        g["ext"].fromlist([-1 if (x := a.external_id) is _UNSET else x for a in args])
+        g["grid_id"].fromlist(self._shape_ids([a.grid for a in args]))
+        g["block_id"].fromlist(self._shape_ids([a.block for a in args]))
+        g["registers"].fromlist([r if type(r := a.registers) is int else -1 for a in args])
+        g["shared_mem_bytes"].fromlist([s if type(s := a.shared_memory) is int else -1 for a in args])
 
     def result(self, header: dict[str, Any]) -> KinetoEvents:
         self.ops["top"] = top_candidates(self.ops)
@@ -567,13 +703,15 @@ def step_number(name: str) -> int | None:
 
 # ---------------------------------------------------------------- one part, and the whole file
 def parse_part(path: Path, max_bytes: int | None = None, chunk_bytes: int | None = None,
-               start: int = 0, stop: int | None = None) -> KinetoEvents:
-    """The events of bytes ``[start, stop)`` of the file (the whole file by default) as columns."""
-    trace = ChromeTrace(path, max_bytes=max_bytes, decode=decode_chunk, start=start, stop=stop,
-                        **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}))
+               start: int = 0, stop: int | None = None, flows: bool = False) -> KinetoEvents:
+    """The events of bytes ``[start, stop)`` of the file (the whole file by default) as columns; with
+    ``flows``, only the flow ends (the flows pass)."""
+    trace = ChromeTrace(path, max_bytes=max_bytes, decode=decode_flows if flows else decode_chunk, start=start,
+                        stop=stop, **({"chunk_bytes": chunk_bytes} if chunk_bytes else {}))
     b = _Builder()
+    add = b.add_flows if flows else b.add
     for events in trace.events():
-        b.add(events)
+        add(events)
     return b.result(trace.header)
 
 
@@ -594,7 +732,29 @@ def parts_wanted() -> int:
 def parse_events(path: Path, max_bytes: int | None = None, chunk_bytes: int | None = None,
                  parts: int | None = None) -> KinetoEvents:
     """The whole trace as columns: in parallel byte ranges when it is at least ``PARALLEL_MIN_BYTES`` and
-    uncompressed, else in one pass. The result does not depend on how the file was split (``merge``)."""
+    uncompressed, else in one pass. The result does not depend on how the file was split (``merge``).
+
+    Flow events (a quarter of a Kineto trace) are skipped by the first pass: their kernel-side ends are only
+    the fallback link of GPU events without a ``correlation``, so a second pass reads them (and only them)
+    when the first found such an event. No real trace in the shared fixtures needs it."""
+    ev = _read(path, max_bytes, chunk_bytes, parts, flows=False)
+    if len(ev.gpu["corr"]) and bool((np.frombuffer(ev.gpu["corr"], dtype=np.int64) < 0).any()):
+        attach_flows(ev, _read(path, max_bytes, chunk_bytes, parts, flows=True))
+    return _finish(ev)
+
+
+def attach_flows(ev: KinetoEvents, fl: KinetoEvents) -> None:
+    """Put the flows pass's columns (and its bad flow events) into the first pass's ``ev``."""
+    first_bad, first_why = fl.first_bad, fl.first_why
+    fl.first_bad, fl.seen, fl.header = None, 0, {}
+    merge([ev, fl])  # renumbers the flows' threads into ev's table; counts its bad events
+    if first_bad is not None and (ev.first_bad is None or first_bad < ev.first_bad):
+        ev.first_bad, ev.first_why = first_bad, first_why
+    ev.warnings.extend(fl.warnings)
+
+
+def _read(path: Path, max_bytes: int | None, chunk_bytes: int | None, parts: int | None, flows: bool) -> KinetoEvents:
+    """One pass over the file (the first, or with ``flows`` the flows pass), in parallel parts when it pays."""
     n = parts_wanted() if parts is None else parts
     min_parallel_bytes = PARALLEL_MIN_BYTES
     try:
@@ -602,18 +762,20 @@ def parse_events(path: Path, max_bytes: int | None = None, chunk_bytes: int | No
     except OSError:
         size = 0
     if n <= 1 or size < min_parallel_bytes or size > max_bytes_limit(max_bytes) or is_gzip(path):
-        return _finish(parse_part(path, max_bytes, chunk_bytes))
+        return parse_part(path, max_bytes, chunk_bytes, flows=flows)
     cuts = split_points(path, size, n)
     if not cuts:
-        return _finish(parse_part(path, max_bytes, chunk_bytes))
+        return parse_part(path, max_bytes, chunk_bytes, flows=flows)
     bounds: list[int | None] = [0, *cuts, None]
     children: list[subprocess.Popen] = []
     failure: Exception | None = None
+    collectors: list[_Collector] = []
     try:
         for i in range(1, len(bounds) - 1):
-            children.append(_spawn(path, max_bytes, chunk_bytes, cuts[i - 1], bounds[i + 1]))
-        first = parse_part(path, max_bytes, chunk_bytes, 0, cuts[0])
-        rest = [_collect(c) for c in children]
+            children.append(_spawn(path, max_bytes, chunk_bytes, cuts[i - 1], bounds[i + 1], flows))
+            collectors.append(_Collector(children[-1]))
+        first = parse_part(path, max_bytes, chunk_bytes, 0, cuts[0], flows=flows)
+        rest = [c.result() for c in collectors]
     except (InputError, _PartFailed, OSError) as exc:  # OSError: no child could be started
         failure = exc
     finally:  # on any way out (an error, ^C) no child is left running
@@ -621,14 +783,16 @@ def parse_events(path: Path, max_bytes: int | None = None, chunk_bytes: int | No
             if c.poll() is None:
                 c.kill()
             c.wait()
+        for t in collectors:
+            t.join()
     if failure is not None:
-        ev = parse_part(path, max_bytes, chunk_bytes)  # the one-pass read reports a malformed file exactly
+        ev = parse_part(path, max_bytes, chunk_bytes, flows=flows)  # the one-pass read reports a malformed file exactly
         if not isinstance(failure, InputError):
             ev.warnings.append(f"reading in {len(bounds) - 1} parallel parts failed ({failure}); read in one pass instead")
-        return _finish(ev)
+        return ev
     merged = merge([first, *rest])
     check_records(merged.seen, path)
-    return _finish(merged)
+    return merged
 
 
 def _finish(ev: KinetoEvents) -> KinetoEvents:
@@ -642,23 +806,87 @@ class _PartFailed(Exception):
     """A child reading one byte range did not return its columns."""
 
 
-def _spawn(path: Path, max_bytes: int | None, chunk_bytes: int | None, start: int, stop: int | None) -> subprocess.Popen:
+def _spawn(path: Path, max_bytes: int | None, chunk_bytes: int | None, start: int, stop: int | None,
+           flows: bool = False) -> subprocess.Popen:
     """A ``python -m`` child reading one byte range (a plain process, not multiprocessing: nothing of the
     caller's ``__main__`` is re-run in it)."""
     package_root = str(Path(__file__).resolve().parents[3])
     env = dict(os.environ)
     env["PYTHONPATH"] = package_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    # glibc: big column buffers stay mapped, so a column sent and let go is returned to the system at once
+    env.setdefault("MALLOC_MMAP_THRESHOLD_", str(4 * 1024**2))
     cmd = [sys.executable, "-m", __name__, str(path), str(start), "" if stop is None else str(stop),
-           "" if max_bytes is None else str(max_bytes), "" if chunk_bytes is None else str(chunk_bytes)]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+           "" if max_bytes is None else str(max_bytes), "" if chunk_bytes is None else str(chunk_bytes),
+           "flows" if flows else ""]
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:  # Linux: the pipe takes 1 MiB per wake-up of the reader, not 64 KiB
+        import fcntl  # noqa: PLC0415 - not on every platform
+
+        fcntl.fcntl(child.stdout.fileno(), fcntl.F_SETPIPE_SZ, 1024**2)  # type: ignore[union-attr]
+    except (ImportError, AttributeError, OSError):
+        pass
+    return child
+
+
+class _Collector(threading.Thread):
+    """Reads one child's columns (``_collect``) while this process reads its own part: the transfer through
+    the pipe and the unpickling (mostly copies that release the GIL or are short) overlap the parse instead
+    of following it, and a child that finished first exits and frees its memory at once."""
+
+    def __init__(self, child: subprocess.Popen):
+        super().__init__(name="hipgauge-ingest-part", daemon=True)
+        self._child = child
+        self._out: KinetoEvents | None = None
+        self._error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self._out = _collect(self._child)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller by result()
+            self._error = exc
+
+    def result(self) -> KinetoEvents:
+        self.join()
+        if self._error is not None:
+            raise self._error
+        assert self._out is not None
+        return self._out
+
+
+_FAMILIES = ("ops", "runtime", "gpu", "flows")
+
+
+def _send(ev: KinetoEvents, out: Any) -> None:
+    """Pickle ``ev`` to ``out`` as the child sends it: the tables first, then one column at a time, each let go
+    once written, so the child shrinks while this process's copy grows (``_receive`` reads it)."""
+    columns = [(fam, getattr(ev, fam)) for fam in _FAMILIES]
+    for fam in _FAMILIES:
+        setattr(ev, fam, {})
+    pickle.dump(ev, out, protocol=pickle.HIGHEST_PROTOCOL)
+    for fam, cols in columns:
+        for name in list(cols):
+            pickle.dump((fam, name, cols.pop(name)), out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickle.dump(None, out)
+
+
+def _receive(stream: Any) -> KinetoEvents:
+    ev = pickle.load(stream)
+    if not isinstance(ev, KinetoEvents):
+        raise ValueError(f"not columns: {type(ev).__name__}")
+    while (item := pickle.load(stream)) is not None:
+        fam, name, column = item
+        getattr(ev, fam)[name] = column
+    return ev
 
 
 def _collect(child: subprocess.Popen) -> KinetoEvents:
     """The child's columns, unpickled straight from its pipe (no copy of the whole pickle is held)."""
     assert child.stdout is not None and child.stderr is not None
+    ev: KinetoEvents | Exception
     try:
-        ev = pickle.load(child.stdout)
-    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError) as exc:
+        ev = _receive(child.stdout)
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError, TypeError) as exc:
         ev = exc
     err = child.stderr.read()
     child.wait()
@@ -773,7 +1001,8 @@ def merge(parts: list[KinetoEvents]) -> KinetoEvents:
             mine: dict[str, array] = getattr(out, fam)
             theirs: dict[str, array] = getattr(part, fam)
             renumbered = dict(columns[fam])
-            for col, column in theirs.items():
+            for col in list(theirs):
+                column = theirs.pop(col)  # each part's column is let go once appended
                 id_table = renumbered.get(col)
                 if id_table is None or not len(column):
                     mine[col].extend(column)
@@ -794,19 +1023,19 @@ def merge(parts: list[KinetoEvents]) -> KinetoEvents:
 
 
 def _child_main(argv: list[str]) -> int:
-    """``python -m hipgauge.profiles.readers.kineto_events PATH START STOP MAX_BYTES CHUNK``: one part,
-    pickled to stdout."""
+    """``python -m hipgauge.profiles.readers.kineto_events PATH START STOP MAX_BYTES CHUNK [flows]``: one
+    part, pickled to stdout."""
     import gc  # noqa: PLC0415 - child process entry point only
 
     gc.disable()
-    path, start, stop, max_bytes, chunk = argv
+    path, start, stop, max_bytes, chunk, *mode = argv
     try:
         ev = parse_part(Path(path), int(max_bytes) if max_bytes else None, int(chunk) if chunk else None,
-                        int(start), int(stop) if stop else None)
+                        int(start), int(stop) if stop else None, flows=mode == ["flows"])
     except InputError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    sys.stdout.buffer.write(pickle.dumps(ev, protocol=pickle.HIGHEST_PROTOCOL))
+    _send(ev, sys.stdout.buffer)
     sys.stdout.buffer.flush()
     return 0
 
@@ -815,4 +1044,7 @@ if __name__ == "__main__":
     # run through the module's import name, so that what is pickled names hipgauge's class, not __main__'s
     import importlib
 
-    raise SystemExit(importlib.import_module("hipgauge.profiles.readers.kineto_events")._child_main(sys.argv[1:]))
+    code = importlib.import_module("hipgauge.profiles.readers.kineto_events")._child_main(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # the columns are sent: skip freeing them object by object at interpreter exit
