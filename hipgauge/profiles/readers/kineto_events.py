@@ -196,20 +196,28 @@ _RAW_ITEMS = msgspec.json.Decoder(list[msgspec.Raw])
 _ANY = msgspec.json.Decoder()
 
 
-def decode_chunk(buf: bytes | memoryview) -> list[Any]:
-    """``[event, …]`` bytes → event structs: a ``_Phased`` class per Chrome phase, flow events skipped, an
-    untagged ``TraceEvent`` where ``ph`` is not a Chrome phase, a ``BadEvent`` where one does not fit;
-    ``ValueError`` when the bytes are not JSON (``ChromeTrace`` then tries another cut)."""
+def _whole_or_items(buf: bytes | memoryview, decoder: Any) -> tuple[list[Any], list[msgspec.Raw] | None]:
+    """The chunk decoded whole by ``decoder`` (the fast path), or, when one event does not fit it, the chunk's
+    events as raw items to decode one by one; ``ValueError`` when the bytes are not JSON."""
     try:
-        return _EVENTS.decode(buf)
+        return decoder.decode(buf), None
     except msgspec.ValidationError:
         pass
     except msgspec.DecodeError as exc:
         raise ValueError(str(exc)) from None
     try:
-        items = _RAW_ITEMS.decode(buf)
+        return [], _RAW_ITEMS.decode(buf)
     except msgspec.DecodeError as exc:
         raise ValueError(str(exc)) from None
+
+
+def decode_chunk(buf: bytes | memoryview) -> list[Any]:
+    """``[event, …]`` bytes → event structs: a ``_Phased`` class per Chrome phase, flow events skipped, an
+    untagged ``TraceEvent`` where ``ph`` is not a Chrome phase, a ``BadEvent`` where one does not fit;
+    ``ValueError`` when the bytes are not JSON (``ChromeTrace`` then tries another cut)."""
+    events, items = _whole_or_items(buf, _EVENTS)
+    if items is None:
+        return events
     out: list[Any] = []
     for i, raw in enumerate(items):
         try:
@@ -227,16 +235,9 @@ def decode_chunk(buf: bytes | memoryview) -> list[Any]:
 def decode_flows(buf: bytes | memoryview) -> list[Any]:
     """As ``decode_chunk`` for the flows pass: ``FlowEnd`` structs, everything else skipped; a ``BadEvent``
     only for a flow end that does not fit (the first pass counted every other bad event)."""
-    try:
-        return _FLOWS.decode(buf)
-    except msgspec.ValidationError:
-        pass
-    except msgspec.DecodeError as exc:
-        raise ValueError(str(exc)) from None
-    try:
-        items = _RAW_ITEMS.decode(buf)
-    except msgspec.DecodeError as exc:
-        raise ValueError(str(exc)) from None
+    events, items = _whole_or_items(buf, _FLOWS)
+    if items is None:
+        return events
     out: list[Any] = []
     for i, raw in enumerate(items):
         try:
