@@ -80,6 +80,28 @@ def test_the_same_seed_gives_the_same_order(tmp_path: Path) -> None:
     assert a.order == b.order
 
 
+class SwitchBackend(FakeBackend):
+    """The first call of every block is 5 ms slow (the switch from another model), the rest at the base time."""
+
+    def time_block(self, step: str, variant: hz.Variant, n: int) -> list[float]:
+        self.calls.append((step, n))
+        return [self.base[step] + 5.0] + [self.base[step]] * (n - 1)
+
+
+def test_the_first_call_of_each_block_runs_untimed(tmp_path: Path) -> None:
+    be = SwitchBackend({"a": 1.0, "b": 2.0})
+    res = hz.run_harness(_plan(tmp_path, ("a", "b"), iterations=20, rounds=4), be)
+    assert {n for _, n in be.calls} == {6}  # 5 timed + 1 settle per block
+    assert all(v.latency_ms == [v.latency_ms[0]] * 20 for v in res.variants)  # the slow switch call is not kept
+    assert len(read_latency_rounds(tmp_path / "a_latency_ms.csv")[0]) == 20
+    assert json.loads((tmp_path / "capture.json").read_text())["plan"]["settle"] == 1
+    be0 = SwitchBackend({"a": 1.0, "b": 2.0})
+    res0 = hz.run_harness(_plan(tmp_path / "0", ("a", "b"), iterations=20, rounds=4, settle=0), be0)
+    assert {n for _, n in be0.calls} == {5} and max(res0.variants[0].latency_ms) == 6.0  # --settle 0: all kept
+    with pytest.raises(InputError, match="settle"):
+        _plan(tmp_path, settle=-1).check()
+
+
 def test_uneven_rounds_spread_the_remainder() -> None:
     assert _plan(Path("."), iterations=20, rounds=6).block_sizes() == [4, 4, 3, 3, 3, 3]
 

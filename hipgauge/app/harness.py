@@ -10,7 +10,10 @@ What it does, in order (the recipe of tests/data/h200/pairs/capture_pairs.py):
    (autocast dtype, channels_last, TF32, a CUDA/HIP graph) and warms it up;
 2. times ``iterations`` forwards per variant in ``rounds`` blocks, the variants' order shuffled per round (seeded),
    each forward between two device events followed by a synchronize: a drift of the host hits every variant
-   alike instead of whichever ran last;
+   alike instead of whichever ran last. Each block starts with ``settle`` untimed forwards: the first call after
+   another model's runs 2-15% slower (median over 48 H200 series) and was a fifth of the P99 samples, a cost of
+   interleaving that a server running one model does not pay. Short blocks (default 10 timed calls) put every
+   variant inside the same slow spell of the host, which lasts from about one block to several rounds;
 3. writes ``<variant>_latency_ms.csv`` (``iteration,round,latency_ms,host_ms``: ``host_ms`` is how long the
    forward call took on the host, from its start until it returned, before the synchronize: the host's own time,
    unprofiled), then traces each variant with the PyTorch profiler (CPU and device activities, ``record_shapes``,
@@ -159,9 +162,10 @@ class HarnessPlan:
     factory: str
     variants: list[Variant]
     out_dir: Path
-    iterations: int = 300
-    rounds: int = 6
+    iterations: int = 600
+    rounds: int = 60
     warmup: int = 30
+    settle: int = 1
     profile_steps: int = 10
     seed: int = 0
 
@@ -174,8 +178,8 @@ class HarnessPlan:
             raise InputError(f"--variant: the name {dup[0]!r} is given twice")
         if self.rounds < 1 or self.iterations < self.rounds:
             raise InputError(f"--iterations {self.iterations} --rounds {self.rounds}: need 1 ≤ rounds ≤ iterations")
-        if self.warmup < 0 or self.profile_steps < 0:
-            raise InputError("--warmup and --profile-steps must be ≥ 0")
+        if self.warmup < 0 or self.profile_steps < 0 or self.settle < 0:
+            raise InputError("--warmup, --settle and --profile-steps must be ≥ 0")
 
     def block_sizes(self) -> list[int]:
         """Iterations per round: equal blocks, the remainder spread over the first rounds."""
@@ -277,8 +281,9 @@ class HarnessResult:
                 "variants": [v.summary() for v in self.variants], "order": self.order, "seconds": self.seconds,
                 "files": self.files,
                 "method": ("variants timed interleaved: each round runs every variant's block in an order shuffled "
-                           "per round (seeded); device events around each forward, a synchronize after each; "
-                           "no profiler attached while timing; traces taken afterwards")}
+                           "per round (seeded), the first plan.settle calls of each block run untimed; device events "
+                           "around each forward, a synchronize after each; no profiler attached while timing; traces "
+                           "taken afterwards")}
 
 
 def progress_units(plan: HarnessPlan) -> int:
@@ -297,6 +302,15 @@ def _write_csv(path: Path, values: list[float], rounds: list[int], host: list[fl
         f.write("iteration,round,latency_ms\n")
         for i, (r, v) in enumerate(zip(rounds, values)):
             f.write(f"{i},{r},{v:.4f}\n")
+
+
+def _settled(times: BlockTimes | list[float], settle: int) -> BlockTimes | list[float]:
+    """A block's times less its first ``settle`` calls (run, not kept: the switch from another model)."""
+    if not settle:
+        return times
+    if isinstance(times, BlockTimes):
+        return BlockTimes(times.latency_ms[settle:], times.host_ms[settle:])
+    return list(times)[settle:]
 
 
 def run_harness(plan: HarnessPlan, backend: Backend, advance: Callable[[int], None] | None = None) -> HarnessResult:
@@ -323,7 +337,7 @@ def run_harness(plan: HarnessPlan, backend: Backend, advance: Callable[[int], No
         order.append(names)
         for name in names:
             try:
-                times = backend.time_block(steps[name], by_name[name], n)
+                times = _settled(backend.time_block(steps[name], by_name[name], n + plan.settle), plan.settle)
             except Exception as exc:  # noqa: BLE001 - the user's model code: report it and time the others
                 results[name].error = f"timing failed in round {r}: {type(exc).__name__}: {exc}"
                 del steps[name]

@@ -50,8 +50,9 @@ def torch_command(
     factory: str = typer.Argument(..., help="MODULE:FACTORY (or path/to/file.py:FACTORY): FACTORY(**kwargs) returns (model, example_inputs)"),
     variant: list[str] = typer.Option(..., "--variant", help="NAME=SETTINGS: comma-separated fp32|fp16|bf16, tf32, cl (channels_last), graph, and key=value factory arguments; repeatable"),
     out_dir: Path = typer.Option(Path("hipgauge-capture"), "--output", "-o", help="folder for the CSVs, traces and capture.json"),
-    iterations: int = typer.Option(300, "--iterations", help="timed iterations per variant (P99 needs ≥100; its interval narrows as 1/√n)"),
-    rounds: int = typer.Option(6, "--rounds", help="rounds the iterations are split into, variants shuffled per round"),
+    iterations: int = typer.Option(600, "--iterations", help="timed iterations per variant (P99 needs ≥100; its interval narrows as 1/√n)"),
+    rounds: int = typer.Option(60, "--rounds", help="rounds the iterations are split into, variants shuffled per round (short blocks share the host's slow spells)"),
+    settle: int = typer.Option(1, "--settle", help="untimed calls at the start of every block (the switch from another model)"),
     warmup: int = typer.Option(30, "--warmup", help="warm-up iterations per variant before timing"),
     profile_steps: int = typer.Option(10, "--profile-steps", help="profiled iterations per trace (0: no traces)"),
     seed: int = typer.Option(0, "--seed", help="seed of the round order"),
@@ -65,5 +66,5 @@ def torch_command(
     from hipgauge.cli.capture_run import run_torch_capture
 
     run_torch_capture(factory=factory, variant=variant, out_dir=out_dir, iterations=iterations, rounds=rounds,
-                      warmup=warmup, profile_steps=profile_steps, seed=seed, factory_arg=factory_arg, device=device,
+                      warmup=warmup, settle=settle, profile_steps=profile_steps, seed=seed, factory_arg=factory_arg, device=device,
                       no_progress=no_progress, json_out=json_out)

@@ -12,8 +12,8 @@ from typing import Optional
 from hipgauge.cli.console import emit_json, progress
 
 
-def run_torch_capture(factory: str, variant: list[str], out_dir: Path, iterations: int = 300, rounds: int = 6,
-                      warmup: int = 30, profile_steps: int = 10, seed: int = 0,
+def run_torch_capture(factory: str, variant: list[str], out_dir: Path, iterations: int = 600, rounds: int = 60,
+                      warmup: int = 30, settle: int = 1, profile_steps: int = 10, seed: int = 0,
                       factory_arg: Optional[list[str]] = None, device: str = "cuda", no_progress: bool = False,
                       json_out: bool = False) -> None:
     """Time the variants interleaved and trace them (``app/harness.py``); print the summary or its JSON."""
@@ -23,7 +23,8 @@ def run_torch_capture(factory: str, variant: list[str], out_dir: Path, iteration
     out_dir = Path(out_dir)
     common = parse_kwargs(factory_arg, "--factory-arg")
     plan = HarnessPlan(factory=factory, variants=[parse_variant(v, common) for v in variant], out_dir=out_dir,
-                       iterations=iterations, rounds=rounds, warmup=warmup, profile_steps=profile_steps, seed=seed)
+                       iterations=iterations, rounds=rounds, warmup=warmup, settle=settle,
+                       profile_steps=profile_steps, seed=seed)
     plan.check()
     backend = TorchBackend(load_factory(factory), device=device)
     with progress("capture torch", progress_units(plan), enabled=not no_progress) as advance:
@@ -68,7 +69,7 @@ def torch_capture_parser() -> argparse.ArgumentParser:
     p.add_argument("factory")
     p.add_argument("--variant", action="append", required=True)
     p.add_argument("-o", "--output", dest="out_dir", type=Path, default=Path("hipgauge-capture"))
-    for opt, default in (("--iterations", 300), ("--rounds", 6), ("--warmup", 30), ("--profile-steps", 10),
+    for opt, default in (("--iterations", 600), ("--rounds", 60), ("--warmup", 30), ("--settle", 1), ("--profile-steps", 10),
                          ("--seed", 0)):
         p.add_argument(opt, type=int, default=default)
     p.add_argument("--factory-arg", action="append")
