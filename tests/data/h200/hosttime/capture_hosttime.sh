@@ -4,6 +4,8 @@
 #   bash capture_hosttime.sh dev      -> dev/: models seen before (the development of the host-time model)
 #   bash capture_hosttime.sh blind4   -> blind4/, bash capture_hosttime.sh blind5 -> blind5/, blind6 -> blind6/:
 #                                        models never captured before, each set looked at only after the model was frozen
+#   bash capture_hosttime.sh dev7     -> dev7/, blind7 -> blind7/: the harness's own defaults (600 iterations in 60
+#                                        rounds, one untimed settle call per block), commit 38bc7ab
 cd "$(dirname "$0")"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 H=$OUT/h; mkdir -p $H
@@ -12,6 +14,13 @@ run() {  # name, timeout, args...
   local name=$1 t=$2; shift 2
   echo "\$ python3 -m hipgauge capture torch models.py:torchvision_model $* -o $name --iterations 600 --rounds 30 --warmup 100 --no-progress" > $H/${name}_log.txt
   timeout $t python3 -m hipgauge capture torch models.py:torchvision_model "$@" -o $H/$name --iterations 600 --rounds 30 --warmup 100 --no-progress >> $H/${name}_log.txt 2>&1
+  echo "rc=$?" >> $H/${name}_log.txt
+  tar czf $OUT/${name}.tgz -C $H $name ${name}_log.txt env.txt
+}
+run7() {  # as run, with the harness's default plan
+  local name=$1 t=$2; shift 2
+  echo "\$ python3 -m hipgauge capture torch models.py:torchvision_model $* -o $name --warmup 100 --no-progress" > $H/${name}_log.txt
+  timeout $t python3 -m hipgauge capture torch models.py:torchvision_model "$@" -o $H/$name --warmup 100 --no-progress >> $H/${name}_log.txt 2>&1
   echo "rc=$?" >> $H/${name}_log.txt
   tar czf $OUT/${name}.tgz -C $H $name ${name}_log.txt env.txt
 }
@@ -39,6 +48,20 @@ run mbv2 100 --factory-arg name=mobilenet_v2 --factory-arg batch=32 --variant mb
 run sqz 100 --factory-arg name=squeezenet1_1 --factory-arg batch=32 --variant sqz_bs32_fp32=fp32 --variant sqz_bs32_tf32=fp32,tf32 --variant sqz_bs32_fp16_cl=fp16,cl
 run incv3 100 --factory-arg name=inception_v3 --factory-arg batch=16 --factory-arg size=299 --variant incv3_bs16_fp32=fp32 --variant incv3_bs16_tf32=fp32,tf32 --variant incv3_bs16_fp16_cl=fp16,cl
 run maxvit 100 --factory-arg name=maxvit_t --factory-arg batch=8 --variant maxvit_bs8_fp32=fp32 --variant maxvit_bs8_tf32=fp32,tf32 --variant maxvit_bs8_bf16=bf16
+fi
+if [ "$1" = dev7 ]; then
+run7 vgg 100 --factory-arg name=vgg16_bn --factory-arg batch=8 --variant vgg_bs8_fp32=fp32 --variant vgg_bs8_tf32=fp32,tf32 --variant vgg_bs8_fp16_cl=fp16,cl
+run7 mbv2 100 --factory-arg name=mobilenet_v2 --factory-arg batch=32 --variant mbv2_bs32_fp32=fp32 --variant mbv2_bs32_tf32=fp32,tf32 --variant mbv2_bs32_fp16_cl=fp16,cl
+run7 vitb16 100 --factory-arg name=vit_b_16 --factory-arg batch=8 --variant vitb16_bs8_fp32=fp32 --variant vitb16_bs8_tf32=fp32,tf32 --variant vitb16_bs8_bf16=bf16
+run7 effb0 100 --factory-arg name=efficientnet_b0 --factory-arg batch=32 --variant effb0_bs32_fp32=fp32 --variant effb0_bs32_tf32=fp32,tf32 --variant effb0_bs32_fp16_cl=fp16,cl
+run7 shuf 100 --factory-arg name=shufflenet_v2_x1_0 --factory-arg batch=32 --variant shuf_bs32_fp32=fp32 --variant shuf_bs32_tf32=fp32,tf32 --variant shuf_bs32_fp16_cl=fp16,cl
+fi
+if [ "$1" = blind7 ]; then
+run7 r152 100 --factory-arg name=resnet152 --factory-arg batch=16 --variant r152_bs16_fp32=fp32 --variant r152_bs16_tf32=fp32,tf32 --variant r152_bs16_fp16_cl=fp16,cl
+run7 effb3 100 --factory-arg name=efficientnet_b3 --factory-arg batch=16 --variant effb3_bs16_fp32=fp32 --variant effb3_bs16_tf32=fp32,tf32 --variant effb3_bs16_fp16_cl=fp16,cl
+run7 dn169 100 --factory-arg name=densenet169 --factory-arg batch=16 --variant dn169_bs16_fp32=fp32 --variant dn169_bs16_tf32=fp32,tf32 --variant dn169_bs16_fp16_cl=fp16,cl
+run7 mnv3s 100 --factory-arg name=mobilenet_v3_small --factory-arg batch=32 --variant mnv3s_bs32_fp32=fp32 --variant mnv3s_bs32_tf32=fp32,tf32 --variant mnv3s_bs32_fp16_cl=fp16,cl
+run7 regy32 100 --factory-arg name=regnet_y_3_2gf --factory-arg batch=16 --variant regy32_bs16_fp32=fp32 --variant regy32_bs16_tf32=fp32,tf32 --variant regy32_bs16_fp16_cl=fp16,cl
 fi
 ls $H
 ls -la $OUT
