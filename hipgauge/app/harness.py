@@ -41,6 +41,7 @@ import shutil
 import statistics
 import sys
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol
@@ -522,16 +523,19 @@ class TorchBackend:
             unprofiled += [self._host_ms(step, v) for _ in range(TRACE_HOST_BLOCK)][1:]
         self._flags(v)
         raw = path.with_suffix("")  # <name>_trace.json
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True,
-                     schedule=schedule(wait=1, warmup=2, active=steps, repeat=1)) as prof:
-            for i in range(1 + 2 + steps):
-                t0 = clock()
-                step()
-                if i >= 3:
-                    profiled.append((clock() - t0) * 1e3)
-                torch.cuda.synchronize()
-                prof.step()
-        prof.export_chrome_trace(str(raw))
+        # one cycle, exported once: torch's warning that a cycle clears the previous one's events is noise here
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*Profiler clears events at the end of each cycle")
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True,
+                         schedule=schedule(wait=1, warmup=2, active=steps, repeat=1)) as prof:
+                for i in range(1 + 2 + steps):
+                    t0 = clock()
+                    step()
+                    if i >= 3:
+                        profiled.append((clock() - t0) * 1e3)
+                    torch.cuda.synchronize()
+                    prof.step()
+            prof.export_chrome_trace(str(raw))
         with open(raw, "rb") as src, gzip.open(path, "wb", compresslevel=9) as dst:
             shutil.copyfileobj(src, dst)
         os.remove(raw)
