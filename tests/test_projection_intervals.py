@@ -17,6 +17,8 @@ from hipgauge.profiles.projection import project_baseline
 from hipgauge.profiles.readers.latency import read_latency
 from hipgauge.profiles.stability import assess
 from hipgauge.profiles.timeline_load import load_timeline
+from hipgauge.report.assessment import build_assessment
+from hipgauge.report.markdown import render_markdown
 
 DATA = Path(__file__).resolve().parent / "data" / "h200"
 PAIRS = DATA / "pairs"
@@ -189,3 +191,23 @@ def test_no_interval_when_the_figure_is_the_maximum_of_too_few_iterations(tmp_pa
     res = project_baseline(base, 6.0, 99.0)
     assert not res.latency.enough_iterations and res.interval is None
     assert res.to_dict()["projection"]["interval_ms"] is None
+
+
+def test_every_what_if_row_carries_an_interval_and_a_three_way_verdict() -> None:
+    """A group's 'P99 at r×' is a projection like any other: the baseline's sampling plus the what-if model's error
+    on the change, so at 1× the interval is the measured one and it widens with r."""
+    b = PAIRS / "r50_bs8_fp16_nchw"
+    base = load_profile(f"{b}_trace.json.gz", latency_csv=f"{b}_latency_ms.csv")
+    L = pct.percentile(read_latency(f"{b}_latency_ms.csv"), 99.0)
+    res = project_baseline(base, L * 1.02, 99.0)  # a target 2% over the baseline: small slowdowns straddle it
+    g = max(res.groups, key=lambda g: g.time_ms)
+    one, small, big = res.what_if(g.name, 1.0), res.what_if(g.name, 1.01), res.what_if(g.name, 3.0)
+    assert res.interval is not None and one["interval_ms"] == pytest.approx([res.interval.lo_ms, res.interval.hi_ms])
+    widths = [w["interval_ms"][1] - w["interval_ms"][0] for w in (one, small, big)]
+    assert widths[0] < widths[1] < widths[2]
+    assert big["target_verdict"] == iv.MISSES and big["meets_target"] is False
+    assert small["interval_ms"][0] <= L * 1.02 <= small["interval_ms"][1]
+    assert small["target_verdict"] == iv.CANNOT_TELL and small["meets_target"] is None
+    md = render_markdown(build_assessment(projection=res, inputs={"source": "test"}, whatif_ratios=[1.01, 3.0]))
+    row = next(line for line in md.splitlines() if line.startswith(f"| {g.name}"))
+    assert row.rstrip(" |").endswith("✗") and " ?" in row

@@ -75,6 +75,26 @@ class ProjectionResult:
     sure_ratio: dict[str, float | None] = field(default_factory=dict)
     #: the target less the interval's upper half-width (a what-if's model error included): the slack's sure target
     sure_target_ms: float | None = None
+    #: the baseline percentile's stability (bootstrap interval) the intervals are made from; None without a CSV
+    stability: Any = field(default=None, repr=False)
+
+    def what_if(self, group: str, ratio: float) -> dict[str, Any]:
+        """The latency at the percentile when only ``group`` runs ``ratio``× slower, with its interval: the
+        baseline percentile's sampling and the what-if model's error on the change (``assumed`` with a timeline
+        replay, else ``assumed-additive``), as ``--assume GROUP=RATIO`` would print it."""
+        L, T = self.latency.value_ms, self.projection.target_ms
+        if self.group_at is not None:
+            projected, method = self.group_at(group, ratio), iv.METHOD_ASSUMED
+        else:
+            g = next((g for g in self.groups if g.name == group), None)
+            projected = None if L is None or g is None else L + g.time_ms * (ratio - 1)
+            method = iv.METHOD_ASSUMED_ADDITIVE
+        row: dict[str, Any] = {"ratio": ratio, "projected_ms": projected,
+                               "meets_target": None if projected is None or T is None else projected <= T}
+        fields = iv.interval_fields(iv.interval_for(projected, self.stability, method,
+                                                    self.projection.percentile, L), T)
+        return row | {"interval_ms": fields["interval_ms"], "target_verdict": fields["target_verdict"]} | (
+            {"meets_target": fields["meets_target"]} if "meets_target" in fields else {})
 
     def verdict(self) -> str:
         p = self.projection
@@ -267,6 +287,7 @@ def project_baseline(base: Profile, target_ms: float | None, percentile: float =
     if what_if:
         method = iv.METHOD_ASSUMED if replay is not None else iv.METHOD_ASSUMED_ADDITIVE
     result.interval = iv.interval_for(projected, stability, method, percentile, L)
+    result.stability = stability
     result.sure_target_ms = sure_T
     if sure_T is not None and L is not None:
         for slack in groups:

@@ -109,19 +109,11 @@ def _slack_section(projection: ProjectionResult, whatif: list[float]) -> dict[st
     """The projection's own document's ``projection`` and ``groups``, each group with its what-if rows."""
     doc = projection.to_dict()
     proj = doc["projection"]
-    base, target = proj["baseline_ms"], proj["target_ms"]
     groups = []
     replayed = projection.group_at
     for g in doc["groups"]:
-        rows = []
-        for r in sorted(set(whatif) | ({g["assumed_ratio"]} if g["assumed_ratio"] else set())):
-            if replayed is not None:
-                projected = replayed(g["name"], r)
-            else:
-                projected = None if base is None else base + g["time_ms"] * (r - 1)
-            rows.append({"ratio": r, "projected_ms": projected,
-                         "meets_target": None if projected is None or target is None else projected <= target})
-        groups.append(g | {"whatif": rows})
+        ratios = sorted(set(whatif) | ({g["assumed_ratio"]} if g["assumed_ratio"] else set()))
+        groups.append(g | {"whatif": [projection.what_if(g["name"], r) for r in ratios]})
     groups.sort(key=lambda g: -g["time_ms"])
     if replayed is not None:
         model = ("projected by timeline replay: the group's kernels at r × their measured time in the baseline's "

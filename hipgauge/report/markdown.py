@@ -88,7 +88,9 @@ def _slack(slack: dict[str, Any], target_from: str) -> list[str]:
          f"target {num(p.get('target_ms'))} ms (assumed{': ' + md(target_from) if target_from else ''}). "
          f"{md(p.get('note') or '')}", "",
          f"Model (estimated): {md(slack['model'])}. Share and ms/iter: GPU kernel time per iteration (measured); "
-         f"\"P{pctl} at r×\": the projected latency when only that group runs r× slower.", ""]
+         f"\"P{pctl} at r×\": the projected latency when only that group runs r× slower; ✓ / ✗: its whole interval "
+         f"(the baseline's sampling and the what-if model's error; whatif[].interval_ms in assessment.json) meets / "
+         f"misses the target, ?: the interval straddles it.", ""]
     ratios = [w["ratio"] for w in (slack["groups"][0]["whatif"] if slack["groups"] else [])]
     rows = []
     for g in slack["groups"]:
@@ -96,7 +98,7 @@ def _slack(slack: dict[str, Any], target_from: str) -> list[str]:
                  ("> 100×" if g["max_ratio"] > 100 else num(g["max_ratio"], 3) + "×") if g["max_ratio"] is not None
                  else "target missed"]
         for w in g["whatif"]:
-            mark = {True: " ✓", False: " ✗", None: ""}[w["meets_target"]]
+            mark = " ?" if (w.get("target_verdict") or "").startswith("cannot tell") else {True: " ✓", False: " ✗", None: ""}[w["meets_target"]]
             cells.append(f"{num(w['projected_ms'])} ms{mark}")
         rows.append(cells)
     return L + _table(["group", "share", "ms/iter", "may be at most", *[f"P{pctl} at {r:g}×" for r in ratios]], rows)
