@@ -211,3 +211,16 @@ def test_every_what_if_row_carries_an_interval_and_a_three_way_verdict() -> None
     md = render_markdown(build_assessment(projection=res, inputs={"source": "test"}, whatif_ratios=[1.01, 3.0]))
     row = next(line for line in md.splitlines() if line.startswith(f"| {g.name}"))
     assert row.rstrip(" |").endswith("✗") and " ?" in row
+
+
+def test_the_headline_slack_says_the_ratio_that_keeps_the_whole_interval_under_the_target() -> None:
+    """"may be ≤ r× slower" is the point figure; the renderers add the smaller ratio at which even the interval's
+    upper end stays under the target, from the same projection."""
+    b = PAIRS / "r50_bs8_fp16_nchw"
+    base = load_profile(f"{b}_trace.json.gz", latency_csv=f"{b}_latency_ms.csv")
+    L = pct.percentile(read_latency(f"{b}_latency_ms.csv"), 99.0)
+    doc = build_assessment(projection=project_baseline(base, L * 1.2, 99.0), inputs={"source": "test"})
+    tight = doc["headline"]["parity"]["tightest_group"]
+    assert tight["max_ratio_at_interval"] < tight["max_ratio"]
+    md = render_markdown(doc)
+    assert f"{tight['max_ratio_at_interval']:.2f}× for the whole interval" in md

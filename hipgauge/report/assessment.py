@@ -199,7 +199,8 @@ def _headline(doc: dict[str, Any]) -> dict[str, Any]:
     elif slack:
         tight = min((g for g in slack["groups"] if g["max_ratio"] is not None), key=lambda g: g["max_ratio"], default=None)
         h_parity["kind"] = "project"
-        h_parity["tightest_group"] = tight and {"name": tight["name"], "max_ratio": tight["max_ratio"], "share": tight["share"]}
+        h_parity["tightest_group"] = tight and {"name": tight["name"], "max_ratio": tight["max_ratio"], "share": tight["share"],
+                                                "max_ratio_at_interval": tight.get("max_ratio_at_interval")}
         h_parity["basis"] = "baseline only: slack per kernel group against the target (no candidate measured)"
     else:
         h_parity["kind"] = "none"

@@ -70,3 +70,12 @@ def ms_of_ns(ns: float | None, digits: int = 3) -> str:
 def latency(ms: float | None, digits: int = 3) -> str:
     """An end-to-end latency (milliseconds, as latency CSVs and projections hold them): ``12.345 ms``."""
     return MISSING if ms is None else f"{float(ms):.{digits}f} ms"
+
+
+def slack_sure_ratio(group: dict[str, Any]) -> str:
+    """The clause after a slack group's "may be ≤ r× slower": the ratio that keeps the whole baseline interval
+    under the target, when it reads differently from the point figure at two places."""
+    sure, point = group.get("max_ratio_at_interval"), group.get("max_ratio")
+    if sure is None or point is None or f"{float(sure):.2f}" == f"{float(point):.2f}":
+        return ""
+    return f" (≤ {float(sure):.2f}× for the whole interval to stay under the target)"

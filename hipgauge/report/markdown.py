@@ -12,7 +12,7 @@ from typing import Any
 
 from hipgauge.report import counter_parity
 from hipgauge.report import library_text as lt
-from hipgauge.report.figures import ms_of_ns, num, pct, usd
+from hipgauge.report.figures import ms_of_ns, num, pct, slack_sure_ratio, usd
 from hipgauge.report.parity_text import signature_words
 
 #: always special inline (CommonMark + GFM): escapes, code spans, emphasis, links/images, table cells, math
@@ -164,7 +164,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
         parity = f"baseline P{num(hp.get('percentile'), 0)} {num(hp['baseline_ms'])} ms vs target {num(hp['target_ms'])} ms"
         if hp.get("tightest_group"):
             parity += (f"; tightest group {md(hp['tightest_group']['name'])} may be at most "
-                       f"{num(hp['tightest_group']['max_ratio'], 3)}× slower")
+                       f"{num(hp['tightest_group']['max_ratio'], 2)}× slower"
+                       + slack_sure_ratio(hp["tightest_group"]))
     else:
         parity = "not measured (no profile given)"
     hh, hn = h["hours_to_close"], h["lockin_minus_upkeep"]

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from hipgauge.report.figures import num, pct, usd
+from hipgauge.report.figures import num, pct, slack_sure_ratio, usd
 
 _LEAN_STYLE = {"port": "bold green", "stay": "bold red", "neutral": "dim"}
 
@@ -94,7 +94,7 @@ def print_assessment(console: Console, doc: dict[str, Any], folder: str | None =
         # no candidate yet: the baseline latency is measured, the slack is the projection model's estimate
         val = f"not measured (no AMD profile); baseline {num(hp['baseline_ms'])} ms vs target {num(hp['target_ms'])} ms"
         if hp.get("tightest_group"):
-            val += f"; {hp['tightest_group']['name']} may be ≤ {num(hp['tightest_group']['max_ratio'], 3)}× slower"
+            val += f"; {hp['tightest_group']['name']} may be ≤ {num(hp['tightest_group']['max_ratio'], 2)}× slower" + slack_sure_ratio(hp["tightest_group"])
             source = f"{source} baseline; estimated slack"
     elif hp["kind"] != "compare":
         val = "not measured (no profile)"
@@ -119,7 +119,7 @@ def print_assessment(console: Console, doc: dict[str, Any], folder: str | None =
         line = f"Separate workload, {w['name']}: P{p.get('percentile', 99):g} {num(p.get('baseline_ms'))} ms vs {num(w.get('target_ms'))} ms target"
         if groups:
             g = groups[0]  # the largest group
-            line += f"; {g['name']} ({pct(g['share'])} of kernel time) may be ≤ {num(g['max_ratio'], 2)}× slower"
+            line += f"; {g['name']} ({pct(g['share'])} of kernel time) may be ≤ {num(g['max_ratio'], 2)}× slower" + slack_sure_ratio(g)
         console.print(Text(line))
     for s in doc["stages"]:
         if s["status"] != "ok":
