@@ -6,6 +6,7 @@
 #                                        models never captured before, each set looked at only after the model was frozen
 #   bash capture_hosttime.sh dev7     -> dev7/, blind7 -> blind7/: the harness's own defaults (600 iterations in 60
 #                                        rounds, one untimed settle call per block), commit 38bc7ab
+#   bash capture_hosttime.sh blind8   -> blind8/: models never captured before, after the host-transfer term was frozen
 cd "$(dirname "$0")"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 H=$OUT/h; mkdir -p $H
@@ -62,6 +63,13 @@ run7 effb3 100 --factory-arg name=efficientnet_b3 --factory-arg batch=16 --varia
 run7 dn169 100 --factory-arg name=densenet169 --factory-arg batch=16 --variant dn169_bs16_fp32=fp32 --variant dn169_bs16_tf32=fp32,tf32 --variant dn169_bs16_fp16_cl=fp16,cl
 run7 mnv3s 100 --factory-arg name=mobilenet_v3_small --factory-arg batch=32 --variant mnv3s_bs32_fp32=fp32 --variant mnv3s_bs32_tf32=fp32,tf32 --variant mnv3s_bs32_fp16_cl=fp16,cl
 run7 regy32 100 --factory-arg name=regnet_y_3_2gf --factory-arg batch=16 --variant regy32_bs16_fp32=fp32 --variant regy32_bs16_tf32=fp32,tf32 --variant regy32_bs16_fp16_cl=fp16,cl
+fi
+if [ "$1" = blind8 ]; then
+run7 r34 100 --factory-arg name=resnet34 --factory-arg batch=16 --variant r34_bs16_fp32=fp32 --variant r34_bs16_tf32=fp32,tf32 --variant r34_bs16_fp16_cl=fp16,cl
+run7 gnet 100 --factory-arg name=googlenet --factory-arg batch=32 --variant gnet_bs32_fp32=fp32 --variant gnet_bs32_tf32=fp32,tf32 --variant gnet_bs32_fp16_cl=fp16,cl
+run7 regx16 100 --factory-arg name=regnet_x_1_6gf --factory-arg batch=16 --variant regx16_bs16_fp32=fp32 --variant regx16_bs16_tf32=fp32,tf32 --variant regx16_bs16_fp16_cl=fp16,cl
+run7 effb1 100 --factory-arg name=efficientnet_b1 --factory-arg batch=16 --variant effb1_bs16_fp32=fp32 --variant effb1_bs16_tf32=fp32,tf32 --variant effb1_bs16_fp16_cl=fp16,cl
+run7 regy08 100 --factory-arg name=regnet_y_800mf --factory-arg batch=32 --variant regy08_bs32_fp32=fp32 --variant regy08_bs32_tf32=fp32,tf32 --variant regy08_bs32_fp16_cl=fp16,cl
 fi
 ls $H
 ls -la $OUT
