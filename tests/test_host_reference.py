@@ -5,6 +5,7 @@ by its own unprofiled host time beside its trace instead of carried from the bas
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -142,7 +143,8 @@ def test_load_profile_attaches_the_reference_and_the_host_column(tmp_path: Path)
 
 HOSTTIME = Path(__file__).parent / "data" / "h200" / "hosttime"
 HELD_OUT = [(HOSTTIME / "blind5" / "vgg", "vgg_bs8_fp32", c) for c in ("vgg_bs8_tf32", "vgg_bs8_fp16_cl")] + \
-           [(HOSTTIME / "blind6" / "sqz", "sqz_bs32_fp32", c) for c in ("sqz_bs32_tf32", "sqz_bs32_fp16_cl")]
+           [(HOSTTIME / "blind6" / "sqz", "sqz_bs32_fp32", c) for c in ("sqz_bs32_tf32", "sqz_bs32_fp16_cl")] + \
+           [(HOSTTIME / "blind8" / "r34", "r34_bs16_fp32", c) for c in ("r34_bs16_tf32", "r34_bs16_fp16_cl")]
 
 
 def _project(folder: Path, base: str, cand: str, p: float):  # type: ignore[no-untyped-def]
@@ -155,13 +157,16 @@ def _project(folder: Path, base: str, cand: str, p: float):  # type: ignore[no-u
 
 
 @pytest.mark.parametrize("folder,base,cand", HELD_OUT, ids=[c for _, _, c in HELD_OUT])
-def test_on_held_out_captures_the_p50_interval_holds_and_is_narrow(folder: Path, base: str, cand: str) -> None:
+def test_on_held_out_captures_the_p50_interval_holds_and_is_narrow_unless_the_baseline_drifts(folder: Path, base: str, cand: str) -> None:
     """Captured after the host-time model was frozen (tests/data/h200/hosttime/README.md); the candidate's own CSV
     is only the measurement the interval is checked against."""
     res = _project(folder, base, cand, 50.0)
     measured = pct.percentile(read_latency(folder / f"{cand}_latency_ms.csv"), 50.0)
     i = res.interval
-    assert i is not None and i.lo_ms <= measured <= i.hi_ms and i.width_share <= 0.30
+    assert i is not None and i.lo_ms <= measured <= i.hi_ms
+    # at most 30% of the projection wide, unless the baseline's CSV drifts: then it is as wide as the data say
+    assert i.width_share <= 0.30 or i.drift
+    assert i.host_transfer is not None  # the candidate's host came from a same-spell ratio: its spread is carried
     replay = res.replay.replay  # type: ignore[union-attr]
     assert replay.candidate_calibration is not None and replay.candidate_calibration.anchor == "host"
     assert any("timed in alternate blocks" in n for n in replay.notes)
@@ -192,3 +197,19 @@ def test_without_the_host_times_the_projection_falls_back_and_says_so(tmp_path: 
     replay = res.replay.replay  # type: ignore[union-attr]
     assert replay.candidate_calibration is None and replay.calibration.anchor == "latency"
     assert any("recorded host event" in n for n in replay.notes)
+
+
+def test_the_host_ratio_measured_in_one_spell_widens_the_interval_enough_to_hold() -> None:
+    """ResNet-34 fp16 channels_last on an H100 (blind8/, captured after the host-transfer term was frozen): its
+    same-spell host ratio was 5.9% above the run's, and without that term the P50 interval, 2.97-3.25 ms, missed
+    the measured 2.96 ms. With it the interval is the replay with the ratio 10% lower and higher, in quadrature."""
+    folder = HOSTTIME / "blind8" / "r34"
+    res = _project(folder, "r34_bs16_fp32", "r34_bs16_fp16_cl", 50.0)
+    i = res.interval
+    measured = pct.percentile(read_latency(folder / "r34_bs16_fp16_cl_latency_ms.csv"), 50.0)
+    assert i is not None and i.host_transfer is not None
+    assert min(i.host_transfer) > 0.05  # a host-paced candidate moves with its host ratio
+    assert i.lo_ms <= measured <= i.hi_ms
+    without = i.value_ms * (1 - math.sqrt(i.sampling[0] ** 2 + i.model_error ** 2))
+    assert without > measured  # the two older parts alone would have missed it
+    assert "same-spell ratio" in i.describe()

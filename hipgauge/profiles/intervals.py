@@ -8,8 +8,10 @@ Two things make a projected percentile uncertain:
 * **the model**: the replay (or the additive model) has its own error, measured on the H200 pairs of
   docs/matching.md and kept in ``hipgauge/data/measurement.toml`` (``[[model_error]]``, per method and percentile).
 
-They are independent and combine in quadrature, each side separately:
-``below = X·√(s_below² + e²)``, ``above = X·√(s_above² + e²)``. A measured candidate (its own latency CSV) has
+When the candidate's host time was set from a ratio measured in one spell of the host (capture.json), a third
+part is how far that ratio moves the projection (``[host_transfer]``: the candidate replayed with it lower and
+higher, t_below and t_above). They are independent and combine in quadrature, each side separately:
+``below = X·√(s_below² + e² + t_below²)``, ``above = X·√(s_above² + e² + t_above²)``. A measured candidate (its own latency CSV) has
 sampling only. The verdict against a target T is *meets* (the whole interval ≤ T), *misses* (all of it > T) or
 *cannot tell at this sample size*; then the sampling part shrinks as 1/√n, so the iterations that settle it are
 ``n · (s / √((T − X)² − (e·X)²))²``, and none do when the model's error alone reaches the target.
@@ -42,6 +44,10 @@ METHOD_ASSUMED_ADDITIVE = "assumed-additive"
 def _errors() -> dict[str, dict[str, Any]]:
     return {row["method"]: {"p50": float(row["p50"]), "p99": float(row["p99"]), "basis": row.get("basis", "total")}
             for row in load_data_toml("measurement.toml").get("model_error", [])}
+
+
+def _host_transfer_share() -> float:
+    return float(load_data_toml("measurement.toml").get("host_transfer", {}).get("relative", 0.0))
 
 
 def error_basis(method: str) -> str:
@@ -77,6 +83,9 @@ class ProjectionInterval:
     drift: bool = False  # the CSV it rests on drifts: the interval is as wide as the data say, no wider
     low_bound_ms: float | None = None  # the model could only bound the figure from below at this (see whatif)
     host_sampling: bool = False  # the sampling part is the wider of the latency CSV's and its host_ms intervals
+    #: relative (below, above): the projection's movement when the candidate's same-spell host ratio is taken
+    #: ``[host_transfer]`` lower and higher (a host time measured in one spell of a drifting host)
+    host_transfer: tuple[float, float] | None = None
 
     @property
     def width_share(self) -> float:
@@ -93,7 +102,11 @@ class ProjectionInterval:
             share = (f"{100 * model_error(self.method, self.percentile):.0f}% of the projected change"
                      if error_basis(self.method) == "change" else "from its validation on H200 pairs, docs/matching.md")
             parts.append(f"the {self.method} model's own error (±{100 * self.model_error:.1f}%; {share})")
-        text = " and ".join(parts) + (", combined in quadrature" if self.model_error else "")
+        if self.host_transfer is not None:
+            parts.append(f"the candidate's host time measured in one spell of the host (its same-spell ratio "
+                         f"±{100 * _host_transfer_share():.0f}% moves the projection −{100 * self.host_transfer[0]:.1f}% / "
+                         f"+{100 * self.host_transfer[1]:.1f}%)")
+        text = " and ".join(parts) + (", combined in quadrature" if len(parts) > 1 else "")
         if self.low_bound_ms is not None:
             text += (f"; extended down to the projection with the candidate's host nearly free ({self.low_bound_ms:.3f} ms): "
                      f"a GPU-bound baseline does not show its host's speed")
@@ -111,18 +124,25 @@ class ProjectionInterval:
         if self.lo_ms > target_ms:
             return MISSES, None, f"misses the {target_ms:g} ms target: the whole interval ({span}) is above it"
         need = self.iterations_to_settle(target_ms)
-        model_ms = self.model_error * self.value_ms
+        model_ms = self.fixed_ms(target_ms >= self.value_ms)
         if need is None:
-            why = (f"the model's own error (±{model_ms:.3f} ms) reaches the target by itself, so more iterations "
-                   f"will not settle it: measure the candidate (its own latency CSV)" if self.model_error else
+            what = "the model's own error" + (" and the host ratio's spread" if self.host_transfer else "")
+            why = (f"{what} (±{model_ms:.3f} ms) reaches the target by itself, so more iterations "
+                   f"will not settle it: measure the candidate (its own latency CSV)" if model_ms else
                    "the estimate sits on the target")
         else:
             why = f"about {need} iterations (now {self.iterations}) would settle it, all else as measured"
         return CANNOT_TELL, need, f"cannot tell at this sample size against the {target_ms:g} ms target (interval {span}): {why}"
 
+    def fixed_ms(self, upward: bool) -> float:
+        """The part of the interval more iterations do not shrink (the model's error, the host ratio's spread), on
+        the side towards a target above (``upward``) or below the figure."""
+        t = (self.host_transfer[1] if upward else self.host_transfer[0]) if self.host_transfer else 0.0
+        return self.value_ms * math.sqrt(self.model_error ** 2 + t * t)
+
     def iterations_to_settle(self, target_ms: float) -> int | None:
         gap = abs(target_ms - self.value_ms)
-        model_ms = self.model_error * self.value_ms
+        model_ms = self.fixed_ms(target_ms >= self.value_ms)
         if gap <= model_ms:
             return None
         s = self.value_ms * (self.sampling[1] if target_ms >= self.value_ms else self.sampling[0])
@@ -139,6 +159,8 @@ class ProjectionInterval:
             "model_error": self.model_error,
             "iterations": self.iterations,
             "width_share": self.width_share,
+            "host_transfer_below": self.host_transfer[0] if self.host_transfer else None,
+            "host_transfer_above": self.host_transfer[1] if self.host_transfer else None,
             "drift": self.drift,
             "how": self.describe(),
             "target_verdict": status,
@@ -149,7 +171,8 @@ class ProjectionInterval:
 
 def interval_for(value_ms: float | None, stability: Stability | None, method: str, p: float,
                  baseline_ms: float | None = None, low_bound_ms: float | None = None,
-                 host_stability: Stability | None = None) -> ProjectionInterval | None:
+                 host_stability: Stability | None = None,
+                 host_ratio_span_ms: tuple[float, float] | None = None) -> ProjectionInterval | None:
     """The interval around ``value_ms`` from the latency CSV's ``stability`` (the baseline's, or the candidate's
     when measured) and the ``method``'s model error (of the change from ``baseline_ms`` for a what-if); None without
     a value or a bootstrap interval."""
@@ -166,8 +189,13 @@ def interval_for(value_ms: float | None, stability: Stability | None, method: st
     e = model_error(method, p)
     if error_basis(method) == "change":
         e = e * abs(value_ms - (baseline_ms if baseline_ms is not None else value_ms)) / value_ms
-    below = value_ms * math.sqrt(halves[0] ** 2 + e * e)
-    above = value_ms * math.sqrt(halves[1] ** 2 + e * e)
+    transfer = None
+    if host_ratio_span_ms is not None:
+        transfer = (max(0.0, value_ms - min(host_ratio_span_ms)) / value_ms,
+                    max(0.0, max(host_ratio_span_ms) - value_ms) / value_ms)
+    t_below, t_above = transfer or (0.0, 0.0)
+    below = value_ms * math.sqrt(halves[0] ** 2 + e * e + t_below ** 2)
+    above = value_ms * math.sqrt(halves[1] ** 2 + e * e + t_above ** 2)
     lo = value_ms - below
     if low_bound_ms is not None and low_bound_ms < value_ms:
         lo = min(lo, low_bound_ms * (1.0 - math.sqrt(halves[0] ** 2 + e * e)))
@@ -175,7 +203,7 @@ def interval_for(value_ms: float | None, stability: Stability | None, method: st
                               percentile=p, method=method, sampling=halves, model_error=e, iterations=stability.n,
                               confidence=stability.confidence, drift=stability.drift,
                               low_bound_ms=low_bound_ms if low_bound_ms is not None and low_bound_ms < value_ms else None,
-                              host_sampling=host_halves is not None)
+                              host_sampling=host_halves is not None, host_transfer=transfer)
 
 
 def target_with_margin(interval: ProjectionInterval, target_ms: float) -> float:

@@ -523,8 +523,9 @@ def _interval(proj: Projection, bl: pct.LatencyEstimate, cl: pct.LatencyEstimate
     host = base.attachments.get("latency_host_ms")
     if cal is not None and cal.anchor == "host" and host and p > 50.0:
         host_st = assess(host, p, bl.rounds)
+    span = replay.replay.host_ratio_span_ms if replay.replay is not None else None
     return iv.interval_for(proj.projected_ms, bl.stability(), method, p, bl.value_ms, low_bound_ms=low,
-                           host_stability=host_st)
+                           host_stability=host_st, host_ratio_span_ms=span)
 
 
 #: flagged rows named one by one in the warnings; the rest are counted (their ``flags`` are in the rows)

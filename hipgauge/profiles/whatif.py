@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from hipgauge.datafiles import load_data_toml
 from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles import replay as rp
 
@@ -66,6 +67,9 @@ class ReplayProjection:
     candidate_calibration: rp.Calibration | None = None
     #: how the host was measured, in words, for the text outputs (the anchor of α; the candidate's host time)
     host_notes: list[str] = field(default_factory=list)
+    #: the projection with the candidate's same-spell host ratio taken ``host_transfer`` lower and higher
+    #: (``[host_transfer]`` of measurement.toml): how far the one spell's ratio can move the figure
+    host_ratio_span_ms: tuple[float, float] | None = None
 
     def model(self, base_stat: str) -> str:
         anchored = self.calibration is not None and self.calibration.anchor == "host" and self.rule == rp.RULE_HOST_TAIL
@@ -127,6 +131,7 @@ class ReplayProjection:
             "iterations": iters,
             "launch_bound": self.launch_bound_note(),
             "projected_low_ms": self.projected_low_ms,
+            "host_ratio_span_ms": list(self.host_ratio_span_ms) if self.host_ratio_span_ms else None,
             "notes": self.notes,
         }
 
@@ -344,6 +349,28 @@ class CompareProjection:
                 "model_check": self.model_check}
 
 
+def host_transfer_error() -> float:
+    """How far a same-spell host ratio may be from the candidate's over a whole run, relative
+    (``[host_transfer]`` of ``hipgauge/data/measurement.toml``, with how it was measured)."""
+    return float(load_data_toml("measurement.toml").get("host_transfer", {}).get("relative", 0.0))
+
+
+def _host_ratio_span(bgraph: Any, cgraph: Any, base_latency_ms: list[float], p: float, launch_overhead_us: float,
+                     base_host_ms: list[float], cand_host_ms: float | None,
+                     ratio: float) -> tuple[float, float] | None:
+    """The projection replayed with the same-spell ratio ``host_transfer`` lower and higher: (low, high) ms."""
+    e = host_transfer_error()
+    if e <= 0:
+        return None
+    ends = [project_replay(bgraph, base_latency_ms, p, cand_graph=cgraph, strategy=STRATEGY_OWN,
+                           launch_overhead_us=launch_overhead_us, base_host_ms=base_host_ms,
+                           cand_host_ms=cand_host_ms, cand_host_ratio=ratio * f).projected_ms for f in (1 - e, 1 + e)]
+    if any(x is None for x in ends):
+        return None
+    lo, hi = sorted(float(x) for x in ends if x is not None)
+    return lo, hi
+
+
 def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: list[float] | None, p: float,
                        additive_ms: float | None, additive_model: str, base_stat: str,
                        base_tl: Any | None, cand_tl: Any | None, base_kernels: Any = None,
@@ -374,6 +401,10 @@ def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: lis
                     replay = project_replay(bgraph, base_latency_ms, p, cand_graph=cgraph, strategy=STRATEGY_OWN,
                                             launch_overhead_us=launch_overhead_us, base_host_ms=base_host_ms,
                                             cand_host_ms=cand_host_ms, cand_host_ratio=cand_host_ratio)
+                    if cand_host_ratio and base_host_ms and replay.candidate_calibration is not None:
+                        replay.host_ratio_span_ms = _host_ratio_span(bgraph, cgraph, base_latency_ms, p,
+                                                                     launch_overhead_us, base_host_ms, cand_host_ms,
+                                                                     cand_host_ratio)
             if replay is None and unit_ratio is not None and base_kernels is not None:
                 durations = rp.durations_from_ratios(base_tl, base_kernels, unit_ratio)
                 replay = project_replay(bgraph, base_latency_ms, p, durations=durations, strategy=STRATEGY_MATCHED,
