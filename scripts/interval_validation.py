@@ -54,7 +54,9 @@ def evaluate(data: Path, base: str, cand: str, block: int | None = None) -> dict
         i = res.interval
         m = pct.summarize(measured, p)[0]
         row[f"p{p:g}"] = {"projected": i.value_ms, "lo": i.lo_ms, "hi": i.hi_ms, "measured": m,
-                          "held": i.lo_ms <= m <= i.hi_ms, "width": i.width_share, "method": i.method}
+                          "held": i.lo_ms <= m <= i.hi_ms, "width": i.width_share, "method": i.method,
+                          "prediction": i.prediction_ms,
+                          "prediction_held": bool(i.prediction_ms) and i.prediction_ms[0] <= m <= i.prediction_ms[1]}
     return row
 
 
@@ -72,9 +74,12 @@ def with_block(profile: Any, data: Path, name: str, block: int) -> None:
     profile.attachments["trace_host"] = dataclasses.replace(times, same_spell_ratio=ratio)
 
 
-def table(rows: list[dict]) -> str:
-    out = ["| pair | P50: projected [interval], measured | held, width | P99: projected [interval], measured | held, width |",
-           "|---|---|---|---|---|"]
+def table(rows: list[dict], prediction: bool = False) -> str:
+    head = "| pair | P50: projected [interval], measured | held, width |"
+    head += " P50 prediction interval, held |" if prediction else ""
+    head += " P99: projected [interval], measured | held, width |"
+    head += " P99 prediction interval, held |" if prediction else ""
+    out = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
         cells = [f"{r['base']} → {r['cand']}"]
         for p in PERCENTILES:
@@ -82,6 +87,9 @@ def table(rows: list[dict]) -> str:
             cells.append(f"{x['projected']:.2f} [{x['lo']:.2f}, {x['hi']:.2f}], {x['measured']:.2f} ms")
             cells.append(f"{'yes' if x['held'] else '**no**'}, {100 * x['width']:.0f}%"
                          + ("" if x["width"] <= MAX_WIDTH else " (wide)"))
+            if prediction:
+                lo, hi = x["prediction"] or (float("nan"), float("nan"))
+                cells.append(f"[{lo:.2f}, {hi:.2f}], {'yes' if x['prediction_held'] else '**no**'}")
         out.append("| " + " | ".join(cells) + " |")
     for p in PERCENTILES:
         key = f"p{p:g}"
@@ -89,7 +97,9 @@ def table(rows: list[dict]) -> str:
         narrow = sum(r[key]["held"] and r[key]["width"] <= MAX_WIDTH for r in rows)
         out.append("")
         out.append(f"P{p:g}: the interval holds the measured candidate on {held} of {len(rows)} pairs, and is also at "
-                   f"most {100 * MAX_WIDTH:.0f}% of the projection wide on {narrow}.")
+                   f"most {100 * MAX_WIDTH:.0f}% of the projection wide on {narrow}."
+                   + (f" The prediction interval (the candidate's own sampling added) holds it on "
+                      f"{sum(r[key]['prediction_held'] for r in rows)}." if prediction else ""))
     return "\n".join(out)
 
 
@@ -97,11 +107,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, action="append", help="capture folder(s) with pairs.csv (default: the harness runs)")
     ap.add_argument("--write-docs", action="store_true", help=f"rewrite the table in {DOC.relative_to(ROOT)}")
+    ap.add_argument("--prediction", action="store_true", help="also the prediction interval (a measurement of the "
+                    "candidate: its own sampling added) and whether it held")
     ap.add_argument("--block", type=int, help="for a capture.json without the block size of its host-time rounds: "
                     "this one (the first hosttime runs: 5)")
     args = ap.parse_args()
     rows = [evaluate(d, b, c, args.block) for d in (args.data or DATA) for b, c, _ in pairs(d)]
-    text = table(rows)
+    text = table(rows, args.prediction)
     print(text)
     if args.write_docs:
         doc = DOC.read_text(encoding="utf-8")

@@ -44,6 +44,24 @@ def test_model_error_combines_in_quadrature() -> None:
     assert iv.model_error(iv.METHOD_OWN, 50.0) < e  # P50 is projected better than P99
 
 
+def test_the_prediction_interval_takes_the_sampling_twice_and_the_host_ratio_spread_once() -> None:
+    """A measurement of the candidate samples the host again: its prediction interval doubles the sampling
+    variance, not the model's error nor the host ratio's spread; a measured figure has none."""
+    i = iv.interval_for(10.0, _steady((9.6, 10.3)), iv.METHOD_OWN, 99.0, host_ratio_span_ms=(9.2, 10.9))
+    e = iv.model_error(iv.METHOD_OWN, 99.0)
+    assert i is not None and i.host_transfer == pytest.approx((0.08, 0.09))
+    assert i.hi_ms - 10.0 == pytest.approx(10.0 * (0.03 ** 2 + e ** 2 + 0.09 ** 2) ** 0.5)
+    assert i.prediction_ms is not None
+    assert 10.0 - i.prediction_ms[0] == pytest.approx(10.0 * (2 * 0.04 ** 2 + e ** 2 + 0.08 ** 2) ** 0.5)
+    assert i.prediction_ms[1] - 10.0 == pytest.approx(10.0 * (2 * 0.03 ** 2 + e ** 2 + 0.09 ** 2) ** 0.5)
+    assert i.to_dict()["prediction_interval_ms"] == pytest.approx(list(i.prediction_ms))
+    measured = iv.interval_for(10.0, _steady(), iv.METHOD_MEASURED, 99.0)
+    assert measured is not None and measured.prediction_ms is None
+    # without a host ratio there is no third part, and the text says only what went in
+    plain = iv.interval_for(10.0, _steady((9.6, 10.3)), iv.METHOD_OWN, 99.0)
+    assert plain is not None and plain.host_transfer is None and "same-spell" not in plain.describe()
+
+
 def test_a_what_if_error_is_a_share_of_the_change() -> None:
     same = iv.interval_for(10.0, _steady(), iv.METHOD_ASSUMED, 99.0, baseline_ms=10.0)
     moved = iv.interval_for(12.0, _steady(), iv.METHOD_ASSUMED, 99.0, baseline_ms=10.0)

@@ -11,7 +11,12 @@ Two things make a projected percentile uncertain:
 When the candidate's host time was set from a ratio measured in one spell of the host (capture.json), a third
 part is how far that ratio moves the projection (``[host_transfer]``: the candidate replayed with it lower and
 higher, t_below and t_above). They are independent and combine in quadrature, each side separately:
-``below = X·√(s_below² + e² + t_below²)``, ``above = X·√(s_above² + e² + t_above²)``. A measured candidate (its own latency CSV) has
+``below = X·√(s_below² + e² + t_below²)``, ``above = X·√(s_above² + e² + t_above²)``.
+
+That interval is for the candidate's percentile itself. A *measurement* of it (the candidate's own latency CSV,
+as many iterations on the same host) samples the host again, independently: its **prediction interval** takes
+the sampling part twice, ``X·√(2·s² + e² + t²)`` on each side. A measured candidate figure is checked against
+that one (docs/measuring.md). A measured candidate (its own latency CSV) has
 sampling only. The verdict against a target T is *meets* (the whole interval ≤ T), *misses* (all of it > T) or
 *cannot tell at this sample size*; then the sampling part shrinks as 1/√n, so the iterations that settle it are
 ``n · (s / √((T − X)² − (e·X)²))²``, and none do when the model's error alone reaches the target.
@@ -86,6 +91,10 @@ class ProjectionInterval:
     #: relative (below, above): the projection's movement when the candidate's same-spell host ratio is taken
     #: ``[host_transfer]`` lower and higher (a host time measured in one spell of a drifting host)
     host_transfer: tuple[float, float] | None = None
+    #: where a measurement of the candidate, as many iterations on the same host as the baseline's, would fall: the
+    #: interval with the candidate's own sampling added (the baseline's relative sampling taken again); None when
+    #: the figure is measured
+    prediction_ms: tuple[float, float] | None = None
 
     @property
     def width_share(self) -> float:
@@ -159,6 +168,7 @@ class ProjectionInterval:
             "model_error": self.model_error,
             "iterations": self.iterations,
             "width_share": self.width_share,
+            "prediction_interval_ms": list(self.prediction_ms) if self.prediction_ms else None,
             "host_transfer_below": self.host_transfer[0] if self.host_transfer else None,
             "host_transfer_above": self.host_transfer[1] if self.host_transfer else None,
             "drift": self.drift,
@@ -199,11 +209,20 @@ def interval_for(value_ms: float | None, stability: Stability | None, method: st
     lo = value_ms - below
     if low_bound_ms is not None and low_bound_ms < value_ms:
         lo = min(lo, low_bound_ms * (1.0 - math.sqrt(halves[0] ** 2 + e * e)))
+    prediction = None
+    if method != METHOD_MEASURED:
+        # a measured candidate percentile carries its own sampling, as large (relatively) as the baseline's at the
+        # same iterations on the same host, and independent of it: twice the sampling variance
+        p_lo = value_ms - value_ms * math.sqrt(2 * halves[0] ** 2 + e * e + t_below ** 2)
+        if low_bound_ms is not None and low_bound_ms < value_ms:
+            p_lo = min(p_lo, low_bound_ms * (1.0 - math.sqrt(2 * halves[0] ** 2 + e * e)))
+        prediction = (max(0.0, p_lo), value_ms + value_ms * math.sqrt(2 * halves[1] ** 2 + e * e + t_above ** 2))
     return ProjectionInterval(value_ms=value_ms, lo_ms=max(0.0, lo), hi_ms=value_ms + above,
                               percentile=p, method=method, sampling=halves, model_error=e, iterations=stability.n,
                               confidence=stability.confidence, drift=stability.drift,
                               low_bound_ms=low_bound_ms if low_bound_ms is not None and low_bound_ms < value_ms else None,
-                              host_sampling=host_halves is not None, host_transfer=transfer)
+                              host_sampling=host_halves is not None, host_transfer=transfer,
+                              prediction_ms=prediction)
 
 
 def target_with_margin(interval: ProjectionInterval, target_ms: float) -> float:

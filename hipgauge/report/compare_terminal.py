@@ -56,6 +56,10 @@ def _projection_lines(proj: dict[str, Any], model: str, base_label: str, cand_la
     if interval:
         lo, hi = interval["interval_ms"]
         lines.append(f"interval: {figures.latency(lo)} – {figures.latency(hi)} ({interval['how']})")
+        if interval.get("prediction_interval_ms"):
+            plo, phi = interval["prediction_interval_ms"]
+            lines.append(f"a measurement of the candidate (as many iterations, same host) would fall in "
+                         f"{figures.latency(plo)} – {figures.latency(phi)}: its own sampling added")
     if proj.get("target_ms") is not None:
         lines.append(f"target: {proj['target_ms']:g} ms at P{p:g} → {proj['verdict']}")
     lines.append(f"how: {model}")

@@ -7,6 +7,7 @@
 #   bash capture_hosttime.sh dev7     -> dev7/, blind7 -> blind7/: the harness's own defaults (600 iterations in 60
 #                                        rounds, one untimed settle call per block), commit 38bc7ab
 #   bash capture_hosttime.sh blind8   -> blind8/: models never captured before, after the host-transfer term was frozen
+#   bash capture_hosttime.sh blind9   -> blind9/: models never captured before, after the prediction interval was frozen
 cd "$(dirname "$0")"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 H=$OUT/h; mkdir -p $H
@@ -70,6 +71,13 @@ run7 gnet 100 --factory-arg name=googlenet --factory-arg batch=32 --variant gnet
 run7 regx16 100 --factory-arg name=regnet_x_1_6gf --factory-arg batch=16 --variant regx16_bs16_fp32=fp32 --variant regx16_bs16_tf32=fp32,tf32 --variant regx16_bs16_fp16_cl=fp16,cl
 run7 effb1 100 --factory-arg name=efficientnet_b1 --factory-arg batch=16 --variant effb1_bs16_fp32=fp32 --variant effb1_bs16_tf32=fp32,tf32 --variant effb1_bs16_fp16_cl=fp16,cl
 run7 regy08 100 --factory-arg name=regnet_y_800mf --factory-arg batch=32 --variant regy08_bs32_fp32=fp32 --variant regy08_bs32_tf32=fp32,tf32 --variant regy08_bs32_fp16_cl=fp16,cl
+fi
+if [ "$1" = blind9 ]; then
+run7 alex 100 --factory-arg name=alexnet --factory-arg batch=32 --variant alex_bs32_fp32=fp32 --variant alex_bs32_tf32=fp32,tf32 --variant alex_bs32_fp16_cl=fp16,cl
+run7 mnas05 100 --factory-arg name=mnasnet0_5 --factory-arg batch=32 --variant mnas05_bs32_fp32=fp32 --variant mnas05_bs32_tf32=fp32,tf32 --variant mnas05_bs32_fp16_cl=fp16,cl
+run7 shuf2 100 --factory-arg name=shufflenet_v2_x2_0 --factory-arg batch=32 --variant shuf2_bs32_fp32=fp32 --variant shuf2_bs32_tf32=fp32,tf32 --variant shuf2_bs32_fp16_cl=fp16,cl
+run7 effb2 100 --factory-arg name=efficientnet_b2 --factory-arg batch=16 --variant effb2_bs16_fp32=fp32 --variant effb2_bs16_tf32=fp32,tf32 --variant effb2_bs16_fp16_cl=fp16,cl
+run7 swins 100 --factory-arg name=swin_s --factory-arg batch=8 --variant swins_bs8_fp32=fp32 --variant swins_bs8_tf32=fp32,tf32 --variant swins_bs8_bf16=bf16
 fi
 ls $H
 ls -la $OUT
