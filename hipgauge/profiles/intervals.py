@@ -136,7 +136,8 @@ class ProjectionInterval:
         model_ms = self.fixed_ms(target_ms >= self.value_ms)
         if need is None:
             what = "the model's own error" + (" and the host ratio's spread" if self.host_transfer else "")
-            why = (f"{what} (±{model_ms:.3f} ms) reaches the target by itself, so more iterations "
+            why = (f"{what} (±{model_ms:.3f} ms) {'reach' if self.host_transfer else 'reaches'} the target by "
+                   f"{'themselves' if self.host_transfer else 'itself'}, so more iterations "
                    f"will not settle it: measure the candidate (its own latency CSV)" if model_ms else
                    "the estimate sits on the target")
         else:
