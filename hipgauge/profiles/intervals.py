@@ -51,7 +51,9 @@ def _errors() -> dict[str, dict[str, Any]]:
             for row in load_data_toml("measurement.toml").get("model_error", [])}
 
 
-def _host_transfer_share() -> float:
+def host_transfer_error() -> float:
+    """How far a same-spell host ratio may be from the candidate's over a whole run, relative
+    (``[host_transfer]`` of ``hipgauge/data/measurement.toml``, with how it was measured)."""
     return float(load_data_toml("measurement.toml").get("host_transfer", {}).get("relative", 0.0))
 
 
@@ -113,7 +115,7 @@ class ProjectionInterval:
             parts.append(f"the {self.method} model's own error (±{100 * self.model_error:.1f}%; {share})")
         if self.host_transfer is not None:
             parts.append(f"the candidate's host time measured in one spell of the host (its same-spell ratio "
-                         f"±{100 * _host_transfer_share():.0f}% moves the projection −{100 * self.host_transfer[0]:.1f}% / "
+                         f"±{100 * host_transfer_error():.0f}% moves the projection −{100 * self.host_transfer[0]:.1f}% / "
                          f"+{100 * self.host_transfer[1]:.1f}%)")
         text = " and ".join(parts) + (", combined in quadrature" if len(parts) > 1 else "")
         if self.low_bound_ms is not None:

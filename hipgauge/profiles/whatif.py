@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from hipgauge.datafiles import load_data_toml
+from hipgauge.profiles import intervals as iv
 from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles import replay as rp
 
@@ -349,17 +349,11 @@ class CompareProjection:
                 "model_check": self.model_check}
 
 
-def host_transfer_error() -> float:
-    """How far a same-spell host ratio may be from the candidate's over a whole run, relative
-    (``[host_transfer]`` of ``hipgauge/data/measurement.toml``, with how it was measured)."""
-    return float(load_data_toml("measurement.toml").get("host_transfer", {}).get("relative", 0.0))
-
-
 def _host_ratio_span(bgraph: Any, cgraph: Any, base_latency_ms: list[float], p: float, launch_overhead_us: float,
                      base_host_ms: list[float], cand_host_ms: float | None,
                      ratio: float) -> tuple[float, float] | None:
     """The projection replayed with the same-spell ratio ``host_transfer`` lower and higher: (low, high) ms."""
-    e = host_transfer_error()
+    e = iv.host_transfer_error()
     if e <= 0:
         return None
     ends = [project_replay(bgraph, base_latency_ms, p, cand_graph=cgraph, strategy=STRATEGY_OWN,
