@@ -2,6 +2,8 @@
 
     python scripts/reproducibility.py                      # every committed harness CSV with at least 8 rounds
     python scripts/reproducibility.py --data DIR [DIR …]   # other capture folders (searched for *_latency_ms.csv)
+    python scripts/reproducibility.py --quarters           # a quarter of the rounds against another quarter
+    python scripts/reproducibility.py --later              # the run's first half against its second half
 
 Only latency CSVs are read (no traces), each from a run of interleaved timing rounds (``hipgauge capture torch``):
 
@@ -75,14 +77,16 @@ def bootstrap_only(x: np.ndarray, rounds: list[int], p: float) -> tuple[float, f
     return lo, hi
 
 
-def splits(labels: list[int], parts: int) -> list[tuple[list[int], list[int]]]:
-    """(assessed rounds, re-measurement rounds): interleaved groups of every ``parts``-th round, paired and each way."""
-    groups = [labels[i::parts] for i in range(parts)]
+def splits(labels: list[int], parts: int, later: bool = False) -> list[tuple[list[int], list[int]]]:
+    """(assessed rounds, re-measurement rounds): interleaved groups of every ``parts``-th round, or with ``later``
+    consecutive ones (the first half of the run against the second), paired and each way."""
+    size = len(labels) // parts
+    groups = [labels[i * size:(i + 1) * size] for i in range(parts)] if later else [labels[i::parts] for i in range(parts)]
     pairs = [(groups[i], groups[i + 1]) for i in range(0, parts - 1, 2)]
     return [s for a, b in pairs for s in ((a, b), (b, a))]
 
 
-def coverage(csv: Path, parts: int = 2) -> list[dict]:
+def coverage(csv: Path, parts: int = 2, later: bool = False) -> list[dict]:
     """One row per (direction, percentile): does group A's prediction interval hold group B's percentile?"""
     data = rounds_of(csv)
     if data is None:
@@ -93,7 +97,7 @@ def coverage(csv: Path, parts: int = 2) -> list[dict]:
         return []
     gpu = gpu_of(csv)
     out = []
-    for a, b in splits(labels, parts):
+    for a, b in splits(labels, parts, later):
         in_a, in_b = np.isin(r, a), np.isin(r, b)
         xa, ra = x[in_a], r[in_a].tolist()
         for p in PERCENTILES:
@@ -169,10 +173,13 @@ def main() -> None:
     ap.add_argument("--data", nargs="*", type=Path, default=DATA, help="folders searched for *_latency_ms.csv")
     ap.add_argument("--quarters", action="store_true",
                     help="assess a quarter of the rounds against another quarter (needs at least 16 rounds)")
+    ap.add_argument("--later", action="store_true",
+                    help="the first half of each run's rounds against the second (a re-measurement later, not interleaved)")
     args = ap.parse_args()
     csvs = sorted({c.resolve() for d in args.data for c in Path(d).rglob("*_latency_ms.csv")})
     with Pool(os.cpu_count() or 1) as pool:
-        cov = [row for rows in pool.starmap(coverage, [(c, 4 if args.quarters else 2) for c in csvs]) for row in rows]
+        jobs = [(c, 4 if args.quarters else 2, args.later) for c in csvs]
+        cov = [row for rows in pool.starmap(coverage, jobs) for row in rows]
         sca = [row for rows in pool.map(scaling, csvs) for row in rows]
     if not cov:
         sys.exit(f"no latency CSV with a round column and at least {MIN_ROUNDS} rounds under {args.data}")
@@ -181,7 +188,9 @@ def main() -> None:
         per_gpu[row["gpu"]].add(row["csv"])
     print("CSVs: " + "; ".join(f"{gpu}: {len(v)}" for gpu, v in sorted(per_gpu.items())) + "\n")
     part = "quarter" if args.quarters else "half"
-    print(f"Coverage: the prediction interval of one {part} of the rounds against another {part}'s percentile\n")
+    how = "consecutive" if args.later else "interleaved"
+    print(f"Coverage: the prediction interval of one {part} of the rounds ({how}) against another {part}'s "
+          f"percentile\n")
     print(coverage_table(cov) + "\n")
     print("Scaling: two disjoint sets of R rounds, how far apart their percentiles lie\n")
     print(scaling_table(sca))

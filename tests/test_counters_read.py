@@ -324,7 +324,7 @@ def test_h200_raw_page_figures_equal_the_file(stem: str):
 @pytest.mark.parametrize("stem", ["resnet50", "detector"])
 def test_h200_details_page_gives_the_raw_page_figures(stem: str):
     """The details page of the same ncu report (human metric names, sections) reads to the same figures."""
-    raw, det = load_profile(_h200(f"{stem}_ncu_raw.csv")), load_profile(_h200(f"{stem}_ncu_details.csv"))
+    raw, det = load_profile(_h200(f"{stem}_ncu_raw.csv")), load_profile(_h200(f"{stem}_ncu_details.csv.gz"))
     fr, fd = kernel_figures(raw), kernel_figures(det)
     rid, did = raw.kernels["correlation"].to_list(), det.kernels["correlation"].to_list()
     assert sorted(rid) == sorted(did)

@@ -2,9 +2,9 @@
 # capture_counters.sh OUT_DIR — Nsight Compute counter captures on one NVIDIA GPU, as validation data for
 # counter parity. Run from the repository root. Each step runs even if an earlier one failed.
 #   resnet50_ncu_raw.csv       ncu --page raw --csv, the metrics below, 160 launches of torchvision ResNet-50
-#   resnet50_ncu_details.csv   ncu --page details --csv of the same report (sections below)
+#   resnet50_ncu_details.csv.gz   ncu --page details --csv of the same report (sections below), gzip -9n
 #   detector_ncu_raw.csv       the same metrics, 58 launches (2 iterations) of examples/detector --batch 16
-#   detector_ncu_details.csv   details page of that report
+#   detector_ncu_details.csv.gz   details page of that report, gzip -9n
 #   counters_log.txt           versions and the commands' output
 set -u
 out=${1:?usage: capture_counters.sh OUT_DIR}
@@ -31,14 +31,14 @@ PY
   echo "=== resnet50 ncu"
   timeout 420 "$NCU" --clock-control none --launch-skip 320 --launch-count 160 -f -o /tmp/r50 $SECTIONS --metrics "$METRICS" python3 /tmp/r50_ncu.py; echo "exit code $?"
   "$NCU" --import /tmp/r50.ncu-rep --csv --page raw --metrics "$METRICS" | grep '^"' > "$out/resnet50_ncu_raw.csv"
-  "$NCU" --import /tmp/r50.ncu-rep --csv --page details | grep '^"' > "$out/resnet50_ncu_details.csv"
+  "$NCU" --import /tmp/r50.ncu-rep --csv --page details | grep '^"' | gzip -9n > "$out/resnet50_ncu_details.csv.gz"
   wc -l "$out"/resnet50_ncu_*.csv
   echo "=== detector build"
   "$here/examples/detector/build.sh" /tmp/detector-build > /tmp/detector-build.log 2>&1 || { echo BUILD FAILED; tail -20 /tmp/detector-build.log; }
   echo "=== detector ncu"
   timeout 300 "$NCU" --clock-control none --launch-skip 29 --launch-count 58 -f -o /tmp/det $SECTIONS --metrics "$METRICS" /tmp/detector-build/detector --batch 16 --no-check --warmup 0 --bench 3; echo "exit code $?"
   "$NCU" --import /tmp/det.ncu-rep --csv --page raw --metrics "$METRICS" | grep '^"' > "$out/detector_ncu_raw.csv"
-  "$NCU" --import /tmp/det.ncu-rep --csv --page details | grep '^"' > "$out/detector_ncu_details.csv"
+  "$NCU" --import /tmp/det.ncu-rep --csv --page details | grep '^"' | gzip -9n > "$out/detector_ncu_details.csv.gz"
   wc -l "$out"/detector_ncu_*.csv
 } > "$out/counters_log.txt" 2>&1
 tail -5 "$out/counters_log.txt"
