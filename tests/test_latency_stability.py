@@ -122,8 +122,9 @@ def test_a_p99_interval_is_widened_above_only_and_says_so() -> None:
 
 def test_the_widened_interval_holds_a_re_measurement_the_bootstrap_alone_missed() -> None:
     """One half of a real run's rounds (an H200, 60 interleaved rounds) assessed; the other half's P99 is the
-    re-measurement. Its prediction interval (the sampling part taken twice, as ``prediction_interval_ms``) missed it
-    without the widening and holds it with it (scripts/reproducibility.py does this over every committed CSV)."""
+    re-measurement. Where it lay above, the upper end of the prediction interval (the sampling part taken twice, as
+    ``prediction_interval_ms``) missed it without the widening and holds it with it (scripts/reproducibility.py does
+    this over every committed CSV, both ends)."""
     values, rounds = read_latency_rounds(DATA / "hosttime" / "dev7" / "vgg" / "vgg_bs8_tf32_latency_ms.csv")
     x, r = np.asarray(values), np.asarray(rounds)
     labels = sorted(set(rounds or []))
