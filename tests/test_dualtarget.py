@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from hipgauge.app.scan import ScanOptions, scan_tree
 from hipgauge.decide.cost import estimate_cost
+from hipgauge.model import Severity
 from hipgauge.report.scan_json import scan_document
 from hipgauge.source.conditions import (
     BOTH,
@@ -436,3 +437,107 @@ def test_rubric_ignores_cuda_only_branch_notes():
     makeup = next(s for s in decide(res).signals if s.id == "hot_kernel_makeup")
     text = " ".join(makeup.evidence)
     assert "HG202" not in text and "HG206" not in text  # mma.sync / cp.async only in the CUDA-only fast path
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# a few HIP-only mappings in a header that is no shim, and Python's early exit on the vendor (exllamav2, 2026-12-05)
+# ----------------------------------------------------------------------------------------------------------------
+
+_COMPAT = (
+    "#pragma once\n"
+    "#include <cuda_fp16.h>\n"
+    "#if defined(USE_ROCM)\n"
+    "#define __shfl_xor_sync(mask, var, laneMask) __shfl_xor(var, laneMask)\n"
+    "#define __shfl_down_sync(mask, var, laneMask) __shfl_down(var, laneMask)\n"
+    "#endif\n"
+)
+_REDUCE = (
+    '#include "compat.cuh"\n'
+    "__global__ void red(float* o, float v) {\n"
+    "    v += __shfl_xor_sync(0xffffffff, v, 1);\n"
+    "    o[threadIdx.x] = v;\n"
+    "}\n"
+)
+_SETUP = (
+    "import torch\n"
+    "from torch.utils.cpp_extension import CUDAExtension\n"
+    "flags = ['-O3']\n"
+    "if torch.version.hip:\n"
+    "    flags += ['-DUSE_ROCM']\n"
+    "ext = CUDAExtension('r', ['red.cu'], extra_compile_args={'nvcc': flags})\n"
+)
+
+
+def test_a_header_mapping_two_sync_shuffles_for_hip_answers_for_their_masks(tmp_path):
+    """exllamav2's compat.cuh maps ``__shfl_xor_sync`` / ``__shfl_down_sync`` to the maskless HIP shuffles under
+    ``#if defined(USE_ROCM)``: two names are no shim, but the HIP build never sees the 32-bit mask."""
+    (tmp_path / "compat.cuh").write_text(_COMPAT)
+    (tmp_path / "red.cu").write_text(_REDUCE)
+    (tmp_path / "setup.py").write_text(_SETUP)
+    res = _scan(tmp_path)
+    assert not [f for f in res.findings if f.code == "HG103"]
+    doc = scan_document(res)
+    assert [m["file"] for m in doc["dual_target"]["hip_mappings"]] == ["compat.cuh"]
+    assert doc["dual_target"]["shims"] == []  # the header's own findings stay: it is not a shim
+
+
+def test_the_same_mapping_outside_a_hip_guard_answers_for_nothing(tmp_path):
+    (tmp_path / "compat.cuh").write_text(_COMPAT.replace("defined(USE_ROCM)", "defined(MY_DEBUG_SHUFFLES)"))
+    (tmp_path / "red.cu").write_text(_REDUCE)
+    (tmp_path / "setup.py").write_text(_SETUP)
+    res = _scan(tmp_path)
+    assert [f.line for f in res.findings if f.code == "HG103" and f.file == "red.cu"] == [3]
+    assert scan_document(res)["dual_target"]["hip_mappings"] == []
+
+
+_EXT = (
+    "import torch\n"
+    "from torch.utils.cpp_extension import load\n"
+    "\n"
+    "\n"
+    "def build():\n"
+    "    if not torch.version.cuda:\n"
+    "        return load('x', ['x.cu'])\n"
+    "    extra_cuda_cflags = ['-lineinfo', '-O3']\n"
+    "    return load('x', ['x.cu'], extra_cuda_cflags=extra_cuda_cflags)\n"
+)
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_a_python_build_after_an_early_return_on_rocm_is_the_cuda_builds_own(tmp_path, guarded):
+    """``if not torch.version.cuda: return`` (torch.version.cuda is None on a ROCm torch): the rest of the function
+    runs in the CUDA build only, so its nvcc flag is a CUDA-only note, not port work; without the guard it is."""
+    text = _EXT if guarded else _EXT.replace("    if not torch.version.cuda:\n        return load('x', ['x.cu'])\n", "")
+    (tmp_path / "ext.py").write_text(text)
+    (tmp_path / "x.cu").write_text("__global__ void k(float* o) { o[0] = 1; }\n")
+    hits = [f for f in _scan(tmp_path).findings if f.file == "ext.py" and f.code == "HG701"]
+    assert len(hits) == 1
+    if guarded:
+        assert hits[0].line == 8 and hits[0].severity == Severity.INFO and hits[0].effort_hours == 0
+        assert "CUDA-only branch" in hits[0].message
+    else:
+        assert hits[0].severity == Severity.BLOCKER and hits[0].effort_hours > 0
+
+
+def test_python_vendor_lines_after_an_early_exit():
+    from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY
+    from hipgauge.source.pybranches import vendor_lines
+
+    text = ("def a():\n"                          # 1
+            "    if torch.version.hip:\n"          # 2
+            "        raise RuntimeError('no')\n"   # 3: HIP build
+            "    flags = ['-lineinfo']\n"          # 4: CUDA build only
+            "def b():\n"                          # 5
+            "    if debug:\n"                      # 6
+            "        return\n"                     # 7
+            "    flags = ['-lineinfo']\n"          # 8: both (not a vendor test)
+            "def c():\n"                          # 9
+            "    if torch.version.cuda:\n"         # 10
+            "        x = 1\n"                      # 11: CUDA build only
+            "    else:\n"                          # 12
+            "        x = 2\n")                     # 13: HIP build only
+    v = vendor_lines(text)
+    assert (v.at(3), v.at(4)) == (HIP_ONLY, CUDA_ONLY)
+    assert (v.at(7), v.at(8)) == (BOTH, BOTH)
+    assert (v.at(11), v.at(13)) == (CUDA_ONLY, HIP_ONLY)
+    assert v.at(5) == BOTH and v.at(9) == BOTH  # the next function is not the early exit's block

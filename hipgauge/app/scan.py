@@ -152,6 +152,12 @@ def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
                     raise
                 more = []
                 result.warnings.append(f"{entry.display}: build rules not applied ({exc.__class__.__name__})")
+            if more and options.dual is not None:  # as the two builds run it: `if not torch.version.cuda: return`
+                from hipgauge.source.dualtarget import apply_to_findings, file_view  # noqa: PLC0415 - as above
+
+                text = data.decode("utf-8", "replace")
+                more = apply_to_findings(file_view(entry.display, data, options.dual, "python"), more, options.dual,
+                                         text.splitlines())
             if more:
                 result.findings = sorted([*result.findings, *more], key=lambda f: (f.line, f.column, f.code))
                 if result.stats is not None:

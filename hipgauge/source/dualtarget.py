@@ -156,6 +156,10 @@ class TreeDual:
     builds: Any = None
     #: file -> the other backend it belongs to (``hipgauge.source.backends``: CPU asm, SYCL, OpenCL…)
     backends: dict[str, str] = field(default_factory=dict)
+    #: CUDA names a file that is no shim maps for the HIP build alone (exllamav2's compat.cuh: two
+    #: ``#define __shfl_xor_sync(mask, var, laneMask) __shfl_xor(var, laneMask)`` under ``#if defined(USE_ROCM)``):
+    #: they count as the shims' names do, but the file's own findings stay
+    hip_mappings: tuple[Shim, ...] = ()
 
     def defines(self) -> Defines:
         """What each build defines, from the switches, the user's items and the names a build never defines
@@ -208,7 +212,7 @@ class TreeDual:
     def shim_names(self) -> dict[str, tuple[str, str]]:
         """CUDA name -> (HIP text, shim file) over all shims."""
         out: dict[str, tuple[str, str]] = {}
-        for s in self.shims:
+        for s in (*self.shims, *self.hip_mappings):
             for a, b in s.mappings:
                 out.setdefault(a, (b, s.file))
             for p in s.polyfills:
@@ -311,11 +315,15 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
         del switches[n]  # FP8_AVAILABLE: the HIP shim defines it, and so does the CUDA header: both builds
     final = TreeDual(tuple(sorted(switches.values(), key=lambda s: s.name)), user=user)
     shims = tuple(s for s in (_shim(f, data, vis, known_cuda) for f, data, vis in views) if s is not None)
+    shim_files = {s.file for s in shims}
+    lone = (_hip_only_mappings(f, data, vis, known_cuda) for f, data, vis in views if f not in shim_files)
+    hip_mappings = tuple(m for m in lone if m is not None)
     try:
         macros: TreeMacros | None = tree_macros(sources, final.defines(), passed)[0]
     except RecursionError:  # an include chain deeper than Python's stack: each file on its own, as before
         macros = None
-    return replace(final, shims=shims, families=tuple(generated_families(small)), macros=macros, backends=backends)
+    return replace(final, shims=shims, families=tuple(generated_families(small)), macros=macros, backends=backends,
+                   hip_mappings=hip_mappings)
 
 
 def _defined_elsewhere(names: set[str], files: list[tuple[str, bytes]], defines: Defines) -> set[str]:
@@ -422,6 +430,23 @@ def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim |
         if all(a != name for a, _b in mappings):
             mappings.append((name, _short(body) or "(nothing)"))
     return Shim(display, tuple(mappings), tuple(polyfills), _hip_libraries(data, vis))
+
+
+def _hip_only_mappings(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim | None:
+    """The CUDA names a file that is no shim ``#define``s where only the HIP build compiles (a HIP-only guard): to a
+    HIP name, or to something the project chose instead (``#define __stwb(dst, src) *dst = src``); None without any.
+    Fewer than a shim's ``SHIM_MIN_MAPPINGS``, or in a kernel file: the names are handled, the file is not a shim."""
+    mappings: list[tuple[str, str]] = []
+    for m in _DEFINE.finditer(data):
+        name = m.group(1).decode("latin-1")
+        if vis.at(data.count(b"\n", 0, m.start()) + 1) != HIP_ONLY:
+            continue
+        if not ((known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name)):
+            continue
+        body = (m.group(3) or b"").replace(b"\\\n", b" ").strip()
+        if all(a != name for a, _b in mappings):
+            mappings.append((name, _short(body) or "(nothing)"))
+    return Shim(display, tuple(mappings)) if mappings else None
 
 
 _INCLUDE_ANY = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.M)
@@ -566,7 +591,7 @@ class FileView:
 def file_view(display: str, data: bytes, tree: TreeDual | None, kind: str = "cuda") -> FileView:
     tree = tree or TreeDual()
     backend = tree.backends.get(display)
-    if kind == "setup.py":
+    if kind in ("setup.py", "python"):  # a build script, or a module that builds a torch extension at run time
         return FileView(display, vendor_lines(data.decode("utf-8", "replace")), backend=backend)
     if kind == "cmake":
         return FileView(display, cmake_vendor_lines(data.decode("utf-8", "replace")), backend=backend)
@@ -597,7 +622,7 @@ def kernel_variants(view: FileView, kernels: Iterable[Any]) -> None:
 def adjust_api_calls(calls: list[Any], tree: TreeDual | None, view: FileView | None = None) -> list[Any]:
     """References in code only the HIP build compiles (or neither) are no CUDA uses: dropped. References to names
     a project shim maps, and a shim's own, count as translated (status "mapped", the shim's text as HIP)."""
-    names = tree.shim_names() if tree is not None and tree.shims else {}
+    names = tree.shim_names() if tree is not None and (tree.shims or tree.hip_mappings) else {}
     if view is not None and (view.backend is not None or view.hip_native):
         return []  # not CUDA code: another backend's, or HIP's own
     if view is not None and view.vis.exclusive:
@@ -620,7 +645,7 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
     """Findings as the two builds see them: dropped where only the HIP build (or neither) compiles the line and on
     a shim's own definitions; an info-level, zero-hour "CUDA-only branch" note where only the CUDA build does;
     dropped where a shim maps the name the rule is about."""
-    names = tree.shim_names() if tree is not None and tree.shims else {}
+    names = tree.shim_names() if tree is not None and (tree.shims or tree.hip_mappings) else {}
     libraries = tree.shim_libraries() if tree is not None and tree.shims else frozenset()
     out = []
     for f in findings:
@@ -731,6 +756,7 @@ def inventory(tree: TreeDual | None, files: list[dict[str, Any]]) -> dict[str, A
         "switches": [s.to_dict() for s in tree.switches],
         "defines": list(tree.user),
         "shims": [s.to_dict() for s in tree.shims],
+        "hip_mappings": [s.to_dict() for s in tree.hip_mappings],
         "kernels_with_variants": variants,
         "lines": {"cuda_only": totals["cuda_only"], "hip_only": totals["hip_only"], "neither": totals["neither"]},
         "findings_dropped": sum(f.get("findings_dropped", 0) for f in files),

@@ -15,6 +15,10 @@ import re
 from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY, Visibility
 
 _VENDOR_TEST = re.compile(r"(?i)\b(?:\w*\.)?(?:version\.hip|is_?rocm|is_?hip|use_?rocm|rocm|hip)\b")
+#: ``torch.version.cuda``: None on a ROCm build of torch, so a test of it is a vendor test the other way round
+_CUDA_TEST = re.compile(r"\b(?:\w*\.)?version\.cuda\b")
+#: statements that leave the block: after ``if <vendor test>: return`` the rest of it runs in the other build only
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _MESSAGE_NAME = re.compile(r"(?i)(?:help|msg|message|doc|description|usage|error|warning|note|text)$")
 _MESSAGE_CALLS = frozenset({"print", "warn", "warning", "info", "debug", "error", "exception", "RuntimeError",
                             "ValueError", "OSError", "EnvironmentError", "Exception", "SystemExit", "format"})
@@ -27,28 +31,57 @@ def _parse(text: str) -> ast.AST | None:
         return None
 
 
+def _body_side(text: str, node: ast.If) -> int | None:
+    """The build that runs an ``if``'s body: HIP_ONLY under a HIP test (``torch.version.hip``), CUDA_ONLY under
+    ``torch.version.cuda`` (None on a ROCm torch), flipped by ``not``; None when the test names no vendor."""
+    test = ast.get_source_segment(text, node.test) or ""
+    if _VENDOR_TEST.search(test):
+        side = HIP_ONLY
+    elif _CUDA_TEST.search(test):
+        side = CUDA_ONLY
+    else:
+        return None
+    if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not):
+        side = CUDA_ONLY if side == HIP_ONLY else HIP_ONLY
+    return side
+
+
+def _other(side: int) -> int:
+    return CUDA_ONLY if side == HIP_ONLY else HIP_ONLY
+
+
+def _mark(where: list[int], guard: list[int], stmts: list[ast.stmt], side: int, at: int) -> None:
+    for stmt in stmts:
+        last = getattr(stmt, "end_lineno", stmt.lineno) or stmt.lineno
+        for line in range(stmt.lineno, last + 1):
+            if where[line - 1] == BOTH:
+                where[line - 1] = side
+                guard[line - 1] = at
+
+
 def vendor_lines(text: str) -> Visibility:
+    """Which build runs each line: under ``if torch.version.hip:`` / its ``else:``, and after an early exit
+    (``if not torch.version.cuda: return``: the rest of that block runs in the CUDA build only)."""
     n = text.count("\n") + 1
     where = [BOTH] * n
     guard = [0] * n
-    tree = _parse(text) if ("hip" in text.lower() or "rocm" in text.lower()) else None
+    low = text.lower()
+    tree = _parse(text) if ("hip" in low or "rocm" in low or "version.cuda" in low) else None
     if tree is None:
         return Visibility(where, guard)
     for node in ast.walk(tree):
-        if not isinstance(node, ast.If):
-            continue
-        test = ast.get_source_segment(text, node.test) or ""
-        if not _VENDOR_TEST.search(test):
-            continue
-        negated = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
-        sides = ((node.body, CUDA_ONLY if negated else HIP_ONLY), (node.orelse, HIP_ONLY if negated else CUDA_ONLY))
-        for body, side in sides:
-            for stmt in body:
-                last = getattr(stmt, "end_lineno", stmt.lineno) or stmt.lineno
-                for line in range(stmt.lineno, last + 1):
-                    if where[line - 1] == BOTH:
-                        where[line - 1] = side
-                        guard[line - 1] = node.lineno
+        if isinstance(node, ast.If) and (side := _body_side(text, node)) is not None:
+            _mark(where, guard, node.body, side, node.lineno)
+            _mark(where, guard, node.orelse, _other(side), node.lineno)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for i, stmt in enumerate(block):
+                if (isinstance(stmt, ast.If) and not stmt.orelse and stmt.body
+                        and isinstance(stmt.body[-1], _EXITS) and (side := _body_side(text, stmt)) is not None):
+                    _mark(where, guard, block[i + 1:], _other(side), stmt.lineno)
+                    break
     return Visibility(where, guard, 1)
 
 
