@@ -156,3 +156,32 @@ def test_cost_cli_json_and_set_flag(capsys):
     assert rate == {**rate, "value": 120, "source": "flag"}
     code, _, err = _run(["cost", str(REALISTIC), "--set", "nonsense"], capsys)
     assert code == 2 and "KEY=VALUE" in err
+
+
+def _cutlass_tree(root: Path) -> None:
+    use = "#include <cutlass/gemm/device/gemm.h>\nusing G = cutlass::gemm::device::Gemm<float, float, float>;\n"
+    (root / "fwd_a.h").write_text("#pragma once\n" + use)
+    (root / "fwd_b.h").write_text("#pragma once\n" + use)
+    (root / "common.h").write_text("#pragma once\n" + use)
+    (root / "k_fwd.cu").write_text('#include "fwd_a.h"\n#include "fwd_b.h"\n#include "common.h"\n'
+                                   "__global__ void f(float* o) { o[0] = 1; }\n")
+    (root / "k_bwd.cu").write_text('#include "common.h"\n__global__ void b(float* o) { o[0] = 2; }\n')
+
+
+def test_library_family_headers_of_the_same_units_are_one_family(tmp_path):
+    """DeepSpeed's evoformer attention spreads one CUTLASS kernel over 25 headers; a family per header counted it
+    25 times (373-1860 h). Headers the same compiled units include are one family: here fwd_a.h and fwd_b.h (only
+    k_fwd.cu) are one, common.h (both units) another."""
+    from hipgauge.app.scan import ScanOptions, scan_tree
+
+    _cutlass_tree(tmp_path)
+    scan = scan_tree([tmp_path], ScanOptions(workers=1))
+    assert scan.dual_target["library_units"]["fwd_a.h"] == ["k_fwd.cu"]
+    assert scan.dual_target["library_units"]["common.h"] == ["k_bwd.cu", "k_fwd.cu"]
+    fams = [i for i in estimate_cost(scan).items if i.kind == "library-family"]
+    assert sorted(i.label for i in fams) == ["HG617 kernel family k_bwd.cu (+1 more units)",
+                                             "HG617 kernel family k_fwd.cu"]
+    assert "fwd_a.h" in {i.file for i in fams} or "fwd_b.h" in {i.file for i in fams}
+    assert all("one family" in i.basis for i in fams)
+    scan.dual_target["library_units"] = {}  # without the include graph: one family per header, as before
+    assert len([i for i in estimate_cost(scan).items if i.kind == "library-family"]) == 3

@@ -310,7 +310,20 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
     selection = options.dual.builds if options.dual is not None else None
     res.dual_target.update(builds_for_amd(selection, res.dual_target))
     res.dual_target["build_selection"] = selection.to_dict() if selection is not None else None
+    res.dual_target["library_units"] = library_units(options.dual, res.findings)
     return res
+
+
+def library_units(tree: Any, findings: list[Finding]) -> dict[str, list[str]]:
+    """For each file with a library finding, the compiled units that include it (its kernels): headers of one kernel
+    are one piece of library work, not one each (DeepSpeed's evoformer attention: 25 CUTLASS headers, 3 units)."""
+    macros = getattr(tree, "macros", None) if tree is not None else None
+    files = {f.file for f in findings if str(f.category).startswith("library")}
+    if macros is None or not files:
+        return {}
+    from hipgauge.source.includes import units_reaching  # noqa: PLC0415 - only with library findings
+
+    return {f: list(u) for f, u in sorted(units_reaching(macros.includes, files).items()) if u}
 
 
 def scan_tree(paths: list[Path] | list[str], options: ScanOptions, map_files: MapFiles | None = None,

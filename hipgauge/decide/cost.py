@@ -178,14 +178,15 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
     review_conf = {str(c) for c in (p.get("cost_model.review_confidences") or [])}
     costed = [f for f in scan.findings if _confidence(f) not in review_conf]
     to_review = [f for f in scan.findings if _confidence(f) in review_conf and float(f.effort_hours or 0) > 0]
-    for g in finding_items(costed, families, family_bands, lo_f, hi_f):
+    units = (scan.dual_target or {}).get("library_units") or {}
+    for g in finding_items(costed, families, family_bands, lo_f, hi_f, units):
         items.append(CostItem(kind=g.kind, category=g.category, label=g.label, low_hours=g.low, high_hours=g.high,
                               basis=g.basis, file=g.file, line=g.line, count=g.count))
     review = [{"label": f"review (low confidence, not costed): {g.label}", "category": g.category,
                "where": f"{g.file}:{g.line}" if g.file else None, "count": g.count, "hours": 0.0,
                "basis": f"confidence in {sorted(review_conf)} (cost_model.review_confidences): listed for review, "
                         f"no hours; costed it would be {g.low:g}–{g.high:g} h"}
-              for g in finding_items(to_review, families, family_bands, lo_f, hi_f)]
+              for g in finding_items(to_review, families, family_bands, lo_f, hi_f, units)]
     if review:
         notes.append(f"{len(to_review)} low-confidence finding(s) ({len(review)} distinct) listed for review, not "
                      "costed (cost_model.review_confidences): the rule could not tell a warp width from a data "

@@ -49,9 +49,11 @@ def construct(snippet: str) -> str:
 
 
 def finding_items(findings: Iterable[Any], families: dict[str, str], library_bands: dict[str, tuple[float, float]],
-                  lo_f: float, hi_f: float) -> list[DistinctItem]:
+                  lo_f: float, hi_f: float, units: dict[str, list[str]] | None = None) -> list[DistinctItem]:
     """Cost items of ``findings`` grouped by distinct work (module docstring). ``families``: file -> generated
-    family id; ``library_bands``: rule code -> (low, high) hours per distinct kernel family."""
+    family id; ``library_bands``: rule code -> (low, high) hours per distinct kernel family; ``units``: file -> the
+    compiled units that include it (a library family is the kernels of one set of units, not one header)."""
+    units = units or {}
     groups: dict[tuple[Any, ...], list[Any]] = {}
     for f in findings:
         h = float(f.effort_hours or 0.0)
@@ -59,7 +61,9 @@ def finding_items(findings: Iterable[Any], families: dict[str, str], library_ban
             continue
         family = families.get(f.file)
         if f.code in library_bands:
-            key: tuple[Any, ...] = ("library-family", f.code, family or f.file)
+            reach = units.get(f.file)
+            unit_key = (reach[0] if len(reach) == 1 else f"{reach[0]} (+{len(reach) - 1} more units)") if reach else None
+            key: tuple[Any, ...] = ("library-family", f.code, family or unit_key or f.file)
         elif family is not None:
             key = ("finding", f.code, family)  # same-shape copies: one edit to the template or the generator
         elif f.category == "library":
@@ -78,9 +82,12 @@ def finding_items(findings: Iterable[Any], families: dict[str, str], library_ban
                  + (f" across {files} files" if files > 1 else ""))
         if key[0] == "library-family":
             low, high = library_bands[first.code]
+            by_units = (f"; the files the same compiled units include are one family: {files} file(s), the kernels of "
+                        + ", ".join(units[first.file][:4]) + (" …" if len(units[first.file]) > 4 else "")
+                        if units.get(first.file) and not families.get(first.file) else "")
             out.append(DistinctItem("library-family", first.category, f"{first.code} kernel family {key[2]}", low, high,
                                     f"{first.code} per distinct kernel family: band [{low:g}, {high:g}] h once "
-                                    f"({where}; cost_model.library_family_hours)", first.file, first.line, n))
+                                    f"({where}{by_units}; cost_model.library_family_hours)", first.file, first.line, n))
             continue
         if key[0] == "library-wrapper" and n > 1:
             h = max(float(f.effort_hours) for f in fs)

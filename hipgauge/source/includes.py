@@ -93,6 +93,25 @@ class TreeMacros:
                 "undefined_in_hip": sorted(self.never[1]), "undefined_in_cuda": sorted(self.never[0])}
 
 
+def units_reaching(includes: dict[str, dict[str, str]], files: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """For each of ``files``, the compiled units (``COMPILED_SUFFIXES``) whose include closure holds it, sorted; a
+    compiled unit is its own; a header no unit includes, none. The kernels a header's code belongs to."""
+    wanted = set(files)
+    units = sorted({f for f in includes if f.endswith(COMPILED_SUFFIXES)} | {f for f in wanted if f.endswith(COMPILED_SUFFIXES)})
+    out: dict[str, set[str]] = {f: ({f} if f.endswith(COMPILED_SUFFIXES) else set()) for f in wanted}
+    for unit in units:
+        seen = {unit}
+        stack = [unit]
+        while stack:
+            for target in includes.get(stack.pop(), {}).values():
+                if target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+                    if target in out and not target.endswith(COMPILED_SUFFIXES):
+                        out[target].add(unit)
+    return {f: tuple(sorted(u)) for f, u in out.items()}
+
+
 def resolve_includes(files: dict[str, bytes]) -> dict[str, dict[str, str]]:
     """Per file, its ``#include`` texts that name a tree file, and that file (see the module docstring)."""
     known = set(files)
