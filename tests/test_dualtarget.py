@@ -477,7 +477,8 @@ def test_a_header_mapping_two_sync_shuffles_for_hip_answers_for_their_masks(tmp_
     res = _scan(tmp_path)
     assert not [f for f in res.findings if f.code == "HG103"]
     doc = scan_document(res)
-    assert [m["file"] for m in doc["dual_target"]["hip_mappings"]] == ["compat.cuh"]
+    project = [m["file"] for m in doc["dual_target"]["hip_mappings"] if not m["file"].startswith("PyTorch")]
+    assert project == ["compat.cuh"]  # beside PyTorch's hipify table (setup.py builds a CUDAExtension)
     assert doc["dual_target"]["shims"] == []  # the header's own findings stay: it is not a shim
 
 
@@ -487,7 +488,7 @@ def test_the_same_mapping_outside_a_hip_guard_answers_for_nothing(tmp_path):
     (tmp_path / "setup.py").write_text(_SETUP)
     res = _scan(tmp_path)
     assert [f.line for f in res.findings if f.code == "HG103" and f.file == "red.cu"] == [3]
-    assert scan_document(res)["dual_target"]["hip_mappings"] == []
+    assert [m for m in scan_document(res)["dual_target"]["hip_mappings"] if not m["file"].startswith("PyTorch")] == []
 
 
 _EXT = (
@@ -541,3 +542,28 @@ def test_python_vendor_lines_after_an_early_exit():
     assert (v.at(7), v.at(8)) == (BOTH, BOTH)
     assert (v.at(11), v.at(13)) == (CUDA_ONLY, HIP_ONLY)
     assert v.at(5) == BOTH and v.at(9) == BOTH  # the next function is not the early exit's block
+
+
+_BF16 = ("#include <cuda_bf16.h>\n"
+         "__global__ void k(__nv_bfloat162* x, __half2* h) {\n"
+         "    x[threadIdx.x] = x[threadIdx.x];\n"
+         "    h[0] = __hfma_relu(h[0], h[0], h[0]);\n"
+         "}\n")
+
+
+@pytest.mark.parametrize("torch_build", [True, False])
+def test_a_cuda_extension_build_is_hipified_by_pytorchs_table(tmp_path, torch_build):
+    """A ROCm torch hipifies a CUDAExtension with PyTorch's own table, which maps ``__nv_bfloat162`` to
+    ``__hip_bfloat162`` where HIPIFY's tables do not (hipgauge/data/torch_hipify.toml): no HG209 on it there;
+    ``__hfma_relu``, which neither maps, keeps its finding; a CMake build keeps both."""
+    (tmp_path / "k.cu").write_text(_BF16)
+    if torch_build:
+        (tmp_path / "setup.py").write_text("from torch.utils.cpp_extension import CUDAExtension\n"
+                                           "ext = CUDAExtension('k', ['k.cu'])\n")
+    else:
+        (tmp_path / "CMakeLists.txt").write_text("project(k LANGUAGES CXX CUDA)\nadd_library(k k.cu)\n")
+    res = _scan(tmp_path)
+    lines = sorted(f.line for f in res.findings if f.code == "HG209" and f.file == "k.cu")
+    assert lines == ([4] if torch_build else [2, 4])
+    names = [m["file"] for m in scan_document(res)["dual_target"]["hip_mappings"]]
+    assert (any("PyTorch's hipify" in n and "setup.py" in n for n in names)) is torch_build

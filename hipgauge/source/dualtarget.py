@@ -48,6 +48,8 @@ from hipgauge.source.conditions import (
 from hipgauge.knowledge.amd_targets import amd_family_words
 from hipgauge.knowledge.backends import other_backends
 from hipgauge.knowledge.mapping import load_mapping
+from hipgauge.knowledge.torch_hipify import SOURCE as TORCH_HIPIFY
+from hipgauge.knowledge.torch_hipify import torch_hipify_names
 from hipgauge.model import Confidence, Severity
 from hipgauge.source.backends import backend_of, hip_native
 from hipgauge.source.includes import TreeMacros, tree_macros
@@ -231,6 +233,8 @@ class TreeDual:
 # The tree pass
 # ---------------------------------------------------------------------------------------------------------------
 
+#: a torch.utils.cpp_extension.CUDAExtension build (setup.py, or a module it imports): a ROCm torch hipifies it
+_TORCH_EXTENSION = re.compile(rb"\bCUDAExtension\b")
 SOURCE_KINDS = ("cuda", "cpp", "header")
 BUILD_KINDS = ("cmake", "make", "setup.py")
 
@@ -252,12 +256,20 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
     sources: dict[str, bytes] = {}  # every C/C++/CUDA file with a directive: the preprocessor across files
     passed: set[str] = set()  # names a build file defines (-DNAME, add_compile_definitions)
     backends: dict[str, str] = {}
+    torch_build: str | None = None  # where the tree builds a torch CUDAExtension: a ROCm torch hipifies it
     for e in entries:
+        if e.kind == "python" and torch_build is None and e.size <= max_bytes:  # DeepSpeed's op_builder/builder.py
+            data = read_text_bytes(e, max_bytes)
+            if data is not None and _TORCH_EXTENSION.search(data):
+                torch_build = e.display
+            continue
         if e.size > max_bytes or (e.kind not in SOURCE_KINDS and e.kind not in BUILD_KINDS):
             continue
         data = read_text_bytes(e, max_bytes)
         if data is None:
             continue
+        if e.kind == "setup.py" and torch_build is None and _TORCH_EXTENSION.search(data):
+            torch_build = e.display
         backend = backend_of(e.display, data, e.kind)
         if backend is not None:
             backends[e.display] = backend
@@ -318,6 +330,8 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
     shim_files = {s.file for s in shims}
     lone = (_hip_only_mappings(f, data, vis, known_cuda) for f, data, vis in views if f not in shim_files)
     hip_mappings = tuple(m for m in lone if m is not None)
+    if torch_build is not None:
+        hip_mappings += (Shim(f"{TORCH_HIPIFY}: {torch_build} builds a CUDAExtension", torch_hipify_names()),)
     try:
         macros: TreeMacros | None = tree_macros(sources, final.defines(), passed)[0]
     except RecursionError:  # an include chain deeper than Python's stack: each file on its own, as before
