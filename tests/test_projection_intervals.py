@@ -242,3 +242,14 @@ def test_the_headline_slack_says_the_ratio_that_keeps_the_whole_interval_under_t
     assert tight["max_ratio_at_interval"] < tight["max_ratio"]
     md = render_markdown(doc)
     assert f"{tight['max_ratio_at_interval']:.2f}× for the whole interval" in md
+
+
+def test_the_interval_says_when_its_sampling_part_was_widened_at_the_tail() -> None:
+    st = _steady((9.6, 10.8))
+    st.tail_widening = 2.65  # stability.tail_widening(600, 99.0)
+    i = iv.interval_for(10.0, st, iv.METHOD_OWN, 99.0)
+    assert i is not None and i.tail_widening == 2.65
+    assert "its upper side widened ×2.65" in i.describe() and i.to_dict()["tail_widening"] == 2.65
+    st.tail_widening = 1.0
+    plain = iv.interval_for(10.0, st, iv.METHOD_OWN, 99.0)
+    assert plain is not None and "widened" not in plain.describe()

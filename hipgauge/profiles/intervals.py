@@ -97,6 +97,9 @@ class ProjectionInterval:
     #: interval with the candidate's own sampling added (the baseline's relative sampling taken again); None when
     #: the figure is measured
     prediction_ms: tuple[float, float] | None = None
+    #: the factor the bootstrap's tail side was widened by (``stability.tail_widening``: few iterations beyond the
+    #: percentile); 1 when not
+    tail_widening: float = 1.0
 
     @property
     def width_share(self) -> float:
@@ -106,6 +109,10 @@ class ProjectionInterval:
         parts = [f"{100 * self.confidence:.0f}% bootstrap interval of the {'measured' if self.method == METHOD_MEASURED else 'baseline'} "
                  f"P{self.percentile:g} ({self.iterations} iterations: −{100 * self.sampling[0]:.1f}% / "
                  f"+{100 * self.sampling[1]:.1f}%)"]
+        if self.tail_widening > 1.0:
+            parts[0] += (f", its {'upper' if self.percentile > 50.0 else 'lower'} side widened ×{self.tail_widening:.2f} "
+                         f"since few iterations lie beyond the percentile (a bootstrap alone held a re-measurement of a "
+                         f"P99 on 71–73% of splits, docs/measuring.md)")
         if self.host_sampling:
             parts[0] += (" or of the baseline's host time at that percentile (host_ms), whichever is wider on each side: "
                          "the candidate's tail comes from the host's jitter")
@@ -172,6 +179,7 @@ class ProjectionInterval:
             "iterations": self.iterations,
             "width_share": self.width_share,
             "prediction_interval_ms": list(self.prediction_ms) if self.prediction_ms else None,
+            "tail_widening": self.tail_widening,
             "host_transfer_below": self.host_transfer[0] if self.host_transfer else None,
             "host_transfer_above": self.host_transfer[1] if self.host_transfer else None,
             "drift": self.drift,
@@ -225,7 +233,7 @@ def interval_for(value_ms: float | None, stability: Stability | None, method: st
                               confidence=stability.confidence, drift=stability.drift,
                               low_bound_ms=low_bound_ms if low_bound_ms is not None and low_bound_ms < value_ms else None,
                               host_sampling=host_halves is not None, host_transfer=transfer,
-                              prediction_ms=prediction)
+                              prediction_ms=prediction, tail_widening=stability.tail_widening)
 
 
 def target_with_margin(interval: ProjectionInterval, target_ms: float) -> float:
