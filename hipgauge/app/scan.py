@@ -317,7 +317,7 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
 def library_units(tree: Any, findings: list[Finding]) -> dict[str, list[str]]:
     """For each file with a library finding, the compiled units that include it (its kernels): headers of one kernel
     are one piece of library work, not one each (DeepSpeed's evoformer attention: 25 CUTLASS headers, 3 units)."""
-    macros = getattr(tree, "macros", None) if tree is not None else None
+    macros = getattr(tree, "macros", None)
     files = {f.file for f in findings if str(f.category).startswith("library")}
     if macros is None or not files:
         return {}

@@ -28,7 +28,7 @@ import os
 import posixpath
 import re
 from collections import Counter, defaultdict
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -399,17 +399,13 @@ def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim |
     stubs: list[tuple[str, bytes]] = []  # CUDA names defined for HIP as something not HIP's (a no-op, a constant)
     by_side: dict[str, dict[int, bytes]] = defaultdict(dict)
     n_defines = 0
-    for m in _DEFINE.finditer(data):
+    for name, body, where in _defines(data, vis):
         n_defines += 1
-        name = m.group(1).decode("latin-1")
-        body = (m.group(3) or b"").replace(b"\\\n", b" ").strip()
-        line = data.count(b"\n", 0, m.start()) + 1
-        where = vis.at(line)
         if where in (HIP_ONLY, CUDA_ONLY):
             by_side[name][where] = body
         if where == CUDA_ONLY:
             continue
-        if (known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name):
+        if _is_cuda_name(name, known_cuda):
             if _HIPISH.search(body):
                 mappings.append((name, _short(body)))
             else:
@@ -422,7 +418,7 @@ def _shim(display: str, data: bytes, vis: Visibility, known_cuda: Any) -> Shim |
         if where in (HIP_ONLY, CUDA_ONLY):
             by_side[name][where] = target
         # typedef __hip_bfloat162 nv_bfloat162; / using nv_bfloat16 = __hip_bfloat16;: a mapping, not a CUDA use
-        if (where != CUDA_ONLY and ((known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name))
+        if (where != CUDA_ONLY and _is_cuda_name(name, known_cuda)
                 and _HIPISH.search(target) and all(a != name for a, _b in mappings)):
             mappings.append((name, _short(target)))
     for m in _NS_ALIAS.finditer(data):  # namespace cub = hipcub; (vLLM's cub_helpers.h)
@@ -451,16 +447,22 @@ def _hip_only_mappings(display: str, data: bytes, vis: Visibility, known_cuda: A
     HIP name, or to something the project chose instead (``#define __stwb(dst, src) *dst = src``); None without any.
     Fewer than a shim's ``SHIM_MIN_MAPPINGS``, or in a kernel file: the names are handled, the file is not a shim."""
     mappings: list[tuple[str, str]] = []
-    for m in _DEFINE.finditer(data):
-        name = m.group(1).decode("latin-1")
-        if vis.at(data.count(b"\n", 0, m.start()) + 1) != HIP_ONLY:
-            continue
-        if not ((known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name)):
-            continue
-        body = (m.group(3) or b"").replace(b"\\\n", b" ").strip()
-        if all(a != name for a, _b in mappings):
+    for name, body, where in _defines(data, vis):
+        if where == HIP_ONLY and _is_cuda_name(name, known_cuda) and all(a != name for a, _b in mappings):
             mappings.append((name, _short(body) or "(nothing)"))
     return Shim(display, tuple(mappings)) if mappings else None
+
+
+def _defines(data: bytes, vis: Visibility) -> Iterator[tuple[str, bytes, int]]:
+    """(name, body with its line continuations joined, which build compiles it) of each ``#define`` in ``data``."""
+    for m in _DEFINE.finditer(data):
+        body = (m.group(3) or b"").replace(b"\\\n", b" ").strip()
+        yield m.group(1).decode("latin-1"), body, vis.at(data.count(b"\n", 0, m.start()) + 1)
+
+
+def _is_cuda_name(name: str, known_cuda: Any) -> bool:
+    """A name of the CUDA API: in the HIPIFY mapping's CUDA names, or shaped like one."""
+    return (known_cuda is not None and name in known_cuda) or _CUDA_NAME.match(name) is not None
 
 
 _INCLUDE_ANY = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]", re.M)

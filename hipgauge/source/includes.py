@@ -96,10 +96,8 @@ class TreeMacros:
 def units_reaching(includes: dict[str, dict[str, str]], files: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """For each of ``files``, the compiled units (``COMPILED_SUFFIXES``) whose include closure holds it, sorted; a
     compiled unit is its own; a header no unit includes, none. The kernels a header's code belongs to."""
-    wanted = set(files)
-    units = sorted({f for f in includes if f.endswith(COMPILED_SUFFIXES)} | {f for f in wanted if f.endswith(COMPILED_SUFFIXES)})
-    out: dict[str, set[str]] = {f: ({f} if f.endswith(COMPILED_SUFFIXES) else set()) for f in wanted}
-    for unit in units:
+    out: dict[str, set[str]] = {f: ({f} if f.endswith(COMPILED_SUFFIXES) else set()) for f in files}
+    for unit in sorted(f for f in includes if f.endswith(COMPILED_SUFFIXES)):  # a unit with no includes reaches none
         seen = {unit}
         stack = [unit]
         while stack:
