@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -35,6 +38,16 @@ def h200_dir() -> Path:
 @pytest.fixture
 def knowledge_dir() -> Path:
     return _need(KNOWLEDGE)
+
+
+def load_script(name: str) -> ModuleType:
+    """``scripts/<name>.py`` as a module (registered in ``sys.modules`` under ``name`` unless one is there)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)
+    spec.loader.exec_module(module)
+    return module
 
 
 def have(tool: str) -> bool:

@@ -6,12 +6,11 @@ rule, config key or option added without regenerating the docs fails here (and i
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_script
 
 try:
     import tomllib
@@ -23,11 +22,7 @@ DOCS = ROOT / "docs"
 
 
 def _gen_docs():
-    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "scripts" / "gen_docs.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("gen_docs", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gen_docs")
 
 
 @pytest.fixture(scope="module")

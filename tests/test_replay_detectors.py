@@ -9,12 +9,12 @@ profiler ran in the process (README.md there).
 
 from __future__ import annotations
 
-import importlib.util
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import load_script
 
 from hipgauge.profiles import replay as rp
 from hipgauge.profiles.load import load_profile
@@ -28,11 +28,7 @@ pytestmark = pytest.mark.skipif(not (DETECTORS / "pairs.csv").exists(), reason=f
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("detector_phases", ROOT / "scripts" / "detector_phases.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("detector_phases")
 
 
 @cache

@@ -3,10 +3,10 @@ where it reads the GPU, and one CSV's coverage rows (the whole table is the scri
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "h200" / "hosttime"
@@ -14,11 +14,7 @@ DATA = ROOT / "tests" / "data" / "h200" / "hosttime"
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("reproducibility", ROOT / "scripts" / "reproducibility.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("reproducibility")
 
 
 def test_rounds_are_split_interleaved_or_consecutive_and_each_way(script) -> None:

@@ -8,12 +8,11 @@ use (``registry.RULE_DIRS``); nothing under the repository is written.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_script
 from typer.testing import CliRunner
 
 from hipgauge.model import Confidence
@@ -98,11 +97,7 @@ def with_throwaway_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 def _gen_docs():
-    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "scripts" / "gen_docs.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("gen_docs", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gen_docs")
 
 
 def test_a_new_rule_module_is_discovered_run_and_documented(with_throwaway_rule: Path) -> None:

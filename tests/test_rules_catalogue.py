@@ -7,13 +7,13 @@ ledger of every code ever issued. The Example / Use-instead blocks are run by te
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import pkgutil
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import load_script
 
 from hipgauge.rules import checks
 from hipgauge.rules.registry import catalogue, codes_with_role, registry
@@ -29,11 +29,7 @@ def _module(name: str):
 
 
 def _gen_docs():
-    spec = importlib.util.spec_from_file_location("gen_docs", ROOT / "scripts" / "gen_docs.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("gen_docs", module)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gen_docs")
 
 
 def test_every_module_is_a_rule() -> None:
