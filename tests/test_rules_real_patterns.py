@@ -70,6 +70,19 @@ def test_hg106_explicit_width_32_and_partial_ladders():
     assert _found(plain, "HG106") == {2: "high"}  # the true pattern: half a wavefront
 
 
+def test_hg106_lane_bit_butterfly_transform_is_for_review():
+    # exllamav2 cache_q.cuh: a 32-point Hadamard transform, the lane's bit of the offset picks the sign
+    hadamard = ("__device__ float f(float w, int t) {\n    for (int i = 1; i < 32; i <<= 1)\n    {\n"
+                "        float p = __shfl_xor_sync(0xffffffff, w, i);\n"
+                "        if (t & i) w = -w;\n        w = w + p;\n    }\n    return w;\n}\n")
+    assert _found(hadamard, "HG106") == {2: "low"}
+    # the same ladder as a reduction (no lane bit tested) stays a defect, and `&&` is not a bit test
+    scan = ("__device__ float f(float w, int t) {\n    for (int i = 1; i < 32; i <<= 1)\n    {\n"
+            "        float p = __shfl_xor_sync(0xffffffff, w, i);\n"
+            "        if (t && i) w = w + p;\n    }\n    return w;\n}\n")
+    assert _found(scan, "HG106") == {2: "high"}
+
+
 # --- HG107 ---------------------------------------------------------------------------------------------------
 
 def test_hg107_per_warp_slots():

@@ -9,7 +9,11 @@ is 32 (`__shfl_xor_sync(m, v, o, 32)`, or a name defined as 32): the width keeps
 32-lane groups on a 64-lane wavefront too, so a reduction over a deliberate 32-lane group stays correct; and a
 ladder that stops before offset 1 (`o = 16; o >= 4`): a partial reduction over the lanes of one tile row (a
 matrix-fragment layout), not a warp-wide sum. A ladder whose width is a name this file does not define
-(`WARP_SIZE` from another header) is reported with low confidence: listed for review, no hours.
+(`WARP_SIZE` from another header) is reported with low confidence: listed for review, no hours. So is an XOR
+ladder whose body tests the lane's bit of the offset (`t & i` picks a sign, as in exllamav2's 32-point Hadamard
+transform in cache_q.cuh): that is a butterfly *transform* over a fixed group of 32 elements, and on a 64-lane
+wavefront an XOR with a lane mask below 32 stays inside each half, so each half transforms its own group: correct
+when the data's group is 32 by design, wrong only when the group was meant to be the warp.
 
 Why is this bad?
 ----------------
@@ -67,6 +71,18 @@ _DOUBLING = re.compile(r"(<<=\s*1\b|\*=\s*2\b)")
 #: ``o >= 4``, ``o > 2``: the ladder stops before offset 1 (lanes of one tile row, not the warp)
 _STOPS_EARLY = re.compile(r">=\s*(?:[2-9]|\d\d+)\b|>\s*(?:[1-9]|\d\d+)\b")
 _BUTTERFLY = re.compile(r"__shfl_(?:xor|down)(?:_sync)?$")
+_LOOP_VAR = re.compile(r"(\w+)\s*=[^=]")
+
+
+def _tests_lane_bit(loop, init_t: str, name: str) -> bool:
+    """Whether an XOR ladder's body masks something with the loop's offset (``t & i``): the lane's bit of the
+    offset picks how the pair combines, a butterfly transform over a fixed group rather than a reduction."""
+    var = _LOOP_VAR.search(init_t)
+    if not name.startswith("__shfl_xor") or var is None:
+        return False
+    body = text(loop.child_by_field_name("body"))
+    v = re.escape(var.group(1))
+    return re.search(rf"[\w)\]]\s*&\s*{v}\b|\b{v}\s*&(?!&)", body) is not None
 
 
 def check(node, ctx):
@@ -87,6 +103,10 @@ def check(node, ctx):
         cond = loop.child_by_field_name("condition")
         update = loop.child_by_field_name("update")
         init_t, cond_t, upd_t = text(init), text(cond), text(update)
+        if conf is HIGH and _tests_lane_bit(loop, init_t, name):
+            conf = LOW
+            why = "; the lane's bit of the offset picks the combination: a transform over a 32-element group, " \
+                  "deliberate if the data's group is 32"
         if re.search(r"=\s*16\s*$", init_t.rstrip(";").strip()) and _HALVING.search(upd_t) \
                 and not _STOPS_EARLY.search(cond_t):
             hits.append(Hit(loop, conf, "butterfly starts at offset 16" + why))
