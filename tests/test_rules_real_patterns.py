@@ -191,3 +191,22 @@ def test_low_confidence_is_reviewed_not_costed_unless_configured(tmp_path):
     cfg.override("cost_model.review_confidences", [])
     every = estimate_cost(res, None, cfg)
     assert not every.review and every.high_hours > est.high_hours
+
+
+def test_hg101_hg107_arithmetic_of_32_thread_tiles():
+    # DeepSpeed csrc/quantization/fake_quantizer.cu: every exchange goes through a 32-thread tile
+    tiles = ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+             "__global__ void k(float* o, float m) {\n    cg::thread_block b = cg::this_thread_block();\n"
+             "    cg::thread_block_tile<32> g = cg::tiled_partition<32>(b);\n"
+             "    int gid = threadIdx.x >> 5;\n    int lane = threadIdx.x & 0x1f;\n    int warp_num = blockDim.x >> 5;\n"
+             "    for (int i = 1; i < 32; i <<= 1) m = fmaxf(m, g.shfl_xor(m, i));\n"
+             "    __shared__ float part[32];\n    if (lane == 0) part[gid] = m;\n    b.sync();\n"
+             "    if (lane < warp_num) o[0] = part[lane];\n}\n")
+    assert _found(tiles, "HG101") == {6: "low", 7: "low"}
+    assert _found(tiles, "HG107")[8] == "low"
+    # the same arithmetic beside a raw shuffle, or with a tile of the hardware warp, stays a defect
+    raw = tiles.replace("g.shfl_xor(m, i)", "__shfl_xor_sync(0xffffffff, m, i)")
+    assert _found(raw, "HG101") == {6: "high", 7: "high"}
+    assert _found(raw, "HG107")[8] == "high"
+    wide = tiles.replace("<32>", "<64>")
+    assert _found(wide, "HG101") == {6: "high", 7: "high"}

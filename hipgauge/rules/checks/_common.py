@@ -110,3 +110,20 @@ def asm_or_usage(node: Any, ctx: Any, pattern: re.Pattern[str]) -> list[Hit]:
     if node.type in ("asm", "__asm__", "__asm"):
         return asm_hit(node, pattern)
     return usage(node, ctx)
+
+
+_TILE = re.compile(r"\b(?:tiled_partition|thread_block_tile)\s*<\s*([^<>,]+?)\s*[,>]")
+_RAW_SHUFFLE = re.compile(r"\b__(?:shfl|ballot|any|all|activemask|match|reduce_\w+)\w*\s*\(|__syncwarp")
+
+
+def tiles_of_32(node: Any, ctx: Any) -> bool:
+    """The function around ``node`` works in cooperative-group tiles of 32 threads (``thread_block_tile<32>``,
+    ``tiled_partition<WARP_SIZE>`` with WARP_SIZE 32) and does every warp-level exchange through them (no raw
+    ``__shfl``, vote or ``__syncwarp``): its 32-lane arithmetic (``threadIdx.x >> 5``, ``blockDim.x >> 5``) is the
+    tile's, and HIP runs a 32-thread tile as half of a 64-lane wavefront, so it stays correct there."""
+    fn = ctx.function_of(node)
+    if fn is None:
+        return False
+    body = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text(fn), flags=re.S)
+    sizes = [m.group(1) for m in _TILE.finditer(body)]
+    return bool(sizes) and all(ctx.fold(s) == 32 for s in sizes) and not _RAW_SHUFFLE.search(body)

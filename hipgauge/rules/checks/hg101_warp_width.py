@@ -13,7 +13,10 @@ unrelated values is reported with low confidence, and so is a thread index split
 nothing warp-synchronous (no shuffle, vote, warp sync or warp-reduce helper): there a group of 32 threads is a
 data layout that is as correct on a 64-lane wavefront (`n = tid / 32` picks one half of a 64-value block), and
 one in a file whose every shuffle passes an explicit width of 32 (32-lane logical warps on purpose, which a
-64-lane wavefront runs as two aligned groups).
+64-lane wavefront runs as two aligned groups), and one in a function that makes its warp-level exchanges only
+through cooperative-group tiles of 32 (`cg::thread_block_tile<32> g = cg::tiled_partition<32>(b)` and
+`g.shfl_xor`, no raw `__shfl`, as DeepSpeed's quantizer and softmax kernels do): the 32 is the tile's, and HIP
+runs a 32-thread tile as half of a 64-lane wavefront.
 Low-confidence findings are listed for review and cost no hours (docs/cost-model.md).
 In a `#define` body (`#define LANE (threadIdx.x & 31)`) the left operand is read lexically; only
 thread-index operands are reported there, with medium confidence.
@@ -50,7 +53,7 @@ from __future__ import annotations
 import re
 
 from hipgauge.rules.checks._blocksize import fixed_block_threads
-from hipgauge.rules.checks._common import any_of, words
+from hipgauge.rules.checks._common import any_of, tiles_of_32, words
 from hipgauge.rules.hit import HIGH, LOW, Hit
 from hipgauge.rules.macrobody import left_operand
 from hipgauge.rules.spec import RuleMeta
@@ -153,6 +156,10 @@ def check(node, ctx):
             if _logical_warps_of_32(ctx):
                 return [Hit(node, LOW, f"`{text(node)}` in a file whose every shuffle passes width 32 (32-lane "
                                        "logical warps, kept on wave64 as two aligned groups)")]
+            if tiles_of_32(node, ctx):
+                return [Hit(node, LOW, f"`{text(node)}` in a function that exchanges only through 32-thread "
+                                       "cooperative-group tiles (tile arithmetic: HIP runs such a tile as half a "
+                                       "wavefront)")]
             if not _warp_synchronous(node, ctx):
                 return [Hit(node, LOW, f"`{text(node)}` groups threads by 32, but nothing in this function is "
                                        "warp-synchronous (no shuffle, vote or warp sync)")]

@@ -9,7 +9,9 @@ comes from the hardware warp size (`threadIdx.x / warpSize`), and warp counts de
 per block, so 32 slots still suffice. An array whose warp and lane ids both come from the same 32
 (`tid / WARP_SIZE`, `tid % WARP_SIZE`, `>> 5` and `& 31`) serves 32-lane logical warps consistently and is
 reported with low confidence (the 32 is HG101's question), as is one not indexed by a warp or lane id here
-(handed to a helper, or a tile size): listed for review, no hours.
+(handed to a helper, or a tile size): listed for review, no hours. So is a `blockDim.x >> 5` in a function
+whose warp-level exchanges all go through cooperative-group tiles of 32 (`tiled_partition<32>`): it counts the
+block's 32-thread tiles, which is right on wave64 too.
 
 Why is this bad?
 ----------------
@@ -48,7 +50,7 @@ from __future__ import annotations
 
 import re
 
-from hipgauge.rules.checks._common import any_of, words
+from hipgauge.rules.checks._common import any_of, tiles_of_32, words
 from hipgauge.rules.hit import HIGH, LOW, Hit
 from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import descendants, text
@@ -92,6 +94,9 @@ def check(node, ctx):
         if op is None or left is None or right is None or right.type != "number_literal":
             return []
         if (op.type, ctx.fold(right)) in (("/", 32), (">>", 5)) and "blockDim" in text(left):
+            if tiles_of_32(node, ctx):
+                return [Hit(node, LOW, f"tile count `{text(node)}` in a function that exchanges only through "
+                                       "32-thread cooperative-group tiles (consistent on wave64)")]
             return [Hit(node, HIGH, f"warp count `{text(node)}`")]
         return []
     if not any(c.type == "type_qualifier" and text(c) == "__shared__" for c in node.children):
