@@ -544,6 +544,34 @@ def test_python_vendor_lines_after_an_early_exit():
     assert v.at(5) == BOTH and v.at(9) == BOTH  # the next function is not the early exit's block
 
 
+def test_python_vendor_tests_as_deepspeeds_op_builder_writes_them():
+    """``self.is_rocm_pytorch()`` is a HIP test; ``A and not <hip>`` gives its body to the CUDA build and decides
+    nothing of its ``else``; ``torch.version.hip is None`` is the CUDA build (DeepSpeed op_builder/builder.py)."""
+    from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY
+    from hipgauge.source.pybranches import vendor_lines
+
+    text = ("def nvcc_args(self):\n"                                       # 1
+            "    if self.is_rocm_pytorch():\n"                               # 2
+            "        args = ['-std=c++17']\n"                                # 3: HIP
+            "    else:\n"                                                    # 4
+            "        args = ['--use_fast_math']\n"                           # 5: CUDA
+            "    if isinstance(self, B) and not self.is_rocm_pytorch():\n"  # 6
+            "        x = 1\n"                                                # 7: CUDA
+            "    else:\n"                                                    # 8
+            "        x = 2\n"                                                # 9: either
+            "    if torch.version.hip is None:\n"                            # 10
+            "        y = 1\n"                                                # 11: CUDA
+            "    if is_rocm or debug:\n"                                     # 12
+            "        z = 1\n"                                                # 13: either
+            "    else:\n"                                                    # 14
+            "        z = 2\n")                                               # 15: CUDA
+    v = vendor_lines(text)
+    assert (v.at(3), v.at(5)) == (HIP_ONLY, CUDA_ONLY)
+    assert (v.at(7), v.at(9)) == (CUDA_ONLY, BOTH)
+    assert v.at(11) == CUDA_ONLY
+    assert (v.at(13), v.at(15)) == (BOTH, CUDA_ONLY)
+
+
 _BF16 = ("#include <cuda_bf16.h>\n"
          "__global__ void k(__nv_bfloat162* x, __half2* h) {\n"
          "    x[threadIdx.x] = x[threadIdx.x];\n"

@@ -33,6 +33,7 @@ from typing import Any
 from hipgauge.model import Severity
 from hipgauge.source.conditions import (BOTH, CUDA_ONLY, HIP_ONLY, MAYBE, NEITHER, NO, YES, Visibility, branch_done,
                                         branch_visibility, line_class)
+from hipgauge.source.pybranches import names_hip, test_sides
 from hipgauge.source.walk import SELECTION_KINDS, read_text_bytes
 
 CUDA, HIP = "cuda", "hip"
@@ -1075,7 +1076,7 @@ def _longest(where: tuple[int, ...], side: int) -> tuple[int, int] | None:
     return best
 
 
-_PY_VENDOR = re.compile(r"(?i)\b(?:\w*\.)?(?:version\.hip|is_?rocm|is_?hip|use_?rocm|rocm|hip)\b")
+_BUILD_OF = {HIP_ONLY: HIP, CUDA_ONLY: CUDA}
 
 
 def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[str, dict[str, Any]],
@@ -1093,13 +1094,16 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
     for node in ast.walk(tree):
         if isinstance(node, ast.If):
             test = ast.get_source_segment(text, node.test) or ""
-            if not _PY_VENDOR.search(test):
+            sides = test_sides(text, node.test)
+            if not names_hip(test) or sides == (None, None):
                 continue
             has_hip = True
             if not any(e.startswith(script) for e in hip_ev):
                 hip_ev.append(f"{script}:{node.lineno}: a ROCm branch ({test.strip()[:40]})")
-            neg = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
-            for body, b in ((node.body, CUDA if neg else HIP), (node.orelse, HIP if neg else CUDA)):
+            for body, vis in ((node.body, sides[0]), (node.orelse, sides[1])):
+                b = _BUILD_OF.get(vis) if vis is not None else None
+                if b is None:
+                    continue
                 for stmt in body:
                     for ln in range(stmt.lineno, (getattr(stmt, "end_lineno", None) or stmt.lineno) + 1):
                         side.setdefault(ln, b)

@@ -14,7 +14,8 @@ import re
 
 from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY, Visibility
 
-_VENDOR_TEST = re.compile(r"(?i)\b(?:\w*\.)?(?:version\.hip|is_?rocm|is_?hip|use_?rocm|rocm|hip)\b")
+#: a HIP test: ``torch.version.hip``, ``IS_ROCM``, ``self.is_rocm_pytorch()``, ``use_hip``
+_VENDOR_TEST = re.compile(r"(?i)\b(?:\w*\.)?(?:version\.hip|is_?rocm\w*|is_?hip\w*|use_?rocm\w*|use_?hip\b|rocm|hip)\b")
 #: ``torch.version.cuda``: None on a ROCm build of torch, so a test of it is a vendor test the other way round
 _CUDA_TEST = re.compile(r"\b(?:\w*\.)?version\.cuda\b")
 #: statements that leave the block: after ``if <vendor test>: return`` the rest of it runs in the other build only
@@ -31,23 +32,35 @@ def _parse(text: str) -> ast.AST | None:
         return None
 
 
-def _body_side(text: str, node: ast.If) -> int | None:
-    """The build that runs an ``if``'s body: HIP_ONLY under a HIP test (``torch.version.hip``), CUDA_ONLY under
-    ``torch.version.cuda`` (None on a ROCm torch), flipped by ``not``; None when the test names no vendor."""
-    test = ast.get_source_segment(text, node.test) or ""
-    if _VENDOR_TEST.search(test):
-        side = HIP_ONLY
-    elif _CUDA_TEST.search(test):
-        side = CUDA_ONLY
-    else:
-        return None
-    if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not):
-        side = CUDA_ONLY if side == HIP_ONLY else HIP_ONLY
-    return side
+def names_hip(test: str) -> bool:
+    """Whether a test's text names the HIP build (``torch.version.hip``, ``IS_ROCM``, ``is_rocm_pytorch()``)."""
+    return _VENDOR_TEST.search(test) is not None
 
 
-def _other(side: int) -> int:
-    return CUDA_ONLY if side == HIP_ONLY else HIP_ONLY
+def test_sides(text: str, test: ast.expr) -> tuple[int | None, int | None]:
+    """The builds that take an ``if``'s body and its ``else`` (HIP_ONLY, CUDA_ONLY or None: both may).
+    ``torch.version.hip`` / ``IS_ROCM`` / ``self.is_rocm_pytorch()`` → (HIP, CUDA); ``torch.version.cuda`` the
+    other way round (None on a ROCm torch); ``not`` and ``is None`` swap them; ``A and <vendor>`` decides only
+    the body (``isinstance(self, CUDAOpBuilder) and not self.is_rocm_pytorch()``: the CUDA build's), and
+    ``A or <vendor>`` only the ``else``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        body, orelse = test_sides(text, test.operand)
+        return orelse, body
+    if isinstance(test, ast.BoolOp):
+        sides = [test_sides(text, v) for v in test.values]
+        if isinstance(test.op, ast.And):
+            return next((b for b, _ in sides if b is not None), None), None
+        return None, next((e for _, e in sides if e is not None), None)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant) \
+            and test.comparators[0].value is None and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+        body, orelse = test_sides(text, test.left)
+        return (orelse, body) if isinstance(test.ops[0], (ast.Is, ast.Eq)) else (body, orelse)
+    src = ast.get_source_segment(text, test) or ""
+    if _VENDOR_TEST.search(src):
+        return HIP_ONLY, CUDA_ONLY
+    if _CUDA_TEST.search(src):
+        return CUDA_ONLY, HIP_ONLY
+    return None, None
 
 
 def _mark(where: list[int], guard: list[int], stmts: list[ast.stmt], side: int, at: int) -> None:
@@ -70,17 +83,20 @@ def vendor_lines(text: str) -> Visibility:
     if tree is None:
         return Visibility(where, guard)
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and (side := _body_side(text, node)) is not None:
-            _mark(where, guard, node.body, side, node.lineno)
-            _mark(where, guard, node.orelse, _other(side), node.lineno)
+        if isinstance(node, ast.If):
+            body, orelse = test_sides(text, node.test)
+            if body is not None:
+                _mark(where, guard, node.body, body, node.lineno)
+            if orelse is not None:
+                _mark(where, guard, node.orelse, orelse, node.lineno)
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if not isinstance(block, list):
                 continue
             for i, stmt in enumerate(block):
                 if (isinstance(stmt, ast.If) and not stmt.orelse and stmt.body
-                        and isinstance(stmt.body[-1], _EXITS) and (side := _body_side(text, stmt)) is not None):
-                    _mark(where, guard, block[i + 1:], _other(side), stmt.lineno)
+                        and isinstance(stmt.body[-1], _EXITS) and (rest := test_sides(text, stmt.test)[1]) is not None):
+                    _mark(where, guard, block[i + 1:], rest, stmt.lineno)
                     break
     return Visibility(where, guard, 1)
 
