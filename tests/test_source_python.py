@@ -169,3 +169,28 @@ def test_fuzz_extract(parts: list[str]):
     src = data.decode("utf-8").encode("utf-8")
     assert len(out.cuda) == len(src) and out.cuda.count(b"\n") == src.count(b"\n")
     assert len(out.build_text) == len(src)
+
+
+def test_build_of_both_vendors_and_test_modules(tmp_path: Path):
+    """DeepSpeed's op_builder: a builder that sets PYTORCH_ROCM_ARCH beside TORCH_CUDA_ARCH_LIST builds for both
+    vendors, so its CUDA arch list is reviewed, not costed, while an nvcc-only flag of the same file is still a
+    finding; its pytest module, which asserts on -gencode strings, is not a build at all."""
+    builder = tmp_path / "op_builder" / "builder.py"
+    builder.parent.mkdir()
+    builder.write_text("import os\nfrom torch.utils.cpp_extension import load\n"
+                       "def jit_load(self):\n"
+                       "    saved = os.environ.get('TORCH_CUDA_ARCH_LIST')\n"
+                       "    os.environ['PYTORCH_ROCM_ARCH'] = self.get_rocm_gpu_arch()\n"
+                       "    return load(name='op', sources=['k.cu'], extra_cuda_cflags=['-Xptxas=-v'])\n")
+    test = tmp_path / "tests" / "test_op_builder.py"
+    test.parent.mkdir()
+    test.write_text("def test_arch(builder):\n"
+                    "    assert builder.nvcc_args() == ['-gencode=arch=compute_80,code=sm_80']\n"
+                    "    assert 'TORCH_CUDA_ARCH_LIST' in builder.env\n")
+    res = scan_tree([tmp_path], ScanOptions(workers=1))
+    got = {(f.file, f.code, f.line): f.confidence.value for f in res.findings if f.code == "HG701"}
+    assert got == {("op_builder/builder.py", "HG701", 4): "low", ("op_builder/builder.py", "HG701", 6): "high"}
+    # without the AMD half the same arch list is a finding
+    builder.write_text(builder.read_text().replace("PYTORCH_ROCM_ARCH", "MY_ARCH"))
+    res = scan_tree([tmp_path], ScanOptions(workers=1))
+    assert {(f.line, f.confidence.value) for f in res.findings if f.code == "HG701"} == {(4, "high"), (6, "high")}

@@ -132,7 +132,7 @@ def _scan_python(entry: SourceEntry, options: ScanOptions) -> FileResult:
         src = pyinline.extract(data)
     except pyinline.PythonSyntaxError as exc:
         return FileResult(entry.display, skipped=SkippedFile(entry.display, f"not analysed: {exc}"))
-    build = pyinline.wants_build_rules(data)
+    build = pyinline.wants_build_rules(data, entry.display)
     if not src.fragments and not build:
         result = FileResult(entry.display, passed_over=not src.notes)
         if src.notes:  # it compiles CUDA from somewhere else: say what was not read

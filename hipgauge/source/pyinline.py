@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from dataclasses import dataclass, field
 
@@ -75,8 +76,14 @@ def has_markers(data: bytes) -> bool:
     return any(m in data for m in MARKERS)
 
 
-def wants_build_rules(data: bytes) -> bool:
-    return any(m in data for m in BUILD_MARKERS)
+#: a pytest module (``test_op_builder.py``, ``builder_test.py``, ``conftest.py``): it tests a build, it builds nothing
+_TEST_MODULE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test|conftest)\.py$")
+
+
+def wants_build_rules(data: bytes, name: str = "") -> bool:
+    """Whether the build rules read this .py: it sets nvcc flags or builds a torch extension, and is not a test
+    module (DeepSpeed's tests/unit/ops/test_op_builder.py asserts on ``-gencode`` strings it never passes)."""
+    return not _TEST_MODULE.search(name) and any(m in data for m in BUILD_MARKERS)
 
 
 def decode_python(data: bytes) -> str:

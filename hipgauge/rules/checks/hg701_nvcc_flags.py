@@ -5,7 +5,11 @@ What it does
 Flags, in CMake files, Makefiles and setup.py (comments skipped), `-arch=sm_NN`, `-gencode`,
 `--gpu-architecture`, `--use_fast_math`, `-Xptxas`, `-Xcompiler`, `--expt-relaxed-constexpr`,
 `--expt-extended-lambda`, `-lineinfo`, `CUDA_ARCHITECTURES`/`CMAKE_CUDA_ARCHITECTURES` and
-`TORCH_CUDA_ARCH_LIST`.
+`TORCH_CUDA_ARCH_LIST`. In a file that also sets the AMD targets (`PYTORCH_ROCM_ARCH`, `HIP_ARCHITECTURES`,
+`AMDGPU_TARGETS`, `--offload-arch`, a gfx name: DeepSpeed's op_builder/builder.py saves and restores
+`TORCH_CUDA_ARCH_LIST` and sets `PYTORCH_ROCM_ARCH` beside it) the CUDA architecture list is the CUDA build's
+half of a two-vendor build: reported with low confidence (review, no hours). Its other nvcc-only flags are still
+reported.
 
 Why is this bad?
 ----------------
@@ -30,7 +34,8 @@ from __future__ import annotations
 
 import re
 
-from hipgauge.rules.checks._buildscan import scan
+from hipgauge.rules.checks._buildscan import AMD_TARGETS, scan
+from hipgauge.rules.hit import LOW, LineHit
 from hipgauge.rules.spec import RuleMeta
 
 CODE = "HG701"
@@ -51,5 +56,16 @@ _FLAGS = re.compile(
     r"|\b(?:CMAKE_)?CUDA_ARCHITECTURES\b|\bTORCH_CUDA_ARCH_LIST\b|-code[= ]\s*sm_\d+)")
 
 
+#: the hits that are an architecture list, not a flag of another meaning
+_ARCH_LIST = re.compile(r"(?i)arch|gencode|generate-code|code[= ]")
+
+
 def check_build(lines, ctx):
-    return scan(lines, _FLAGS)
+    lines = list(lines)
+    amd_at = next((i for i, line in enumerate(lines, 1) if AMD_TARGETS.search(line)), None)
+    for hit in scan(lines, _FLAGS):
+        if amd_at is not None and _ARCH_LIST.search(hit.detail):
+            yield LineHit(hit.line, hit.column, LOW, f"{hit.detail}: the CUDA build's list; this file sets the AMD "
+                                                     f"targets too (line {amd_at})")
+        else:
+            yield hit

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 
+from hipgauge.rules.checks._buildscan import AMD_TARGETS
 from hipgauge.rules.hit import MEDIUM, LineHit
 from hipgauge.rules.spec import RuleMeta
 
@@ -46,13 +47,12 @@ RULE = RuleMeta(
     ),
 )
 _CUDA_ARCH = re.compile(r"\b(?:sm|compute)_\d+a?\b|\b(?:CMAKE_)?CUDA_ARCHITECTURES\b|\bTORCH_CUDA_ARCH_LIST\b")
-_AMD = re.compile(r"\bgfx\d{3,4}[a-z]?\b|\bHIP_ARCHITECTURES\b|--offload-arch\b|\bPYTORCH_ROCM_ARCH\b")
 
 
 def check_build(lines, ctx):
     first = None
     for i, line in enumerate(lines, 1):
-        if _AMD.search(line):
+        if AMD_TARGETS.search(line):
             return []
         if first is None:
             m = _CUDA_ARCH.search(line)
