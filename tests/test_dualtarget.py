@@ -564,12 +564,17 @@ def test_python_vendor_tests_as_deepspeeds_op_builder_writes_them():
             "    if is_rocm or debug:\n"                                     # 12
             "        z = 1\n"                                                # 13: either
             "    else:\n"                                                    # 14
-            "        z = 2\n")                                               # 15: CUDA
+            "        z = 2\n"                                                # 15: CUDA
+            "    if HIP_BUILD:\n"                                             # 16: mamba's setup.py
+            "        f = ['--offload-arch=gfx942']\n"                          # 17: HIP
+            "    if has_hipcc or chip:\n"                                     # 18: no vendor word
+            "        g = 1\n")                                                # 19: either
     v = vendor_lines(text)
     assert (v.at(3), v.at(5)) == (HIP_ONLY, CUDA_ONLY)
     assert (v.at(7), v.at(9)) == (CUDA_ONLY, BOTH)
     assert v.at(11) == CUDA_ONLY
     assert (v.at(13), v.at(15)) == (BOTH, CUDA_ONLY)
+    assert (v.at(17), v.at(19)) == (HIP_ONLY, BOTH)
 
 
 _BF16 = ("#include <cuda_bf16.h>\n"

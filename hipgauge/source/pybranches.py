@@ -14,8 +14,9 @@ import re
 
 from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY, Visibility
 
-#: a HIP test: ``torch.version.hip``, ``IS_ROCM``, ``self.is_rocm_pytorch()``, ``use_hip``
-_VENDOR_TEST = re.compile(r"(?i)\b(?:\w*\.)?(?:version\.hip|is_?rocm\w*|is_?hip\w*|use_?rocm\w*|use_?hip\b|rocm|hip)\b")
+#: a HIP test: ``torch.version.hip``, ``IS_ROCM``, ``self.is_rocm_pytorch()``, ``HIP_BUILD``, ``use_hip``: the word
+#: hip or rocm between underscores, dots or the ends of a name
+_VENDOR_TEST = re.compile(r"(?i)(?<![a-z0-9])(?:rocm|hip)(?![a-z0-9])")
 #: ``torch.version.cuda``: None on a ROCm build of torch, so a test of it is a vendor test the other way round
 _CUDA_TEST = re.compile(r"\b(?:\w*\.)?version\.cuda\b")
 #: statements that leave the block: after ``if <vendor test>: return`` the rest of it runs in the other build only
