@@ -8,8 +8,9 @@ every one can be overridden in ``hipgauge.toml`` ([economics], [cost_model]) or 
 from __future__ import annotations
 
 import math
+import posixpath
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -257,8 +258,11 @@ def estimate_cost(scan: ScanResult | None, comparison: ComparisonResult | None =
     sel = dt0.get("build_selection") or {}
     if dt0.get("builds_for_amd") and sel.get("cuda_only_files"):
         n_notes = sum(1 for f in scan.findings if f.branch in ("cuda-only", "not-built") and f.file in not_hip)
-        notes.append(f"{len(sel['cuda_only_files'])} file(s) only the CUDA build compiles (its build scripts say so): "
-                     f"their {n_notes} finding(s) are zero-hour notes, not port work")
+        folders = Counter(posixpath.dirname(f) or "." for f in sel["cuda_only_files"])
+        where = ", ".join(f"{d}/ ({n})" for d, n in folders.most_common(3)) + (", …" if len(folders) > 3 else "")
+        notes.append(f"{len(sel['cuda_only_files'])} file(s) only the CUDA build compiles (its build scripts say so; "
+                     f"{where}): their {n_notes} finding(s) are zero-hour notes, not port work; the HIP build lacks "
+                     "what they provide, so a serving path that uses it needs it ported or replaced")
     _build_items(build_check, items, notes, finding_lines, p)
 
     cats: dict[str, list[CostItem]] = defaultdict(list)

@@ -34,6 +34,7 @@ from hipgauge.model import Severity
 from hipgauge.source.conditions import (BOTH, CUDA_ONLY, HIP_ONLY, MAYBE, NEITHER, NO, YES, Visibility, branch_done,
                                         branch_visibility, line_class)
 from hipgauge.source.pybranches import names_hip, test_sides
+from hipgauge.source.setup_eval import setup_sources
 from hipgauge.source.walk import SELECTION_KINDS, read_text_bytes
 
 CUDA, HIP = "cuda", "hip"
@@ -1081,7 +1082,8 @@ _BUILD_OF = {HIP_ONLY: HIP, CUDA_ONLY: CUDA}
 
 def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[str, dict[str, Any]],
                    hip_ev: list[str]) -> None:
-    """setup.py: every string naming a tree source (or a glob of them), under the branch it sits in
+    """setup.py: the sources its extension calls receive, each build's (``setup_eval``); then every other string
+    naming a tree source (or a glob of them), under the branch it sits in
     (``if torch.version.hip:`` / ``IS_ROCM`` → the HIP build; its ``else`` → the CUDA build; elsewhere both,
     when the script has a HIP branch at all: ``CUDAExtension`` builds with hipcc under ROCm)."""
     try:
@@ -1089,6 +1091,13 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return
     folder = posixpath.dirname(script)
+    followed = setup_sources(script, text, files)  # the sources its extension calls receive, followed through
+    if followed is not None:
+        for p, got in followed.builds.items():
+            u = units.setdefault(p, {"builds": set(), "maybe": set(), "where": []})
+            u["builds"] |= got
+            if len(u["where"]) < 3:
+                u["where"].append(f"{script}:{followed.where[p]}")
     side: dict[int, str] = {}
     has_hip = False
     for node in ast.walk(tree):
@@ -1122,6 +1131,8 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
         in_branch = side.get(node.lineno)
         builds = {in_branch} if in_branch else ({CUDA, HIP} if has_hip else {CUDA})
         for p in hits:
+            if followed is not None and p in followed.builds:
+                continue  # what the build does with it is known
             u = units.setdefault(p, {"builds": set(), "maybe": set(), "where": []})
             u["builds"] |= builds
             if len(u["where"]) < 3:

@@ -19,6 +19,8 @@ from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY, Visibility
 _VENDOR_TEST = re.compile(r"(?i)(?<![a-z0-9])(?:rocm|hip)(?![a-z0-9])")
 #: ``torch.version.cuda``: None on a ROCm build of torch, so a test of it is a vendor test the other way round
 _CUDA_TEST = re.compile(r"\b(?:\w*\.)?version\.cuda\b")
+#: a test that names the CUDA build without deciding it alone
+_CUDA_NAMED = re.compile(r"\bversion\.cuda\b|\bCUDA_HOME\b")
 #: statements that leave the block: after ``if <vendor test>: return`` the rest of it runs in the other build only
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _MESSAGE_NAME = re.compile(r"(?i)(?:help|msg|message|doc|description|usage|error|warning|note|text)$")
@@ -64,6 +66,19 @@ def test_sides(text: str, test: ast.expr) -> tuple[int | None, int | None]:
     return None, None
 
 
+def branch_sides(text: str, node: ast.If) -> tuple[int | None, int | None]:
+    """``test_sides`` of an ``if``, and one more reading of an ``if``/``elif`` chain: a first branch whose test
+    names CUDA (``torch.version.cuda is not None``, ``CUDA_HOME``) but is not decided by it (``(… and
+    torch.version.cuda is not None) or FORCE_CUDA``), followed by ``elif <HIP test>``, is the CUDA build's
+    (xformers' setup.py)."""
+    body, orelse = test_sides(text, node.test)
+    if body is None and len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) \
+            and _CUDA_NAMED.search(ast.get_source_segment(text, node.test) or "") \
+            and test_sides(text, node.orelse[0].test)[0] == HIP_ONLY:
+        body = CUDA_ONLY
+    return body, orelse
+
+
 def _mark(where: list[int], guard: list[int], stmts: list[ast.stmt], side: int, at: int) -> None:
     for stmt in stmts:
         last = getattr(stmt, "end_lineno", stmt.lineno) or stmt.lineno
@@ -85,7 +100,7 @@ def vendor_lines(text: str) -> Visibility:
         return Visibility(where, guard)
     for node in ast.walk(tree):
         if isinstance(node, ast.If):
-            body, orelse = test_sides(text, node.test)
+            body, orelse = branch_sides(text, node)
             if body is not None:
                 _mark(where, guard, node.body, body, node.lineno)
             if orelse is not None:
