@@ -600,3 +600,23 @@ def test_a_cuda_extension_build_is_hipified_by_pytorchs_table(tmp_path, torch_bu
     assert lines == ([4] if torch_build else [2, 4])
     names = [m["file"] for m in scan_document(res)["dual_target"]["hip_mappings"]]
     assert (any("PyTorch's hipify" in n and "setup.py" in n for n in names)) is torch_build
+
+
+def test_a_shim_maps_names_not_behaviour(tmp_path):
+    """A shim that #defines cuRAND and cuBLAS names to hipRAND and hipBLAS translates the names: HG604 (a cuBLAS
+    name without a HIP counterpart) goes, HG607 (cuRAND and rocRAND streams differ) stays."""
+    (tmp_path / "compat.h").write_text(
+        "#pragma once\n#if defined(USE_ROCM)\n#include <hiprand/hiprand_kernel.h>\n#include <hipblas/hipblas.h>\n"
+        "#define curandStatePhilox4_32_10_t hiprandStatePhilox4_32_10_t\n#define curand_init hiprand_init\n"
+        "#define curand_uniform4 hiprand_uniform4\n#define cublasHandle_t hipblasHandle_t\n"
+        "#define cublasSgemm hipblasSgemm\n#else\n#include <curand_kernel.h>\n#include <cublas_v2.h>\n#endif\n")
+    (tmp_path / "k.cu").write_text(
+        '#include "compat.h"\n__global__ void k(float4* o, unsigned long long seed) {\n'
+        "    curandStatePhilox4_32_10_t state;\n    curand_init(seed, threadIdx.x, 0, &state);\n"
+        "    o[threadIdx.x] = curand_uniform4(&state);\n}\n"
+        "void gemm(cublasHandle_t h, const float* a, float* c) {\n"
+        "    float one = 1.f;\n    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &one, a, 4, a, 4, &one, c, 4);\n}\n")
+    res = _scan(tmp_path)
+    codes = {f.code for f in res.findings if f.file == "k.cu"}
+    assert "HG607" in codes
+    assert "HG604" not in codes

@@ -84,6 +84,9 @@ SHIM_MIN_MAPPINGS = 3
 #: rules a shim answers for the names it maps: the name has no HIP counterpart / its mask is 32 bits
 SHIM_COVERED_CODES = frozenset({"HG103", "HG104", "HG207", "HG209", "HG305", "HG706"})
 SHIM_COVERED_CATEGORIES = frozenset({"api", "library"})
+#: library rules about behaviour a mapped name keeps: cuRAND's streams differ from rocRAND's (HG607), a CUB warp
+#: primitive's implicit width (HG608), library calls captured in a graph (HG614). A shim translates names, not these
+SHIM_KEPT_CODES = frozenset({"HG607", "HG608", "HG614"})
 #: rules about a preprocessor guard the HIP build would silently get wrong (``__CUDA_ARCH__``, ``__CUDACC__``):
 #: moot on a condition the HIP build decides (a vendor switch, or a shim's ``#define __CUDA_ARCH__``)
 GUARD_CODES = frozenset({"HG703", "HG704"})
@@ -676,7 +679,8 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
         if ships and f.code == "HG706" and "<<<" in (f.snippet or ""):
             view.dropped += 1  # a launch in a macro: hipcc compiles <<< >>> as written, this HIP build runs no hipify
             continue
-        if names and (f.code in SHIM_COVERED_CODES or f.category in SHIM_COVERED_CATEGORIES):
+        if names and (f.code in SHIM_COVERED_CODES or f.category in SHIM_COVERED_CATEGORIES) \
+                and f.code not in SHIM_KEPT_CODES:
             text = f.snippet or (lines[f.line - 1] if lines and 0 < f.line <= len(lines) else "")
             text = _with_call_head(text, lines or view.lines, f.line)
             if any(n in names for n in re.findall(r"[A-Za-z_]\w*(?:::)?", text)) or any(
