@@ -210,3 +210,8 @@ def test_hg101_hg107_arithmetic_of_32_thread_tiles():
     assert _found(raw, "HG107")[8] == "high"
     wide = tiles.replace("<32>", "<64>")
     assert _found(wide, "HG101") == {6: "high", 7: "high"}
+    # DeepSpeed's inference softmax: tiles of WARP_SIZE, defined as 32 in a header this file includes
+    named = tiles.replace("<32>", "<WARP_SIZE>")
+    assert _found(named, "HG101") == {6: "low", 7: "low"}
+    assert "a name from another header" in next(
+        f.message for f in check_file(snippet_file(named, "cuda"), None, set()) if f.code == "HG101")

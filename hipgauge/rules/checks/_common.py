@@ -116,14 +116,25 @@ _TILE = re.compile(r"\b(?:tiled_partition|thread_block_tile)\s*<\s*([^<>,]+?)\s*
 _RAW_SHUFFLE = re.compile(r"\b__(?:shfl|ballot|any|all|activemask|match|reduce_\w+)\w*\s*\(|__syncwarp")
 
 
-def tiles_of_32(node: Any, ctx: Any) -> bool:
+def tiles_of_32(node: Any, ctx: Any) -> str | None:
     """The function around ``node`` works in cooperative-group tiles of 32 threads (``thread_block_tile<32>``,
     ``tiled_partition<WARP_SIZE>`` with WARP_SIZE 32) and does every warp-level exchange through them (no raw
     ``__shfl``, vote or ``__syncwarp``): its 32-lane arithmetic (``threadIdx.x >> 5``, ``blockDim.x >> 5``) is the
-    tile's, and HIP runs a 32-thread tile as half of a 64-lane wavefront, so it stays correct there."""
+    tile's, and HIP runs a 32-thread tile as half of a 64-lane wavefront, so it stays correct there.
+    Returns None when not; ``""`` when every tile size folds to 32; the size's name when it is a name this file
+    does not define (``WARP_SIZE`` from a header: the tile's arithmetic if that is 32, for review)."""
     fn = ctx.function_of(node)
     if fn is None:
-        return False
+        return None
     body = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text(fn), flags=re.S)
     sizes = [m.group(1) for m in _TILE.finditer(body)]
-    return bool(sizes) and all(ctx.fold(s) == 32 for s in sizes) and not _RAW_SHUFFLE.search(body)
+    if not sizes or _RAW_SHUFFLE.search(body):
+        return None
+    unknown = ""
+    for size in sizes:
+        value = ctx.fold(size)
+        if value is None and re.fullmatch(r"[A-Za-z_]\w*", size):
+            unknown = size
+        elif value != 32:
+            return None
+    return unknown

@@ -16,7 +16,8 @@ one in a file whose every shuffle passes an explicit width of 32 (32-lane logica
 64-lane wavefront runs as two aligned groups), and one in a function that makes its warp-level exchanges only
 through cooperative-group tiles of 32 (`cg::thread_block_tile<32> g = cg::tiled_partition<32>(b)` and
 `g.shfl_xor`, no raw `__shfl`, as DeepSpeed's quantizer and softmax kernels do): the 32 is the tile's, and HIP
-runs a 32-thread tile as half of a 64-lane wavefront.
+runs a 32-thread tile as half of a 64-lane wavefront (a tile size named in another header,
+`tiled_partition<WARP_SIZE>`, is taken the same way: the tile's arithmetic if that name is 32).
 Low-confidence findings are listed for review and cost no hours (docs/cost-model.md).
 In a `#define` body (`#define LANE (threadIdx.x & 31)`) the left operand is read lexically; only
 thread-index operands are reported there, with medium confidence.
@@ -156,10 +157,10 @@ def check(node, ctx):
             if _logical_warps_of_32(ctx):
                 return [Hit(node, LOW, f"`{text(node)}` in a file whose every shuffle passes width 32 (32-lane "
                                        "logical warps, kept on wave64 as two aligned groups)")]
-            if tiles_of_32(node, ctx):
-                return [Hit(node, LOW, f"`{text(node)}` in a function that exchanges only through 32-thread "
-                                       "cooperative-group tiles (tile arithmetic: HIP runs such a tile as half a "
-                                       "wavefront)")]
+            if (tile := tiles_of_32(node, ctx)) is not None:
+                size = f"tiles of `{tile}` (a name from another header: tile arithmetic if it is 32)" if tile \
+                    else "32-thread cooperative-group tiles (tile arithmetic: HIP runs such a tile as half a wavefront)"
+                return [Hit(node, LOW, f"`{text(node)}` in a function that exchanges only through {size}")]
             if not _warp_synchronous(node, ctx):
                 return [Hit(node, LOW, f"`{text(node)}` groups threads by 32, but nothing in this function is "
                                        "warp-synchronous (no shuffle, vote or warp sync)")]

@@ -94,9 +94,10 @@ def check(node, ctx):
         if op is None or left is None or right is None or right.type != "number_literal":
             return []
         if (op.type, ctx.fold(right)) in (("/", 32), (">>", 5)) and "blockDim" in text(left):
-            if tiles_of_32(node, ctx):
-                return [Hit(node, LOW, f"tile count `{text(node)}` in a function that exchanges only through "
-                                       "32-thread cooperative-group tiles (consistent on wave64)")]
+            if (tile := tiles_of_32(node, ctx)) is not None:
+                size = f"tiles of `{tile}` (a name from another header: consistent if it is 32)" if tile \
+                    else "32-thread cooperative-group tiles (consistent on wave64)"
+                return [Hit(node, LOW, f"tile count `{text(node)}` in a function that exchanges only through {size}")]
             return [Hit(node, HIGH, f"warp count `{text(node)}`")]
         return []
     if not any(c.type == "type_qualifier" and text(c) == "__shared__" for c in node.children):

@@ -8,6 +8,7 @@
 #                                        rounds, one untimed settle call per block), commit 38bc7ab
 #   bash capture_hosttime.sh blind8   -> blind8/: models never captured before, after the host-transfer term was frozen
 #   bash capture_hosttime.sh blind9   -> blind9/: models never captured before, after the prediction interval was frozen
+#   bash capture_hosttime.sh blind10  -> blind10/: models never captured before, after the tail widening was frozen
 cd "$(dirname "$0")"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 H=$OUT/h; mkdir -p $H
@@ -81,3 +82,10 @@ run7 swins 100 --factory-arg name=swin_s --factory-arg batch=8 --variant swins_b
 fi
 ls $H
 ls -la $OUT
+if [ "$1" = blind10 ]; then
+run7 dn201 100 --factory-arg name=densenet201 --factory-arg batch=16 --variant dn201_bs16_fp32=fp32 --variant dn201_bs16_tf32=fp32,tf32 --variant dn201_bs16_fp16_cl=fp16,cl
+run7 mnv3l 100 --factory-arg name=mobilenet_v3_large --factory-arg batch=32 --variant mnv3l_bs32_fp32=fp32 --variant mnv3l_bs32_tf32=fp32,tf32 --variant mnv3l_bs32_fp16_cl=fp16,cl
+run7 regx08 100 --factory-arg name=regnet_x_800mf --factory-arg batch=32 --variant regx08_bs32_fp32=fp32 --variant regx08_bs32_tf32=fp32,tf32 --variant regx08_bs32_fp16_cl=fp16,cl
+run7 rx101 100 --factory-arg name=resnext101_32x8d --factory-arg batch=8 --variant rx101_bs8_fp32=fp32 --variant rx101_bs8_tf32=fp32,tf32 --variant rx101_bs8_fp16_cl=fp16,cl
+run7 swinv2t 100 --factory-arg name=swin_v2_t --factory-arg batch=8 --variant swinv2t_bs8_fp32=fp32 --variant swinv2t_bs8_tf32=fp32,tf32 --variant swinv2t_bs8_bf16=bf16
+fi
