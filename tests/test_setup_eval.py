@@ -67,7 +67,7 @@ def test_no_hip_branch_means_the_cuda_build_only_and_unknowns_add_nothing():
             "srcs = glob.glob('csrc/*.cu') + some_helper()\n"
             "ext = CUDAExtension('m', srcs)\n")
     got = setup_sources("setup.py", text, frozenset({"csrc/a.cu", "csrc/b.cu"}))
-    assert got is None  # an operand hipgauge cannot follow: nothing claimed
+    assert got is not None and got.lossy == [4] and not got.builds  # an operand it cannot follow: nothing claimed
     text = text.replace(" + some_helper()", "")
     got = setup_sources("setup.py", text, frozenset({"csrc/a.cu", "csrc/b.cu"}))
     assert got is not None and not got.has_hip and got.builds == {"csrc/a.cu": {"cuda"}, "csrc/b.cu": {"cuda"}}
@@ -88,3 +88,76 @@ def test_a_cuda_only_extension_is_a_zero_hour_note_in_the_scan(tmp_path: Path):
     assert not [f for f in res.findings if f.file == "setup.py" and f.effort_hours > 0]  # --use_fast_math: CUDA's
     notes = estimate_cost(res).notes
     assert any("pkg/csrc/sparse24/ (1)" in n and "the HIP build lacks" in n for n in notes)
+
+
+def _apex_like(root: Path) -> None:
+    """ROCm apex's shape: op_builder/*.py name each op's sources relative to the package root, through a
+    symlinked folder (contrib/csrc -> apex/contrib/csrc); one builder picks its sources per vendor; a contrib
+    folder (fmha) has no builder; its kernel reaches a PTX header through an angle-bracket include."""
+    (root / "op_builder").mkdir()
+    (root / "op_builder" / "builder.py").write_text(
+        "import torch\nclass OpBuilder:\n    def sources(self):\n        pass\n"
+        "    def is_rocm_pytorch(self):\n        return torch.version.hip is not None\n")
+    (root / "op_builder" / "mha.py").write_text(
+        "from .builder import OpBuilder\nclass MhaBuilder(OpBuilder):\n    SRC = 'contrib/csrc/mha'\n"
+        "    def sources(self):\n        return [f'{self.SRC}/mha.cpp', f'{self.SRC}/mha_cuda.cu']\n")
+    (root / "op_builder" / "conv.py").write_text(
+        "from .builder import OpBuilder\nclass ConvBuilder(OpBuilder):\n    def sources(self):\n"
+        "        if self.is_rocm_pytorch():\n            return ['contrib/csrc/conv/conv_rocm.cpp']\n"
+        "        return ['contrib/csrc/conv/conv.cpp']\n")
+    (root / "op_builder" / "p2p.py").write_text(
+        "from .builder import OpBuilder\nclass P2PBuilder(OpBuilder):\n"
+        "    def is_compatible(self):\n        if self.is_rocm_pytorch():\n            return False\n        return True\n"
+        "    def sources(self):\n        return ['contrib/csrc/p2p/p2p.cu']\n")
+    (root / "op_builder" / "xpu").mkdir()
+    (root / "op_builder" / "xpu" / "mha.py").write_text(
+        "class XpuMhaBuilder:\n    def sources(self):\n        return ['contrib/csrc/xpu/mha.cpp']\n")
+    (root / "setup.py").write_text("import torch\nfrom op_builder.mha import MhaBuilder\n"
+                                   "IS_ROCM = torch.version.hip is not None\next_modules = [MhaBuilder().builder()]\n")
+    kernel = "__global__ void k(int* o) { o[threadIdx.x & 31] = 0; }\n"
+    for f in ("mha/mha.cpp", "mha/mha_cuda.cu", "conv/conv.cpp", "conv/conv_rocm.cpp", "p2p/p2p.cu",
+              "xpu/mha.cpp", "fmha/src/fmha_fwd.cu"):
+        p = root / "apex" / "contrib" / "csrc" / f
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(kernel if not f.startswith("fmha") else "#include <fmha/utils.h>\n" + kernel)
+    utils = root / "apex" / "contrib" / "csrc" / "fmha" / "src" / "fmha" / "utils.h"
+    utils.parent.mkdir(parents=True)
+    utils.write_text('__device__ unsigned f() { unsigned r; asm volatile("mov.u32 %0, 0;" : "=r"(r)); return r; }\n')
+    (root / "contrib").mkdir()
+    (root / "contrib" / "csrc").symlink_to("../apex/contrib/csrc")
+
+
+def test_op_builders_say_what_each_build_compiles(tmp_path: Path):
+    from hipgauge.source.build_selection import build_selection
+    from hipgauge.source.walk import walk_tree
+
+    _apex_like(tmp_path)
+    entries, _ = walk_tree([tmp_path], [], 1 << 20, python=True)
+    sel = build_selection(entries)
+    assert sel is not None and sel.has_hip_build
+    c = "apex/contrib/csrc/"
+    assert sel.builds_for(c + "mha/mha_cuda.cu") == {"cuda", "hip"}
+    assert sel.builds_for(c + "conv/conv.cpp") == {"cuda"} and sel.builds_for(c + "conv/conv_rocm.cpp") == {"hip"}
+    assert sel.builds_for(c + "p2p/p2p.cu") == {"cuda"}  # is_compatible() is False on ROCm
+    assert sel.builds_for(c + "xpu/mha.cpp") == set()  # another accelerator's builder: no build here
+    assert sel.builds_for(c + "fmha/src/fmha_fwd.cu") == set()  # no builder names it: neither build
+    assert sel.builds_for(c + "fmha/src/fmha/utils.h") == set()  # reached only from it, through <fmha/utils.h>
+    res = scan_tree([tmp_path], ScanOptions(workers=1))
+    ptx = [f for f in res.findings if f.code == "HG301"]
+    assert ptx and all(f.branch == "not-built" and f.effort_hours == 0 for f in ptx)
+    costed = {f.file for f in res.findings if f.effort_hours > 0}
+    assert costed == {c + "mha/mha.cpp", c + "mha/mha_cuda.cu", c + "conv/conv_rocm.cpp"}
+
+
+def test_a_builder_source_list_not_followed_whole_marks_nothing_unbuilt(tmp_path: Path):
+    from hipgauge.source.build_selection import build_selection
+    from hipgauge.source.walk import walk_tree
+
+    _apex_like(tmp_path)
+    (tmp_path / "op_builder" / "mha.py").write_text(
+        "from .builder import OpBuilder\nclass MhaBuilder(OpBuilder):\n"
+        "    def sources(self):\n        return self.list_sources('contrib/csrc/mha')\n")
+    entries, _ = walk_tree([tmp_path], [], 1 << 20, python=True)
+    sel = build_selection(entries)
+    assert sel is not None
+    assert sel.builds_for("apex/contrib/csrc/fmha/src/fmha_fwd.cu") is None  # the build may compile it: unknown

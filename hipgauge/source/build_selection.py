@@ -34,7 +34,8 @@ from hipgauge.model import Severity
 from hipgauge.source.conditions import (BOTH, CUDA_ONLY, HIP_ONLY, MAYBE, NEITHER, NO, YES, Visibility, branch_done,
                                         branch_visibility, line_class)
 from hipgauge.source.pybranches import names_hip, test_sides
-from hipgauge.source.setup_eval import setup_sources
+from hipgauge.source.pyinline import is_test_module
+from hipgauge.source.setup_eval import Resolve, builder_sources, setup_sources
 from hipgauge.source.walk import SELECTION_KINDS, read_text_bytes
 
 CUDA, HIP = "cuda", "hip"
@@ -50,6 +51,8 @@ _HIP_FOUND = frozenset({"hip_FOUND", "HIP_FOUND", "CMAKE_HIP_COMPILER", "ROCM_FO
 #: build as read here (each is a build of its own; a tree that builds one together with CUDA is read as two builds)
 _OTHER_BACKEND = re.compile(r"^(?:[A-Za-z][A-Za-z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?(?:MUSA|SYCL|METAL|VULKAN|"
                             r"OPENCL|CANN|KOMPUTE|WEBGPU|XPU|MPS|OPENVINO|HEXAGON|ZDNN|VIRTGPU|ET|MLU)$")
+#: op-builder folders of other accelerators (DeepSpeed's ``op_builder/xpu/``, ``op_builder/npu/``…): builds of their own
+_OTHER_BACKEND_DIRS = frozenset({"cpu", "xpu", "hpu", "npu", "mlu", "sdaa", "supa", "musa", "sycl", "cann", "mps"})
 _CUDA_WORDS = frozenset({"cuda"})
 _HIP_WORDS = frozenset({"hip", "rocm"})
 _TRUE = frozenset({"1", "ON", "YES", "TRUE", "Y"})
@@ -79,7 +82,9 @@ TU_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
 _UNKNOWN = "//unknown"  # an argument hipgauge could not expand, in a function's ARGV
 _TREE = "//tree"  # the tree root in expanded paths (``${CMAKE_CURRENT_SOURCE_DIR}``, GLOB results)
 _VAR = re.compile(r"\$\{([A-Za-z0-9_.+-]+)\}")
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+#: ``#include "x.h"``, and ``#include <fmha/utils.h>`` (a path under an include directory: followed when it names a
+#: tree file, by its path suffix; ``<vector>`` and other single names are never tree files here)
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+/[^>\n]+)>)', re.M)
 
 
 @dataclass(frozen=True)
@@ -936,13 +941,19 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
     files = frozenset(e.display for e in entries)
     scripts: dict[str, str] = {}
     setup: dict[str, str] = {}
+    builders: dict[str, str] = {}
     for e in entries:
         if e.kind in SELECTION_KINDS and e.size <= max_bytes:
             data = read_text_bytes(e, max_bytes)
             if data is None:
                 continue
             (scripts if e.kind == "cmake" else setup)[e.display] = data.decode("utf-8", "replace")
-    if not scripts and not setup:
+        elif e.kind == "python" and e.size <= max_bytes and not is_test_module(e.display):
+            data = read_text_bytes(e, max_bytes)
+            if data is not None and b"def sources(" in data and b"class " in data \
+                    and not _OTHER_BACKEND_DIRS & set(e.display.lower().split("/")[:-1]):
+                builders[e.display] = data.decode("utf-8", "replace")  # an op builder (DeepSpeed, ROCm apex)
+    if not scripts and not setup and not builders:
         return None
     cmds = {p: cmake_commands(t) for p, t in scripts.items()}
     bodies: dict[str, _Function] = {}
@@ -993,8 +1004,22 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
             block = _longest(where, side)
             if block is not None and not any(e.startswith(script + ":") for e in ev):
                 ev.append(f"{script}:{block[0]}-{block[1]}: a block only the {label} build reads")
+    resolve = _resolver(entries, files)
+    lossy: list[str] = []
     for script, text in sorted(setup.items()):
-        _setup_sources(script, text, files, units, hip_ev)
+        _setup_sources(script, text, files, units, hip_ev, resolve, lossy)
+    for script, text in sorted(builders.items()):
+        got = builder_sources(script, text, files, resolve)
+        if got is None:
+            continue
+        lossy += [f"{script}:{n}" for n in got.lossy]
+        if got.has_hip and not any(e.startswith(script) for e in hip_ev):
+            hip_ev.append(f"{script}: an op builder with a ROCm branch")
+        for p, got_b in got.builds.items():
+            u = units.setdefault(p, {"builds": set(), "maybe": set(), "where": []})
+            u["builds"] |= got_b
+            if len(u["where"]) < 3:
+                u["where"].append(f"{script}:{got.where[p]}")
     if any(HIP in u["builds"] for u in units.values()) and not hip_ev:
         hip_ev.append("a build script names sources for the HIP build")
     if not hip_ev:  # no HIP build: the builds are the CUDA build's, whatever a script's vendor words
@@ -1009,6 +1034,8 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
     if not any(r.lost_sources for r in runs.values()):  # else a named file may be in a list hipgauge lost
         unit_list += _named_only(mentions, set(units))
     unit_list += _unentered(entries, lists, runs, set(units) | {u.path for u in unit_list})
+    if builders and not scripts and not lossy and units:  # every op builder's sources() followed whole
+        unit_list += _named_by_no_builder(entries, {u.path for u in unit_list})
     unit_list += _headers(entries, {u.path: u for u in unit_list}, max_bytes)
     unknown = tuple(dict.fromkeys([*runs[CUDA].unknown, *runs[HIP].unknown]))
     return BuildSelection(units=tuple(sorted(unit_list, key=lambda u: u.path)), hip_build=tuple(hip_ev),
@@ -1063,6 +1090,16 @@ def _unentered(entries: list[Any], lists: list[str], runs: dict[str, _Run], name
     return out
 
 
+def _named_by_no_builder(entries: list[Any], named: set[str]) -> list[UnitBuilds]:
+    """In a tree built through op builders alone (ROCm apex: setup.py builds what ``op_builder/*.py`` name, and
+    every ``sources()`` was followed whole), a translation unit none of them names is compiled by neither build
+    (a contrib folder with no builder: apex's ``fmha``, ``bottleneck``)."""
+    return [UnitBuilds(e.display, frozenset(), frozenset(), ("no op builder and no setup.py source list names it",),
+                       "unnamed")
+            for e in entries if e.display not in named and e.kind in ("cuda", "cpp")
+            and e.display.lower().endswith(TU_SUFFIXES)]
+
+
 def _longest(where: tuple[int, ...], side: int) -> tuple[int, int] | None:
     """The longest run of lines of one class (1-based first, last), None when none."""
     best: tuple[int, int] | None = None
@@ -1080,8 +1117,27 @@ def _longest(where: tuple[int, ...], side: int) -> tuple[int, int] | None:
 _BUILD_OF = {HIP_ONLY: HIP, CUDA_ONLY: CUDA}
 
 
+def _resolver(entries: list[Any], files: frozenset[str]) -> Resolve | None:
+    """Tree paths through symlinked folders (ROCm apex's ``contrib/csrc -> ../apex/contrib/csrc``): the path the
+    walk listed for the same real file. None for a scan of several roots."""
+    roots = {str(e.path)[: -len(e.display)] for e in entries if str(e.path).endswith(e.display)}
+    if len(roots) != 1:
+        return None
+    root = roots.pop()
+    real_root = os.path.realpath(root)
+    by_real = {os.path.realpath(os.path.join(root, f)): f for f in files}
+
+    def resolve(p: str) -> str | None:
+        real = os.path.realpath(os.path.join(root, p))
+        if not real.startswith(real_root):
+            return None
+        return by_real.get(real)
+
+    return resolve
+
+
 def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[str, dict[str, Any]],
-                   hip_ev: list[str]) -> None:
+                   hip_ev: list[str], resolve: Resolve | None = None, lossy: list[str] | None = None) -> None:
     """setup.py: the sources its extension calls receive, each build's (``setup_eval``); then every other string
     naming a tree source (or a glob of them), under the branch it sits in
     (``if torch.version.hip:`` / ``IS_ROCM`` → the HIP build; its ``else`` → the CUDA build; elsewhere both,
@@ -1091,7 +1147,9 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return
     folder = posixpath.dirname(script)
-    followed = setup_sources(script, text, files)  # the sources its extension calls receive, followed through
+    followed = setup_sources(script, text, files, resolve)  # the sources its extension calls receive, followed through
+    if followed is not None and followed.lossy and lossy is not None:
+        lossy += [f"{script}:{n}" for n in followed.lossy]
     if followed is not None:
         for p, got in followed.builds.items():
             u = units.setdefault(p, {"builds": set(), "maybe": set(), "where": []})
@@ -1157,7 +1215,7 @@ def _headers(entries: list[Any], units: dict[str, UnitBuilds], max_bytes: int) -
             continue
         out = []
         for m in _INCLUDE.finditer(data):
-            inc = m.group(1).decode("latin-1")
+            inc = (m.group(1) or m.group(2)).decode("latin-1")
             p = posixpath.normpath(posixpath.join(posixpath.dirname(e.display), inc))
             if p not in paths:
                 cands = [c for c in by_base.get(posixpath.basename(inc), []) if c == inc or c.endswith("/" + inc)]

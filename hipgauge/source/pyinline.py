@@ -83,7 +83,12 @@ _TEST_MODULE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test|conftest)\.py$")
 def wants_build_rules(data: bytes, name: str = "") -> bool:
     """Whether the build rules read this .py: it sets nvcc flags or builds a torch extension, and is not a test
     module (DeepSpeed's tests/unit/ops/test_op_builder.py asserts on ``-gencode`` strings it never passes)."""
-    return not _TEST_MODULE.search(name) and any(m in data for m in BUILD_MARKERS)
+    return not is_test_module(name) and any(m in data for m in BUILD_MARKERS)
+
+
+def is_test_module(name: str) -> bool:
+    """A pytest module by its name (``tests/unit/ops/test_op_builder.py``, ``conftest.py``)."""
+    return _TEST_MODULE.search(name) is not None
 
 
 def decode_python(data: bytes) -> str:

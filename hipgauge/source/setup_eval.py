@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hipgauge.source.conditions import CUDA_ONLY, HIP_ONLY
@@ -39,6 +40,7 @@ class _Tree(str):
 
 
 Files = dict[str, frozenset[str]]  # tree path -> the builds in which it is in the value
+Resolve = Callable[[str], "str | None"]  # a path through symlinked folders -> the tree path the walk listed
 
 
 @dataclass
@@ -48,18 +50,31 @@ class SetupSources:
     builds: dict[str, frozenset[str]] = field(default_factory=dict)
     where: dict[str, int] = field(default_factory=dict)
     has_hip: bool = False
+    #: a source list hipgauge could not follow whole (an unknown operand, a path that is no tree file): the build
+    #: may compile files this does not name
+    lossy: list[int] = field(default_factory=list)
 
 
 class _Run:
-    def __init__(self, script: str, text: str, files: frozenset[str]):
-        self.folder = posixpath.dirname(script)
+    def __init__(self, script: str, text: str, files: frozenset[str], resolve: Resolve | None = None,
+                 folder: str | None = None):
+        self.folder = posixpath.dirname(script) if folder is None else folder
         self.script = script
         self.text = text
         self.files = files
         self.sorted_files = sorted(files)
+        self.resolve = resolve
         self.env: dict[str, object] = {}
         self.out = SetupSources()
         self.steps = 0
+        self.returns = False  # a builder's ``sources()``: what it returns is what the build compiles
+
+    def known(self, p: str) -> str | None:
+        """The tree file a path names (through a symlinked folder: ``contrib/csrc -> apex/contrib/csrc``)."""
+        if p in self.files:
+            return p
+        q = self.resolve(p) if self.resolve is not None else None
+        return q if q in self.files else None
 
     # -- values ---------------------------------------------------------------------------------------------------
     def tree_path(self, s: str) -> str:
@@ -72,8 +87,8 @@ class _Run:
         if isinstance(value, dict):
             return value
         if isinstance(value, str):
-            p = self.tree_path(value)
-            return {p: ALL} if p in self.files else {}
+            p = self.known(self.tree_path(value))
+            return {p: ALL} if p is not None else {}
         if isinstance(value, list):
             out: Files = {}
             for v in value:
@@ -115,6 +130,18 @@ class _Run:
             return None
         if isinstance(node, ast.Call):
             return self.call(node)
+        if isinstance(node, ast.JoinedStr):
+            parts: list[str] = []
+            for v in node.values:
+                got = v.value if isinstance(v, ast.Constant) else (
+                    self.value(v.value) if isinstance(v, ast.FormattedValue) and v.conversion == -1
+                    and v.format_spec is None else None)
+                if not isinstance(got, str):
+                    return None
+                parts.append(got)
+            return "".join(parts)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            return self.env.get(node.attr)  # a class constant (``SRC_DIR = "csrc/adam"``)
         if isinstance(node, ast.Attribute) and node.attr == "parent":
             base = self.value(node.value)
             return _like(base, posixpath.dirname(base)) if isinstance(base, str) else None
@@ -132,10 +159,8 @@ class _Run:
         for p, b in source.items():
             self.env[gen.target.id] = _Tree(p)
             v = self.value(node.elt)
-            if isinstance(v, str):
-                q = self.tree_path(v)
-                if q in self.files:
-                    out[q] = out.get(q, frozenset()) | b
+            if isinstance(v, str) and (q := self.known(self.tree_path(v))) is not None:
+                out[q] = out.get(q, frozenset()) | b
         self.env[gen.target.id] = saved
         return out
 
@@ -191,9 +216,18 @@ class _Run:
             self.statement(stmt, sides, certain)
             for call in _calls(stmt):
                 self.extension_call(call, sides)
+            if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body \
+                    and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
+                rest = branch_sides(self.text, stmt)[1]  # ``if <hip>: return …``: the rest is the other build's
+                if rest is not None:
+                    sides = sides & _SIDE[rest]
+                    if not sides:
+                        return
 
     def statement(self, stmt: ast.stmt, sides: frozenset[str], certain: bool) -> None:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+        if isinstance(stmt, ast.Return) and self.returns and stmt.value is not None:
+            self.received(self.value(stmt.value), sides, stmt.lineno)
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             self.assign(stmt.targets[0].id, self.value(stmt.value), sides, certain)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
             self.assign(stmt.target.id, self.value(stmt.value), sides, certain)
@@ -261,11 +295,18 @@ class _Run:
         arg = next((k.value for k in call.keywords if k.arg == "sources"), None)
         if arg is None and len(call.args) >= 2:
             arg = call.args[1]
-        got = self.file_set(self.value(arg)) if arg is not None else None
-        for p, s in (got or {}).items():
+        if arg is not None:
+            self.received(self.value(arg), sides, call.lineno)
+
+    def received(self, value: object, sides: frozenset[str], line: int) -> None:
+        """Files an extension call (or a builder's ``sources()``) receives in the builds ``sides``."""
+        if self.file_set(value) is None or isinstance(value, list) and any(
+                self.file_set(v) in (None, {}) for v in value):
+            self.out.lossy.append(line)
+        for p, s in (self.file_set(value) or {}).items():
             if s & sides:
                 self.out.builds[p] = self.out.builds.get(p, frozenset()) | (s & sides)
-                self.out.where.setdefault(p, call.lineno)
+                self.out.where.setdefault(p, line)
 
 
 def _calls(stmt: ast.stmt) -> list[ast.Call]:
@@ -306,22 +347,66 @@ def _union(a: Files, b: Files) -> Files:
     return out
 
 
-def setup_sources(script: str, text: str, files: frozenset[str]) -> SetupSources | None:
+def setup_sources(script: str, text: str, files: frozenset[str], resolve: Resolve | None = None
+                  ) -> SetupSources | None:
     """Per tree file, the builds whose extension calls receive it (None: not Python, or nothing received). In a
     script with no HIP branch the builds are the CUDA build's only."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    run = _Run(script, text, files)
+    run = _Run(script, text, files, resolve)
     try:
         run.run(tree.body, ALL, True)
     except RecursionError:
         return None
-    if not run.out.builds:
+    if not run.out.builds and not run.out.lossy:
         return None
     run.out.has_hip = any(isinstance(n, ast.If) and names_hip(ast.get_source_segment(text, n.test) or "")
                           for n in ast.walk(tree))
     if not run.out.has_hip:
         run.out.builds = {p: frozenset({CUDA}) for p in run.out.builds}
     return run.out
+
+
+def _excludes_hip(text: str, method: ast.FunctionDef) -> bool:
+    """``is_compatible`` answers False in the HIP build: ``if self.is_rocm_pytorch(): … return False``."""
+    for node in ast.walk(method):
+        if isinstance(node, ast.If) and branch_sides(text, node)[0] == HIP_ONLY and any(
+                isinstance(r, ast.Return) and isinstance(r.value, ast.Constant) and r.value.value is False
+                for r in ast.walk(ast.Module(body=node.body, type_ignores=[]))):
+            return True
+    return False
+
+
+def builder_sources(script: str, text: str, files: frozenset[str], resolve: Resolve | None = None
+                    ) -> SetupSources | None:
+    """An op-builder module (DeepSpeed's and ROCm apex's ``op_builder/*.py``): each class with a ``sources()``
+    method builds what that method returns, paths relative to the folder above ``op_builder/``
+    (``apex_src_path`` / ``deepspeed_src_path``), under its ``if self.is_rocm_pytorch():`` branches; a class whose
+    ``is_compatible()`` returns False in the HIP build is the CUDA build's alone."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    out = SetupSources(has_hip=names_hip(text))
+    package = posixpath.dirname(posixpath.dirname(script))
+    constants: list[ast.stmt] = [s for s in tree.body if isinstance(s, (ast.Assign, ast.AnnAssign))]
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        methods = {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef)}
+        if "sources" not in methods:
+            continue
+        sides = frozenset({CUDA}) if "is_compatible" in methods and _excludes_hip(text, methods["is_compatible"]) \
+            else ALL
+        run = _Run(script, text, files, resolve, folder=package)
+        try:
+            run.run(constants + [s for s in cls.body if isinstance(s, (ast.Assign, ast.AnnAssign))], ALL, True)
+            run.returns = True
+            run.run(methods["sources"].body, sides, True)
+        except RecursionError:
+            continue
+        for p, b in run.out.builds.items():
+            out.builds[p] = out.builds.get(p, frozenset()) | b
+            out.where.setdefault(p, run.out.where[p])
+        out.lossy += run.out.lossy
+    return out if out.builds or out.lossy else None
