@@ -215,3 +215,15 @@ def test_hg101_hg107_arithmetic_of_32_thread_tiles():
     assert _found(named, "HG101") == {6: "low", 7: "low"}
     assert "a name from another header" in next(
         f.message for f in check_file(snippet_file(named, "cuda"), None, set()) if f.code == "HG101")
+
+
+def test_hg104_mask_that_a_vendor_macro_drops():
+    # ROCm apex contrib/csrc/multihead_attn/softmax.cuh
+    code = ("#ifdef __HIP_PLATFORM_AMD__\n"
+            "#define APEX_WARP_SHFL_XOR(mask, value, offset, width) __shfl_xor(value, offset, width)\n"
+            "#else\n#define APEX_WARP_SHFL_XOR __shfl_xor_sync\n#endif\n"
+            "__device__ float f(float v) {\n    constexpr unsigned FULL_MASK = 0xffffffff;\n"
+            "    for (int o = 16; o > 0; o /= 2) v += APEX_WARP_SHFL_XOR(FULL_MASK, v, o, 32);\n    return v;\n}\n")
+    assert _found(code, "HG104") == {7: "low"}
+    raw = code.replace("APEX_WARP_SHFL_XOR(FULL_MASK", "__shfl_xor_sync(FULL_MASK")
+    assert _found(raw, "HG104") == {7: "high"}  # the mask reaches a real *_sync call
