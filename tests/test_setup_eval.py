@@ -161,3 +161,41 @@ def test_a_builder_source_list_not_followed_whole_marks_nothing_unbuilt(tmp_path
     sel = build_selection(entries)
     assert sel is not None
     assert sel.builds_for("apex/contrib/csrc/fmha/src/fmha_fwd.cu") is None  # the build may compile it: unknown
+
+
+def test_a_setup_py_whose_extensions_are_all_cudas(tmp_path: Path):
+    """flash-attention's hopper/setup.py: ``if USE_TRITON_ROCM: SKIP_CUDA_BUILD = True`` and every extension under
+    ``if not SKIP_CUDA_BUILD:``, its sources from f-strings hipgauge does not follow: every unit below it is the
+    CUDA build's, and headers they reach through ``#include "x.h"`` of a folder above follow them, even where
+    another folder has a header of the same name."""
+    from hipgauge.source.build_selection import build_selection
+    from hipgauge.source.walk import walk_tree
+
+    hop = tmp_path / "hopper"
+    (hop / "instantiations").mkdir(parents=True)
+    (hop / "setup.py").write_text(
+        "import os, itertools\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+        "USE_TRITON_ROCM = os.getenv('FLASH_ATTENTION_TRITON_AMD_ENABLE', 'FALSE') == 'TRUE'\n"
+        "SKIP_CUDA_BUILD = os.getenv('SKIP', 'FALSE') == 'TRUE'\nif USE_TRITON_ROCM:\n    SKIP_CUDA_BUILD = True\n"
+        "ext_modules = []\nif not SKIP_CUDA_BUILD:\n"
+        "    srcs = [f'instantiations/fwd_hdim{h}.cu' for h, d in itertools.product([64], ['bf16'])]\n"
+        "    ext_modules.append(CUDAExtension(name='fa3', sources=['flash_api.cpp'] + srcs,\n"
+        "                                     extra_compile_args={'nvcc': ['--use_fast_math']}))\n")
+    (hop / "flash_api.cpp").write_text('#include "launch.h"\n')
+    (hop / "instantiations" / "fwd_hdim64.cu").write_text('#include "launch.h"\n')
+    (hop / "launch.h").write_text('#include "mainloop.hpp"\n')
+    (hop / "mainloop.hpp").write_text("__device__ void f() { asm volatile(\"wgmma.fence.sync.aligned;\"); }\n")
+    (tmp_path / "csrc").mkdir()
+    (tmp_path / "csrc" / "launch.h").write_text("// another project's header of the same name\n")
+    (tmp_path / "csrc" / "ck.cpp").write_text('#include "launch.h"\n')
+    (tmp_path / "setup.py").write_text(
+        "import torch\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+        "ext = CUDAExtension('fa', ['csrc/ck.cpp']) if torch.version.hip else None\n")
+    entries, _ = walk_tree([tmp_path], [], 1 << 20, python=True)
+    sel = build_selection(entries)
+    assert sel is not None and sel.has_hip_build
+    for f in ("hopper/flash_api.cpp", "hopper/instantiations/fwd_hdim64.cu", "hopper/launch.h",
+              "hopper/mainloop.hpp"):
+        assert sel.builds_for(f) == {"cuda"}, f
+    res = scan_tree([tmp_path], ScanOptions(workers=1))
+    assert not [f for f in res.findings if f.effort_hours > 0 and f.file.startswith("hopper/")]

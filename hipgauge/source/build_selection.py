@@ -33,7 +33,7 @@ from typing import Any
 from hipgauge.model import Severity
 from hipgauge.source.conditions import (BOTH, CUDA_ONLY, HIP_ONLY, MAYBE, NEITHER, NO, YES, Visibility, branch_done,
                                         branch_visibility, line_class)
-from hipgauge.source.pybranches import names_hip, test_sides
+from hipgauge.source.pybranches import branch_sides, names_hip
 from hipgauge.source.pyinline import is_test_module
 from hipgauge.source.setup_eval import Resolve, builder_sources, setup_sources
 from hipgauge.source.walk import SELECTION_KINDS, read_text_bytes
@@ -1156,17 +1156,26 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
             u["builds"] |= got
             if len(u["where"]) < 3:
                 u["where"].append(f"{script}:{followed.where[p]}")
+        if followed.call_sides == {CUDA} and names_hip(text):
+            # every extension call sits in the CUDA build's branch (flash-attention's hopper/setup.py builds nothing
+            # when FLASH_ATTENTION_TRITON_AMD_ENABLE): the units below it no other script names are the CUDA build's
+            folder = posixpath.dirname(script)
+            for p in files:
+                if p not in units and p.lower().endswith(TU_SUFFIXES) and (not folder or _is_below(p, folder)):
+                    units[p] = {"builds": {CUDA}, "maybe": set(),
+                                "where": [f"{script}: its extension calls are the CUDA build's alone"]}
     side: dict[int, str] = {}
     has_hip = False
     for node in ast.walk(tree):
         if isinstance(node, ast.If):
             test = ast.get_source_segment(text, node.test) or ""
-            sides = test_sides(text, node.test)
-            if not names_hip(test) or sides == (None, None):
+            sides = branch_sides(text, node)
+            if sides == (None, None):
                 continue
-            has_hip = True
-            if not any(e.startswith(script) for e in hip_ev):
-                hip_ev.append(f"{script}:{node.lineno}: a ROCm branch ({test.strip()[:40]})")
+            if names_hip(test):  # (``if not SKIP_CUDA_BUILD:``, set by a HIP branch, is decided without naming HIP)
+                has_hip = True
+                if not any(e.startswith(script) for e in hip_ev):
+                    hip_ev.append(f"{script}:{node.lineno}: a ROCm branch ({test.strip()[:40]})")
             for body, vis in ((node.body, sides[0]), (node.orelse, sides[1])):
                 b = _BUILD_OF.get(vis) if vis is not None else None
                 if b is None:
@@ -1219,6 +1228,11 @@ def _headers(entries: list[Any], units: dict[str, UnitBuilds], max_bytes: int) -
             p = posixpath.normpath(posixpath.join(posixpath.dirname(e.display), inc))
             if p not in paths:
                 cands = [c for c in by_base.get(posixpath.basename(inc), []) if c == inc or c.endswith("/" + inc)]
+                if len(cands) > 1:  # the one in a folder above the includer (an include path of its project)
+                    here = posixpath.dirname(e.display)
+                    above = [c for c in cands if _is_below(here, c[: -len(inc)].rstrip("/"))
+                             or here == c[: -len(inc)].rstrip("/")]
+                    cands = [max(above, key=len)] if above else cands
                 p = cands[0] if len(cands) == 1 else ""
             if p:
                 out.append(p)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 
 from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY, Visibility
 
@@ -58,12 +59,33 @@ def test_sides(text: str, test: ast.expr) -> tuple[int | None, int | None]:
             and test.comparators[0].value is None and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
         body, orelse = test_sides(text, test.left)
         return (orelse, body) if isinstance(test.ops[0], (ast.Is, ast.Eq)) else (body, orelse)
+    if isinstance(test, ast.Name) and test.id in _set_true_by_hip(text):
+        return None, CUDA_ONLY  # true in the HIP build; the CUDA build may set it too
     src = ast.get_source_segment(text, test) or ""
     if _VENDOR_TEST.search(src):
         return HIP_ONLY, CUDA_ONLY
     if _CUDA_TEST.search(src):
         return CUDA_ONLY, HIP_ONLY
     return None, None
+
+
+@lru_cache(maxsize=16)
+def _set_true_by_hip(text: str) -> frozenset[str]:
+    """Names a HIP branch sets to True (flash-attention's hopper/setup.py: ``if USE_TRITON_ROCM:
+    SKIP_CUDA_BUILD = True``): true in the HIP build, so ``if not SKIP_CUDA_BUILD:`` is the CUDA build's."""
+    tree = _parse(text) if _VENDOR_TEST.search(text) else None
+    if tree is None:
+        return frozenset()
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        # a plain HIP test (``if USE_TRITON_ROCM:``, ``if torch.version.hip:``), no negation or ``is None``
+        if not isinstance(node, ast.If) or not isinstance(node.test, ast.Name | ast.Attribute | ast.Call) \
+                or not _VENDOR_TEST.search(ast.get_source_segment(text, node.test) or ""):
+            continue
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant) and stmt.value.value is True:
+                out.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+    return frozenset(out)
 
 
 def branch_sides(text: str, node: ast.If) -> tuple[int | None, int | None]:

@@ -53,6 +53,8 @@ class SetupSources:
     #: a source list hipgauge could not follow whole (an unknown operand, a path that is no tree file): the build
     #: may compile files this does not name
     lossy: list[int] = field(default_factory=list)
+    #: the builds in which some extension call runs (``{"cuda"}``: every call sits in the CUDA build's branch)
+    call_sides: frozenset[str] = frozenset()
 
 
 class _Run:
@@ -292,6 +294,8 @@ class _Run:
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
         if not _EXTENSION_CALL.search(name):
             return
+        if name.lower().endswith("extension") or any(k.arg == "sources" for k in call.keywords):
+            self.out.call_sides |= sides  # not ``json.load(f)``
         arg = next((k.value for k in call.keywords if k.arg == "sources"), None)
         if arg is None and len(call.args) >= 2:
             arg = call.args[1]
@@ -360,7 +364,7 @@ def setup_sources(script: str, text: str, files: frozenset[str], resolve: Resolv
         run.run(tree.body, ALL, True)
     except RecursionError:
         return None
-    if not run.out.builds and not run.out.lossy:
+    if not run.out.builds and not run.out.lossy and not run.out.call_sides:
         return None
     run.out.has_hip = any(isinstance(n, ast.If) and names_hip(ast.get_source_segment(text, n.test) or "")
                           for n in ast.walk(tree))
