@@ -1016,10 +1016,7 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
         if got.has_hip and not any(e.startswith(script) for e in hip_ev):
             hip_ev.append(f"{script}: an op builder with a ROCm branch")
         for p, got_b in got.builds.items():
-            u = units.setdefault(p, {"builds": set(), "maybe": set(), "where": []})
-            u["builds"] |= got_b
-            if len(u["where"]) < 3:
-                u["where"].append(f"{script}:{got.where[p]}")
+            _add_unit(units, p, got_b, f"{script}:{got.where[p]}")
     if any(HIP in u["builds"] for u in units.values()) and not hip_ev:
         hip_ev.append("a build script names sources for the HIP build")
     if not hip_ev:  # no HIP build: the builds are the CUDA build's, whatever a script's vendor words
@@ -1117,6 +1114,14 @@ def _longest(where: tuple[int, ...], side: int) -> tuple[int, int] | None:
 _BUILD_OF = {HIP_ONLY: HIP, CUDA_ONLY: CUDA}
 
 
+def _add_unit(units: dict[str, dict[str, Any]], path: str, builds: Iterable[str], where: str) -> None:
+    """A Python build names ``path`` for ``builds`` at ``where`` (the first three places are kept)."""
+    u = units.setdefault(path, {"builds": set(), "maybe": set(), "where": []})
+    u["builds"] |= set(builds)
+    if len(u["where"]) < 3:
+        u["where"].append(where)
+
+
 def _resolver(entries: list[Any], files: frozenset[str]) -> Resolve | None:
     """Tree paths through symlinked folders (ROCm apex's ``contrib/csrc -> ../apex/contrib/csrc``): the path the
     walk listed for the same real file. None for a scan of several roots."""
@@ -1147,19 +1152,16 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return
     folder = posixpath.dirname(script)
-    followed = setup_sources(script, text, files, resolve)  # the sources its extension calls receive, followed through
+    # the sources its extension calls receive, followed through
+    followed = setup_sources(script, text, files, resolve, tree)
     if followed is not None and followed.lossy and lossy is not None:
         lossy += [f"{script}:{n}" for n in followed.lossy]
     if followed is not None:
         for p, got in followed.builds.items():
-            u = units.setdefault(p, {"builds": set(), "maybe": set(), "where": []})
-            u["builds"] |= got
-            if len(u["where"]) < 3:
-                u["where"].append(f"{script}:{followed.where[p]}")
+            _add_unit(units, p, got, f"{script}:{followed.where[p]}")
         if followed.call_sides == {CUDA} and names_hip(text):
             # every extension call sits in the CUDA build's branch (flash-attention's hopper/setup.py builds nothing
             # when FLASH_ATTENTION_TRITON_AMD_ENABLE): the units below it no other script names are the CUDA build's
-            folder = posixpath.dirname(script)
             for p in files:
                 if p not in units and p.lower().endswith(TU_SUFFIXES) and (not folder or _is_below(p, folder)):
                     units[p] = {"builds": {CUDA}, "maybe": set(),
@@ -1200,10 +1202,7 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
         for p in hits:
             if followed is not None and p in followed.builds:
                 continue  # what the build does with it is known
-            u = units.setdefault(p, {"builds": set(), "maybe": set(), "where": []})
-            u["builds"] |= builds
-            if len(u["where"]) < 3:
-                u["where"].append(f"{script}:{node.lineno}")
+            _add_unit(units, p, builds, f"{script}:{node.lineno}")
 
 
 def _headers(entries: list[Any], units: dict[str, UnitBuilds], max_bytes: int) -> list[UnitBuilds]:

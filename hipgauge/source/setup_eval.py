@@ -64,7 +64,6 @@ class _Run:
         self.script = script
         self.text = text
         self.files = files
-        self.sorted_files = sorted(files)
         self.resolve = resolve
         self.env: dict[str, object] = {}
         self.out = SetupSources()
@@ -94,17 +93,13 @@ class _Run:
         if isinstance(value, list):
             out: Files = {}
             for v in value:
-                fs = self.file_set(v)
-                if fs is None:
-                    continue
-                for p, b in fs.items():
-                    out[p] = out.get(p, frozenset()) | b
+                out = _union(out, self.file_set(v) or {})
             return out
         return None
 
     def glob(self, pattern: str, recursive: bool) -> Files:
         rx = re.compile(_glob_regex(self.tree_path(pattern), recursive))
-        return {p: ALL for p in self.sorted_files if rx.fullmatch(p)}
+        return {p: ALL for p in sorted(self.files) if rx.fullmatch(p)}
 
     def value(self, node: ast.expr | None) -> object:
         self.steps += 1
@@ -162,7 +157,7 @@ class _Run:
             self.env[gen.target.id] = _Tree(p)
             v = self.value(node.elt)
             if isinstance(v, str) and (q := self.known(self.tree_path(v))) is not None:
-                out[q] = out.get(q, frozenset()) | b
+                out = _union(out, {q: b})
         self.env[gen.target.id] = saved
         return out
 
@@ -304,13 +299,13 @@ class _Run:
 
     def received(self, value: object, sides: frozenset[str], line: int) -> None:
         """Files an extension call (or a builder's ``sources()``) receives in the builds ``sides``."""
-        if self.file_set(value) is None or isinstance(value, list) and any(
-                self.file_set(v) in (None, {}) for v in value):
+        got = self.file_set(value)
+        if got is None or isinstance(value, list) and any(self.file_set(v) in (None, {}) for v in value):
             self.out.lossy.append(line)
-        for p, s in (self.file_set(value) or {}).items():
-            if s & sides:
-                self.out.builds[p] = self.out.builds.get(p, frozenset()) | (s & sides)
-                self.out.where.setdefault(p, line)
+        got = {p: s & sides for p, s in (got or {}).items() if s & sides}
+        self.out.builds = _union(self.out.builds, got)
+        for p in got:
+            self.out.where.setdefault(p, line)
 
 
 def _calls(stmt: ast.stmt) -> list[ast.Call]:
@@ -351,14 +346,15 @@ def _union(a: Files, b: Files) -> Files:
     return out
 
 
-def setup_sources(script: str, text: str, files: frozenset[str], resolve: Resolve | None = None
-                  ) -> SetupSources | None:
+def setup_sources(script: str, text: str, files: frozenset[str], resolve: Resolve | None = None,
+                  tree: ast.Module | None = None) -> SetupSources | None:
     """Per tree file, the builds whose extension calls receive it (None: not Python, or nothing received). In a
-    script with no HIP branch the builds are the CUDA build's only."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    script with no HIP branch the builds are the CUDA build's only. ``tree``: the script already parsed."""
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
     run = _Run(script, text, files, resolve)
     try:
         run.run(tree.body, ALL, True)
@@ -409,8 +405,8 @@ def builder_sources(script: str, text: str, files: frozenset[str], resolve: Reso
             run.run(methods["sources"].body, sides, True)
         except RecursionError:
             continue
-        for p, b in run.out.builds.items():
-            out.builds[p] = out.builds.get(p, frozenset()) | b
-            out.where.setdefault(p, run.out.where[p])
+        out.builds = _union(out.builds, run.out.builds)
+        for p, line in run.out.where.items():
+            out.where.setdefault(p, line)
         out.lossy += run.out.lossy
     return out if out.builds or out.lossy else None

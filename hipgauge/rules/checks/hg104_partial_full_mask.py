@@ -76,9 +76,8 @@ def _dropped_by_a_macro(name: str, ctx) -> str | None:
     if not ignores:
         return None
     src = data.decode("latin-1")
-    uses = [u for u in re.finditer(rf"\b{re.escape(name)}\b", src)]
     macro = None
-    for u in uses:
+    for u in re.finditer(rf"\b{re.escape(name)}\b", src):
         line_start = src.rfind("\n", 0, u.start()) + 1
         before = src[line_start:u.start()]
         if re.search(rf"\b{re.escape(name)}\s*=|define\s+{re.escape(name)}\b", src[line_start:u.end() + 4]):
