@@ -9,6 +9,7 @@
 #   bash capture_hosttime.sh blind8   -> blind8/: models never captured before, after the host-transfer term was frozen
 #   bash capture_hosttime.sh blind9   -> blind9/: models never captured before, after the prediction interval was frozen
 #   bash capture_hosttime.sh blind10  -> blind10/: models never captured before, after the tail widening was frozen
+#   bash capture_hosttime.sh blind11  -> blind11/: models never captured before, the model unchanged since blind10 (asked for an H200)
 cd "$(dirname "$0")"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 H=$OUT/h; mkdir -p $H
@@ -80,8 +81,6 @@ run7 shuf2 100 --factory-arg name=shufflenet_v2_x2_0 --factory-arg batch=32 --va
 run7 effb2 100 --factory-arg name=efficientnet_b2 --factory-arg batch=16 --variant effb2_bs16_fp32=fp32 --variant effb2_bs16_tf32=fp32,tf32 --variant effb2_bs16_fp16_cl=fp16,cl
 run7 swins 100 --factory-arg name=swin_s --factory-arg batch=8 --variant swins_bs8_fp32=fp32 --variant swins_bs8_tf32=fp32,tf32 --variant swins_bs8_bf16=bf16
 fi
-ls $H
-ls -la $OUT
 if [ "$1" = blind10 ]; then
 run7 dn201 100 --factory-arg name=densenet201 --factory-arg batch=16 --variant dn201_bs16_fp32=fp32 --variant dn201_bs16_tf32=fp32,tf32 --variant dn201_bs16_fp16_cl=fp16,cl
 run7 mnv3l 100 --factory-arg name=mobilenet_v3_large --factory-arg batch=32 --variant mnv3l_bs32_fp32=fp32 --variant mnv3l_bs32_tf32=fp32,tf32 --variant mnv3l_bs32_fp16_cl=fp16,cl
@@ -89,3 +88,12 @@ run7 regx08 100 --factory-arg name=regnet_x_800mf --factory-arg batch=32 --varia
 run7 rx101 100 --factory-arg name=resnext101_32x8d --factory-arg batch=8 --variant rx101_bs8_fp32=fp32 --variant rx101_bs8_tf32=fp32,tf32 --variant rx101_bs8_fp16_cl=fp16,cl
 run7 swinv2t 100 --factory-arg name=swin_v2_t --factory-arg batch=8 --variant swinv2t_bs8_fp32=fp32 --variant swinv2t_bs8_tf32=fp32,tf32 --variant swinv2t_bs8_bf16=bf16
 fi
+if [ "$1" = blind11 ]; then
+run7 r50 100 --factory-arg name=resnet50 --factory-arg batch=16 --variant r50_bs16_fp32=fp32 --variant r50_bs16_tf32=fp32,tf32 --variant r50_bs16_fp16_cl=fp16,cl
+run7 vgg11 100 --factory-arg name=vgg11 --factory-arg batch=16 --variant vgg11_bs16_fp32=fp32 --variant vgg11_bs16_tf32=fp32,tf32 --variant vgg11_bs16_fp16_cl=fp16,cl
+run7 regy04 100 --factory-arg name=regnet_y_400mf --factory-arg batch=32 --variant regy04_bs32_fp32=fp32 --variant regy04_bs32_tf32=fp32,tf32 --variant regy04_bs32_fp16_cl=fp16,cl
+run7 effb4 100 --factory-arg name=efficientnet_b4 --factory-arg batch=8 --variant effb4_bs8_fp32=fp32 --variant effb4_bs8_tf32=fp32,tf32 --variant effb4_bs8_fp16_cl=fp16,cl
+run7 cnxs 100 --factory-arg name=convnext_small --factory-arg batch=8 --variant cnxs_bs8_fp32=fp32 --variant cnxs_bs8_tf32=fp32,tf32 --variant cnxs_bs8_bf16=bf16
+fi
+ls $H
+ls -la $OUT
