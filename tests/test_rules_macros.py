@@ -118,3 +118,47 @@ void other(float* c, int n) {
     got = [f for f in check_file(snippet_file(src), None, set()) if f.code == "HG405"]
     assert [f.line for f in got] == [5]
     assert "persistent" in got[0].message and got[0].kernel == "go"
+
+
+def test_persistent_grid_is_read_in_the_function_that_reads_the_sm_count():
+    """ROCm apex mlp_cuda.cu: a grid-size helper reads the SM count into ``num_SMs`` and launches nothing; another
+    function's local ``num_SMs`` sizes a launch. Each function's own read and launch are paired."""
+    src = """
+__global__ void k(float* c) { c[blockIdx.x] = 0; }
+void grid_size(int* gy) {
+    int num_SMs = at::cuda::getCurrentDeviceProperties()->multiProcessorCount;
+    *gy = num_SMs * 4;
+}
+void go(float* c) {
+    int num_SMs = at::cuda::getCurrentDeviceProperties()->multiProcessorCount;
+    k<<<num_SMs * 2, 256>>>(c);
+}
+"""
+    got = [f for f in check_file(snippet_file(src), None, set()) if f.code == "HG405"]
+    assert [(f.line, f.kernel) for f in got] == [(8, "go")]
+
+
+def test_an_sm_sized_grid_of_a_grid_stride_loop_is_low_confidence():
+    """ROCm apex's focal loss and mlp bias kernels: 2 blocks per SM, each striding over the data by the grid. No
+    block reuses another's data through L2, so the per-XCD L2 of an MI300X costs nothing there; a persistent
+    kernel that picks tiles by block index stays medium."""
+    src = """
+__global__ void bias(float* x, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) x[i] += 1.f;
+}
+__global__ void tiles(float* c) { c[blockIdx.x * 64 + threadIdx.x] = 0; }
+void go(float* x, int n) {
+    cudaDeviceProp props;
+    cudaGetDeviceProperties(&props, 0);
+    dim3 grid(2 * props.multiProcessorCount);
+    bias<<<grid, 512>>>(x, n);
+}
+void go2(float* c) {
+    cudaDeviceProp props;
+    cudaGetDeviceProperties(&props, 0);
+    tiles<<<props.multiProcessorCount, 64>>>(c);
+}
+"""
+    got = {f.kernel: f for f in check_file(snippet_file(src), None, set()) if f.code == "HG405"}
+    assert got["go"].confidence == "low" and "grid-stride" in got["go"].message
+    assert got["go2"].confidence == "medium"

@@ -199,3 +199,54 @@ def test_a_setup_py_whose_extensions_are_all_cudas(tmp_path: Path):
         assert sel.builds_for(f) == {"cuda"}, f
     res = scan_tree([tmp_path], ScanOptions(workers=1))
     assert not [f for f in res.findings if f.effort_hours > 0 and f.file.startswith("hopper/")]
+
+
+_LAYER_NORM = (
+    "import os\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+    "os.environ['TORCH_CUDA_ARCH_LIST'] = '8.0;9.0'\n"
+    "cc_flag = ['-gencode', 'arch=compute_80,code=sm_80']\n"
+    "ext_modules = [CUDAExtension('ln', sources=['ln_api.cpp', 'ln_fwd.cu'],\n"
+    "                             extra_compile_args={'nvcc': ['--use_fast_math'] + cc_flag})]\n")
+
+
+def _layer_norm_tree(root: Path, hip_root: bool, lossy: bool = False) -> None:
+    """flash-attention's csrc/layer_norm/setup.py: a package of its own with no HIP branch and nvcc flags, in a
+    tree whose root setup.py is the one with the HIP build (``lossy``: its sources come from a call not followed)."""
+    ln = root / "csrc" / "layer_norm"
+    ln.mkdir(parents=True)
+    (ln / "setup.py").write_text(_LAYER_NORM.replace("sources=['ln_api.cpp', 'ln_fwd.cu']", "sources=srcs()")
+                                 if lossy else _LAYER_NORM)
+    (ln / "ln_api.cpp").write_text("int f();\n")
+    (ln / "ln_fwd.cu").write_text("__global__ void k(float* o) { o[threadIdx.x] = 0; }\n")
+    (root / "csrc" / "ck.cpp").write_text("int g();\n")
+    if hip_root:
+        (root / "setup.py").write_text(
+            "import torch\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "ext = CUDAExtension('fa', ['csrc/ck.cpp']) if torch.version.hip else None\n")
+
+
+def _costed_in(res: object, file: str) -> list[str]:
+    return [f.code for f in res.findings if f.file == file and f.effort_hours > 0]  # type: ignore[attr-defined]
+
+
+def test_a_setup_py_that_builds_only_cuda_units_is_the_cuda_builds_script(tmp_path: Path):
+    """Its nvcc flags and CUDA architecture list configure the CUDA build alone: no port work where another
+    script is the tree's HIP build (named by a conditional expression); costed where the tree has no HIP build, or
+    where the script's sources are not followed."""
+    _layer_norm_tree(tmp_path / "fa", hip_root=True)
+    assert not _costed_in(scan_tree([tmp_path / "fa"], ScanOptions(workers=1)), "csrc/layer_norm/setup.py")
+    _layer_norm_tree(tmp_path / "cuda", hip_root=False)
+    assert {"HG701", "HG702"} <= set(_costed_in(scan_tree([tmp_path / "cuda"], ScanOptions(workers=1)),
+                                                "csrc/layer_norm/setup.py"))
+    _layer_norm_tree(tmp_path / "lossy", hip_root=True, lossy=True)
+    assert "HG701" in _costed_in(scan_tree([tmp_path / "lossy"], ScanOptions(workers=1)), "csrc/layer_norm/setup.py")
+
+
+def test_an_extension_call_in_a_conditional_expression_is_that_branchs_build():
+    text = ("import torch\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+            "ext = CUDAExtension('m', ['ck.cpp']) if torch.version.hip else CUDAExtension('m', ['cutlass.cu'])\n")
+    got = setup_sources("setup.py", text, frozenset({"ck.cpp", "cutlass.cu"}))
+    assert got is not None and got.has_hip
+    assert got.builds == {"ck.cpp": {"hip"}, "cutlass.cu": {"cuda"}}
+    plain = text.replace(" if torch.version.hip else CUDAExtension('m', ['cutlass.cu'])", "")
+    assert setup_sources("setup.py", plain, frozenset({"ck.cpp"})).builds == {"ck.cpp": {"cuda"}}  # type: ignore[union-attr]

@@ -1006,8 +1006,8 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
                 ev.append(f"{script}:{block[0]}-{block[1]}: a block only the {label} build reads")
     resolve = _resolver(entries, files)
     lossy: list[str] = []
-    for script, text in sorted(setup.items()):
-        _setup_sources(script, text, files, units, hip_ev, resolve, lossy)
+    cuda_scripts = [script for script, text in sorted(setup.items())
+                    if _setup_sources(script, text, files, units, hip_ev, resolve, lossy)]
     for script, text in sorted(builders.items()):
         got = builder_sources(script, text, files, resolve)
         if got is None:
@@ -1022,6 +1022,8 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
     if not hip_ev:  # no HIP build: the builds are the CUDA build's, whatever a script's vendor words
         for u in units.values():
             u["maybe"].discard(HIP)
+    else:  # a setup.py that builds for CUDA alone beside the HIP build: its flags and arch lists are the CUDA build's
+        lines += [(script, (CUDA_ONLY,) * (setup[script].count("\n") + 1)) for script in cuda_scripts]
     defines = tuple((b, tuple(sorted(runs[b].defines - runs[o].defines))) for b, o in ((CUDA, HIP), (HIP, CUDA)))
     mentions = _mentions(cmds, files)
     unit_list = [UnitBuilds(p, frozenset(u["builds"]), frozenset(u["maybe"]),
@@ -1142,15 +1144,18 @@ def _resolver(entries: list[Any], files: frozenset[str]) -> Resolve | None:
 
 
 def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[str, dict[str, Any]],
-                   hip_ev: list[str], resolve: Resolve | None = None, lossy: list[str] | None = None) -> None:
+                   hip_ev: list[str], resolve: Resolve | None = None, lossy: list[str] | None = None) -> bool:
     """setup.py: the sources its extension calls receive, each build's (``setup_eval``); then every other string
     naming a tree source (or a glob of them), under the branch it sits in
     (``if torch.version.hip:`` / ``IS_ROCM`` → the HIP build; its ``else`` → the CUDA build; elsewhere both,
-    when the script has a HIP branch at all: ``CUDAExtension`` builds with hipcc under ROCm)."""
+    when the script has a HIP branch at all: ``CUDAExtension`` builds with hipcc under ROCm).
+    True when the script configures the CUDA build alone: every unit its extension calls receive is the CUDA
+    build's, or every extension call of a script that names HIP sits in the CUDA build's branch."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return
+        return False
+    cuda_alone = False
     folder = posixpath.dirname(script)
     # the sources its extension calls receive, followed through
     followed = setup_sources(script, text, files, resolve, tree)
@@ -1159,7 +1164,12 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
     if followed is not None:
         for p, got in followed.builds.items():
             _add_unit(units, p, got, f"{script}:{followed.where[p]}")
+        # every unit its calls receive is the CUDA build's (csrc/layer_norm/setup.py: no HIP branch, in a tree whose
+        # HIP build is another script's): the script configures the CUDA build alone
+        cuda_alone = bool(followed.builds) and not followed.lossy \
+            and all(b == {CUDA} for b in followed.builds.values())
         if followed.call_sides == {CUDA} and names_hip(text):
+            cuda_alone = True
             # every extension call sits in the CUDA build's branch (flash-attention's hopper/setup.py builds nothing
             # when FLASH_ATTENTION_TRITON_AMD_ENABLE): the units below it no other script names are the CUDA build's
             for p in files:
@@ -1169,6 +1179,10 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
     side: dict[int, str] = {}
     has_hip = False
     for node in ast.walk(tree):
+        if isinstance(node, ast.IfExp) and names_hip(ast.get_source_segment(text, node.test) or ""):
+            has_hip = True  # ``CUDAExtension(…) if torch.version.hip else None``
+            if not any(e.startswith(script) for e in hip_ev):
+                hip_ev.append(f"{script}:{node.lineno}: a ROCm branch ({(ast.get_source_segment(text, node.test) or '').strip()[:40]})")
         if isinstance(node, ast.If):
             test = ast.get_source_segment(text, node.test) or ""
             sides = branch_sides(text, node)
@@ -1203,6 +1217,7 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
             if followed is not None and p in followed.builds:
                 continue  # what the build does with it is known
             _add_unit(units, p, builds, f"{script}:{node.lineno}")
+    return cuda_alone
 
 
 def _headers(entries: list[Any], units: dict[str, UnitBuilds], max_bytes: int) -> list[UnitBuilds]:

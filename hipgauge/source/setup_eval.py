@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hipgauge.source.conditions import CUDA_ONLY, HIP_ONLY
-from hipgauge.source.pybranches import branch_sides, names_hip
+from hipgauge.source.pybranches import branch_sides, names_hip, test_sides
 
 CUDA, HIP = "cuda", "hip"
 ALL = frozenset({CUDA, HIP})
@@ -211,8 +211,9 @@ class _Run:
                 return
             self.steps += 1
             self.statement(stmt, sides, certain)
-            for call in _calls(stmt):
-                self.extension_call(call, sides)
+            for call, narrow in _calls(self.text, stmt):
+                if sides & narrow:
+                    self.extension_call(call, sides & narrow)
             if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body \
                     and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
                 rest = branch_sides(self.text, stmt)[1]  # ``if <hip>: return …``: the rest is the other build's
@@ -308,12 +309,26 @@ class _Run:
             self.out.where.setdefault(p, line)
 
 
-def _calls(stmt: ast.stmt) -> list[ast.Call]:
-    """The calls of a simple statement (not of the blocks a compound statement holds: those run on their own)."""
+def _calls(text: str, stmt: ast.stmt) -> list[tuple[ast.Call, frozenset[str]]]:
+    """The calls of a simple statement (not of the blocks a compound statement holds: those run on their own), each
+    with the builds that make it: ``CUDAExtension(…) if torch.version.hip else None`` is the HIP build's call."""
     if isinstance(stmt, (ast.If, ast.For, ast.While, ast.With, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef,
                          ast.ClassDef, ast.AsyncFor, ast.AsyncWith)):
         return []
-    return [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+    out: list[tuple[ast.Call, frozenset[str]]] = []
+    todo: list[tuple[ast.AST, frozenset[str]]] = [(stmt, ALL)]
+    while todo:
+        node, sides = todo.pop()
+        if isinstance(node, ast.IfExp):
+            body, orelse = test_sides(text, node.test)
+            todo += [(node.test, sides), (node.body, sides & _SIDE[body] if body is not None else sides),
+                     (node.orelse, sides & _SIDE[orelse] if orelse is not None else sides)]
+            continue
+        if isinstance(node, ast.Call):
+            out.append((node, sides))
+        todo += [(child, sides) for child in ast.iter_child_nodes(node)]
+    out.sort(key=lambda c: (c[0].lineno, c[0].col_offset))
+    return out
 
 
 def _glob_regex(pattern: str, recursive: bool) -> str:
@@ -362,7 +377,7 @@ def setup_sources(script: str, text: str, files: frozenset[str], resolve: Resolv
         return None
     if not run.out.builds and not run.out.lossy and not run.out.call_sides:
         return None
-    run.out.has_hip = any(isinstance(n, ast.If) and names_hip(ast.get_source_segment(text, n.test) or "")
+    run.out.has_hip = any(isinstance(n, (ast.If, ast.IfExp)) and names_hip(ast.get_source_segment(text, n.test) or "")
                           for n in ast.walk(tree))
     if not run.out.has_hip:
         run.out.builds = {p: frozenset({CUDA}) for p in run.out.builds}

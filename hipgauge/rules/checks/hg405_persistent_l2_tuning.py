@@ -5,7 +5,8 @@ What it does
 Flags three patterns of grid-level tuning:
 
 * a kernel grid sized from the SM count (`cudaDevAttrMultiProcessorCount`, `prop.multiProcessorCount`,
-  directly or through one variable) — a persistent kernel;
+  directly or through one variable, launched in the function that read it) — a persistent kernel; low
+  confidence when the kernel is a grid-stride loop (`i += blockDim.x * gridDim.x`), whose blocks share no data;
 * a grid-wide work counter in device code: `atomicAdd(&counter, 1)` (or `atomicInc`) on a global,
   non-`__shared__` counter, in a loop, whose result picks the next tile;
 * host code that reads the L2 size (`l2CacheSize`, `cudaDevAttrL2CacheSize`,
@@ -64,7 +65,8 @@ from hipgauge.rules.checks._common import words
 from hipgauge.rules.checks._launches import launches
 from hipgauge.rules.hit import LOW, MEDIUM, Hit
 from hipgauge.rules.spec import RuleMeta
-from hipgauge.rules.syntax import ancestor, call_args, call_name, parent, text
+from hipgauge.rules.syntax import FUNCTION, ancestor, call_args, call_name, descendants, parent, text
+from hipgauge.source.parse import function_name
 
 CODE = "HG405"
 RULE = RuleMeta(
@@ -130,11 +132,40 @@ def _sm_sized_grid(node, ctx, name):
     if not names:
         return []
     word = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
-    for launch in launches(ctx):
-        if launch.grid and word.search(launch.grid):
-            return [Hit(node, MEDIUM, f"grid `{launch.grid.strip()}` of `{launch.kernel or '?'}` (line {launch.line}) "
-                                      "follows the SM count: a persistent kernel")]
+    first, last = (fn.start_point[0] + 1, fn.end_point[0] + 1) if fn is not None else (0, 1 << 62)
+    for launch in launches(ctx):  # in the function that read the SM count: a local of the same name elsewhere is not it
+        if first <= launch.line <= last and launch.grid and word.search(launch.grid):
+            grid = f"grid `{launch.grid.strip()}` of `{launch.kernel or '?'}` (line {launch.line}) follows the SM count"
+            if _grid_stride(ctx, launch.kernel):
+                return [Hit(node, LOW, f"{grid}, and the kernel is a grid-stride loop: each block streams its own "
+                                       "elements, no L2 locality between blocks to lose (check the grid still fills "
+                                       "304 CUs)")]
+            return [Hit(node, MEDIUM, f"{grid}: a persistent kernel")]
     return []
+
+
+#: ``i += blockDim.x * gridDim.x`` / ``i += gridDim.x * blockDim.x`` / ``i += stride`` with the stride so defined
+_STRIDE = re.compile(r"\+=\s*(?:\w+\s*\*\s*)?\(?\s*(?:blockDim\.x\s*\*\s*gridDim\.x|gridDim\.x\s*\*\s*blockDim\.x)")
+_STRIDE_NAME = re.compile(r"\b(\w+)\s*=\s*(?:\w+\s*\*\s*)?\(?\s*(?:blockDim\.x\s*\*\s*gridDim\.x|"
+                          r"gridDim\.x\s*\*\s*blockDim\.x)")
+
+
+def _grid_stride(ctx, kernel):
+    """The kernel ``kernel`` of this file loops over its elements with the grid's stride (a grid-stride loop): a
+    grid of any size covers the data and no block reuses what another loaded. (A global work counter in it is
+    flagged on its own.)"""
+    if not kernel or ctx.tree is None:
+        return False
+    for fn in descendants(ctx.tree.root_node, FUNCTION):
+        if function_name(fn) != kernel:
+            continue
+        body = re.sub(r"//[^\n]*|/\*.*?\*/", " ", text(fn), flags=re.S)
+        if _STRIDE.search(body):
+            return True
+        names = {m.group(1) for m in _STRIDE_NAME.finditer(body)}
+        if any(re.search(r"\+=\s*" + re.escape(n) + r"\b", body) for n in names):
+            return True
+    return False
 
 
 def _work_counter(node, ctx):
