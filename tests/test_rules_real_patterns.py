@@ -116,6 +116,19 @@ def test_hg406_one_block_per_sm_fits():
     assert set(_found(fixed, "HG406")) == {3, 4}
 
 
+def test_hg406_a_named_grid_of_sms_times_occupancy_fits():
+    """ROCm apex's peer memory halo exchange: ``dim3 grid(numSM*numBlocksPerSm,1,1)`` after the occupancy query,
+    then a cooperative launch of a templated kernel (commas inside ``<…>``) with that grid."""
+    named = ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+             "template <typename T, bool A> __global__ void k(T* x) { cg::this_grid().sync(); }\n"
+             "void go(void** a, int numSM) {\n    int numBlocksPerSm;\n"
+             "    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&numBlocksPerSm, k<float, true>, 256, 0);\n"
+             "    dim3 grid(numSM*numBlocksPerSm,1,1);\n"
+             "    cudaLaunchCooperativeKernel((void*)k<float, true>, grid, dim3(256), a, 0, 0);\n}\n")
+    assert _found(named, "HG406") == {}
+    assert set(_found(named.replace("dim3 grid(numSM*numBlocksPerSm,1,1)", "dim3 grid(4096)"), "HG406")) == {3, 8}
+
+
 # --- dual-target tree ------------------------------------------------------------------------------------------
 
 SHIM = ("#pragma once\n#include <hip/hip_runtime.h>\n#define cudaStream_t hipStream_t\n#define cudaMalloc hipMalloc\n"
@@ -227,3 +240,16 @@ def test_hg104_mask_that_a_vendor_macro_drops():
     assert _found(code, "HG104") == {7: "low"}
     raw = code.replace("APEX_WARP_SHFL_XOR(FULL_MASK", "__shfl_xor_sync(FULL_MASK")
     assert _found(raw, "HG104") == {7: "high"}  # the mask reaches a real *_sync call
+
+
+# --- HG108 ---------------------------------------------------------------------------------------------------
+
+def test_hg108_a_host_local_read_from_the_device_is_that_devices_width():
+    """ROCm apex's transducer loss: ``const int warpSize = props->warpSize;`` then ``std::max(warpSize, …)``: the
+    device's own width read at run time (64 on an MI300X). A local set to 32, or the builtin on the host, stays."""
+    code = ("void bwd(int dict, const cudaDeviceProp* props) {\n"
+            "    const int warpSize = props->warpSize;\n"
+            "    int threads = std::max(warpSize, dict / 4);\n}\n")
+    assert _found(code, "HG108") == {}
+    assert _found(code.replace("props->warpSize", "32"), "HG108")
+    assert _found("void f(int* t) {\n    t[0] = warpSize * 4;\n}\n", "HG108") == {2: "medium"}

@@ -3,7 +3,9 @@
 What it does
 ------------
 Flags `warpSize` in `constexpr` declarations, `static_assert`, template arguments, `__shared__`
-array sizes or host-only functions, and any use of `__AMDGCN_WAVEFRONT_SIZE`.
+array sizes or host-only functions, and any use of `__AMDGCN_WAVEFRONT_SIZE`. A host function's own
+local `warpSize` read from the device (`const int warpSize = props->warpSize;`) is that device's width: not
+flagged.
 
 Why is this bad?
 ----------------
@@ -31,6 +33,8 @@ __global__ void k(float* out) {
 """
 
 from __future__ import annotations
+
+import re
 
 from hipgauge.rules.checks._common import words
 from hipgauge.rules.hit import HIGH, MEDIUM, Hit
@@ -78,5 +82,19 @@ def check(node, ctx):
             return [Hit(node, HIGH, "`warpSize` sizes a __shared__ array")]
     name, _kernel, device = ctx.function_info(node)
     if name is not None and not device:
+        if _queried_local(ctx.function_of(node)):
+            return []  # ``const int warpSize = props->warpSize;``: the device's own width, read at run time
         return [Hit(node, MEDIUM, f"`warpSize` in host function `{name}`")]
     return []
+
+
+#: a host local named ``warpSize`` set from the device's properties or attribute (transducer_loss_kernel.cu in apex)
+_QUERIED = re.compile(r"\bwarpSize\s*=\s*[^;]*(?:(?:->|\.)\s*warpSize\b|DevAttrWarpSize|DeviceAttributeWarpSize)")
+
+
+def _queried_local(fn):
+    """The host function declares a local ``warpSize`` from the device's properties: its uses are that value."""
+    if fn is None:
+        return False
+    body = text(fn)
+    return bool(_QUERIED.search(body)) and not re.search(r"\bwarpSize\s*=\s*\d", body)

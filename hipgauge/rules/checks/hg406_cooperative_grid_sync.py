@@ -4,7 +4,8 @@ What it does
 ------------
 Flags `cudaLaunchCooperativeKernel*`, `this_grid()` and `grid_group`. Not reported: a cooperative launch whose
 grid is the device's multiprocessor count as queried at run time (`dim3(info.nsm)`,
-`prop.multiProcessorCount`: one block per SM or CU), which fits any GPU whose CU holds one such block, and
+`prop.multiProcessorCount`: one block per SM or CU; times the blocks per SM the occupancy API returned,
+written in the call or in the `dim3 grid(…)` it passes), which fits any GPU whose CU holds one such block, and
 the grid sync inside a file whose cooperative launches are all sized that way.
 
 Why is this bad?
@@ -57,15 +58,29 @@ ANCHOR = words(r"cudaLaunchCooperativeKernel\w*", "this_grid", "grid_group")
 
 
 #: a grid of the device's multiprocessor count, read at run time: one block per SM/CU
-_PER_SM = re.compile(r"(?i)\b(?:n_?sms?|num_?sms|sm_?count|n_?cus?|num_?cus|cu_?count|multi_?processor_?count|"
+_PER_SM = re.compile(r"(?i)\b(?:n_?sms?|num_?sms?|sm_?count|n_?cus?|num_?cus|cu_?count|multi_?processor_?count|"
                      r"cudaDevAttrMultiProcessorCount)\b")
 _LAUNCH = re.compile(r"\bcudaLaunchCooperativeKernel\w*\s*\(")
 
 
-def _grid_per_sm(call_text: str) -> bool:
-    """Whether the grid (second argument) of a cooperative launch's text is the multiprocessor count."""
+def _grid_per_sm(call_text: str, before: str = "") -> bool:
+    """Whether the grid (second argument) of a cooperative launch's text is the multiprocessor count (times the
+    blocks per SM the occupancy API gave): written in the call, or in the last ``dim3 grid(…)`` / ``grid = …``
+    of ``before`` (the file up to the launch) when the call passes a name."""
     args = call_text_args(call_text, call_text.index("("), limit=len(call_text))
-    return len(args) > 1 and bool(_PER_SM.search(args[1]))
+    kernel, k = args[0] if args else "", 1
+    while kernel.count("<") > kernel.count(">") and k < len(args):  # ``(void*)kern<int4, true>``: one argument
+        kernel, k = kernel + "," + args[k], k + 1
+    if len(args) <= k:
+        return False
+    grid = args[k].strip()
+    if _PER_SM.search(grid):
+        return True
+    if re.fullmatch(r"[A-Za-z_]\w*", grid) and before:
+        decl = re.compile(r"\bdim3\s+" + grid + r"\s*[({]([^;]*)|\b" + grid + r"\s*=(?!=)([^;]*);")
+        found = list(decl.finditer(before[-4000:]))
+        return bool(found) and bool(_PER_SM.search(found[-1].group(1) or found[-1].group(2) or ""))
+    return False
 
 
 def check(node, ctx):
@@ -74,10 +89,12 @@ def check(node, ctx):
         call = node.parent
         while call is not None and call.type not in ("call_expression", "expression_statement", "compound_statement"):
             call = call.parent
-        if call is not None and call.type == "call_expression" and _grid_per_sm(text(call)):
+        if call is not None and call.type == "call_expression" \
+                and _grid_per_sm(text(call), ctx.data[:call.start_byte].decode("utf-8", "replace")):
             return []  # one block per SM/CU from the device query: fits by construction
     else:
-        launches = [m.start() for m in _LAUNCH.finditer(ctx.pf.text)] if hasattr(ctx.pf, "text") else []
-        if launches and all(_grid_per_sm(ctx.pf.text[i:i + 600]) for i in launches):
+        src = ctx.pf.text if hasattr(ctx.pf, "text") else ""
+        launches = [m.start() for m in _LAUNCH.finditer(src)]
+        if launches and all(_grid_per_sm(src[i:i + 600], src[:i]) for i in launches):
             return []  # the grid this sync waits on is one block per SM/CU (the file's launches say so)
     return usage(node, ctx, MEDIUM, "size the grid with hipOccupancyMaxActiveBlocksPerMultiprocessor")
