@@ -10,6 +10,8 @@
 #   bash capture_hosttime.sh blind9   -> blind9/: models never captured before, after the prediction interval was frozen
 #   bash capture_hosttime.sh blind10  -> blind10/: models never captured before, after the tail widening was frozen
 #   bash capture_hosttime.sh blind11  -> blind11/: models never captured before, the model unchanged since blind10 (asked for an H200)
+#   bash capture_hosttime.sh blind12  -> blind12/: models never captured before, 3000 iterations in 300 rounds of 10 (the
+#                                        P99's tail widening is x1.19 at 3000, x2.65 at the default 600)
 cd "$(dirname "$0")"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 H=$OUT/h; mkdir -p $H
@@ -25,6 +27,13 @@ run7() {  # as run, with the harness's default plan
   local name=$1 t=$2; shift 2
   echo "\$ python3 -m hipgauge capture torch models.py:torchvision_model $* -o $name --warmup 100 --no-progress" > $H/${name}_log.txt
   timeout $t python3 -m hipgauge capture torch models.py:torchvision_model "$@" -o $H/$name --warmup 100 --no-progress >> $H/${name}_log.txt 2>&1
+  echo "rc=$?" >> $H/${name}_log.txt
+  tar czf $OUT/${name}.tgz -C $H $name ${name}_log.txt env.txt
+}
+run12() {  # as run7, with 3000 iterations in 300 rounds (the same blocks of 10)
+  local name=$1 t=$2; shift 2
+  echo "\$ python3 -m hipgauge capture torch models.py:torchvision_model $* -o $name --iterations 3000 --rounds 300 --warmup 100 --no-progress" > $H/${name}_log.txt
+  timeout $t python3 -m hipgauge capture torch models.py:torchvision_model "$@" -o $H/$name --iterations 3000 --rounds 300 --warmup 100 --no-progress >> $H/${name}_log.txt 2>&1
   echo "rc=$?" >> $H/${name}_log.txt
   tar czf $OUT/${name}.tgz -C $H $name ${name}_log.txt env.txt
 }
@@ -94,6 +103,12 @@ run7 vgg11 100 --factory-arg name=vgg11 --factory-arg batch=16 --variant vgg11_b
 run7 regy04 100 --factory-arg name=regnet_y_400mf --factory-arg batch=32 --variant regy04_bs32_fp32=fp32 --variant regy04_bs32_tf32=fp32,tf32 --variant regy04_bs32_fp16_cl=fp16,cl
 run7 effb4 100 --factory-arg name=efficientnet_b4 --factory-arg batch=8 --variant effb4_bs8_fp32=fp32 --variant effb4_bs8_tf32=fp32,tf32 --variant effb4_bs8_fp16_cl=fp16,cl
 run7 cnxs 100 --factory-arg name=convnext_small --factory-arg batch=8 --variant cnxs_bs8_fp32=fp32 --variant cnxs_bs8_tf32=fp32,tf32 --variant cnxs_bs8_bf16=bf16
+fi
+if [ "$1" = blind12 ]; then
+run12 shuf15 140 --factory-arg name=shufflenet_v2_x1_5 --factory-arg batch=32 --variant shuf15_bs32_fp32=fp32 --variant shuf15_bs32_tf32=fp32,tf32 --variant shuf15_bs32_fp16_cl=fp16,cl
+run12 regx04 140 --factory-arg name=regnet_x_400mf --factory-arg batch=32 --variant regx04_bs32_fp32=fp32 --variant regx04_bs32_tf32=fp32,tf32 --variant regx04_bs32_fp16_cl=fp16,cl
+run12 mnas13 140 --factory-arg name=mnasnet1_3 --factory-arg batch=32 --variant mnas13_bs32_fp32=fp32 --variant mnas13_bs32_tf32=fp32,tf32 --variant mnas13_bs32_fp16_cl=fp16,cl
+run12 wrn101 140 --factory-arg name=wide_resnet101_2 --factory-arg batch=8 --variant wrn101_bs8_fp32=fp32 --variant wrn101_bs8_tf32=fp32,tf32 --variant wrn101_bs8_fp16_cl=fp16,cl
 fi
 ls $H
 ls -la $OUT
