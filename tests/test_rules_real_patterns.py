@@ -253,3 +253,23 @@ def test_hg108_a_host_local_read_from_the_device_is_that_devices_width():
     assert _found(code, "HG108") == {}
     assert _found(code.replace("props->warpSize", "32"), "HG108")
     assert _found("void f(int* t) {\n    t[0] = warpSize * 4;\n}\n", "HG108") == {2: "medium"}
+
+
+def test_a_library_version_guard_is_the_cuda_builds_in_a_shipping_tree(tmp_path):
+    """ROCm apex mlp_cuda.cu: all its cuBLASLt code sits under ``#if defined(CUBLAS_VERSION) && CUBLAS_VERSION >=
+    11000``; hipBLAS defines no CUBLAS_VERSION, so the HIP build compiles the other side. In a CUDA-only tree the
+    same lines are port work."""
+    guarded = ("#include \"common.cuh\"\n#if defined(CUBLAS_VERSION) && CUBLAS_VERSION >= 11000\n"
+               "#include <cublasLt.h>\n#endif\n__global__ void z(float* o) { o[0] = 0.f; }\n")
+    (tmp_path / "vendors").mkdir()
+    (tmp_path / "vendors" / "hip.h").write_text(SHIM)
+    (tmp_path / "common.cuh").write_text(COMMON)
+    (tmp_path / "k.cu").write_text(KERNEL)
+    (tmp_path / "mlp.cu").write_text(guarded)
+    lt = [f for f in _scan(tmp_path).findings if f.code == "HG605" and f.file == "mlp.cu"]
+    assert lt and all(f.branch == "cuda-only" and f.effort_hours == 0 for f in lt)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "mlp.cu").write_text(guarded.replace('#include "common.cuh"\n', ""))
+    lt = [f for f in _scan(plain).findings if f.code == "HG605"]
+    assert lt and all(not f.branch and f.effort_hours > 0 for f in lt)

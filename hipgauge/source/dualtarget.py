@@ -95,6 +95,15 @@ GUARD_CODES = frozenset({"HG703", "HG704"})
 #: unless a project header defines them for it (``hipgauge.source.includes`` sees that)
 NVIDIA_TOOLKIT_NAMES = ("__CUDACC__", "__NVCC__", "__CUDA_ARCH__", "__CUDA_VERSION__", "__CUDACC_VER_MAJOR__",
                         "__CUDACC_VER_MINOR__", "CUDART_VERSION", "CUDA_VERSION", "__CUDACC_RTC__")
+#: version macros only NVIDIA's library headers define: hipBLAS, MIOpen, hipSPARSE, hipFFT, hipRAND and hipSOLVER
+#: define their own (HIPIFY lists CUBLAS_VER_MAJOR → HIPBLAS_VER_MAJOR as unsupported, CUDNN_VERSION → HIPDNN_VERSION;
+#: ROCm/HIPIFY src/CUDA2HIP_*_API_types.cpp, read 2026-12-06), so a guard on them is the CUDA build's (ROCm apex
+#: mlp_cuda.cu: ``#if defined(CUBLAS_VERSION) && CUBLAS_VERSION >= 11000`` around all its cuBLASLt code). Not NCCL's
+#: (RCCL's rccl.h defines NCCL_MAJOR and NCCL_VERSION_CODE) nor THRUST_VERSION (rocThrust defines it).
+NVIDIA_LIBRARY_VERSION_NAMES = ("CUBLAS_VERSION", "CUBLAS_VER_MAJOR", "CUBLAS_VER_MINOR", "CUBLAS_VER_PATCH",
+                                "CUDNN_VERSION", "CUDNN_MAJOR", "CUDNN_MINOR", "CUSPARSE_VERSION",
+                                "CUSPARSE_VER_MAJOR", "CUFFT_VERSION", "CUFFT_VER_MAJOR", "CURAND_VERSION",
+                                "CURAND_VER_MAJOR", "CUSOLVER_VERSION", "CUSOLVER_VER_MAJOR")
 #: rules whose finding is about a warp-width *definition* (``#define WARP_SIZE 32``): in a tree whose HIP build
 #: compiles it, the project's logical warp width, kept on purpose by a port that ships
 _WIDTH_DEFINITION = re.compile(r"(?:defined as|initialised to) 32")
@@ -175,7 +184,8 @@ class TreeDual:
             opts = tuple(s.name for s in self.switches if s.side == "hip-option")
             cached = Defines.standard(sw, opts, self.user)
             if self.ships_for_amd:
-                cached = cached.with_undefined(hip=[n for n in NVIDIA_TOOLKIT_NAMES if n not in cached.hip])
+                cached = cached.with_undefined(hip=[n for n in (*NVIDIA_TOOLKIT_NAMES, *NVIDIA_LIBRARY_VERSION_NAMES)
+                                                    if n not in cached.hip])
             siblings = self.sibling_switches()
             if siblings:  # GGML_USE_MUSA next to GGML_USE_HIP: another backend's build, neither of the two assessed
                 cached = cached.with_undefined(cuda=siblings, hip=siblings)
