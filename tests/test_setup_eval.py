@@ -250,3 +250,81 @@ def test_an_extension_call_in_a_conditional_expression_is_that_branchs_build():
     assert got.builds == {"ck.cpp": {"hip"}, "cutlass.cu": {"cuda"}}
     plain = text.replace(" if torch.version.hip else CUDAExtension('m', ['cutlass.cu'])", "")
     assert setup_sources("setup.py", plain, frozenset({"ck.cpp"})).builds == {"ck.cpp": {"cuda"}}  # type: ignore[union-attr]
+
+
+# torchao's setup.py, cut down: a vendor test kept in a name, flags set only in the CUDA build, sources filtered by
+# comprehensions, a helper called only from the CUDA build's branch
+_TORCHAO = '''
+import glob, os, torch
+from torch.utils.cpp_extension import CUDAExtension, CUDA_HOME, ROCM_HOME
+
+def get_cutlass_build_flags():
+    return "-gencode=arch=compute_90a,code=sm_90a" in os.environ.get("FLAGS", "")
+
+def get_extensions():
+    if ROCM_HOME is None and torch.version.hip:
+        print("ROCm is not available")
+    use_cuda = torch.version.cuda and CUDA_HOME is not None
+    use_rocm = torch.version.hip and ROCM_HOME is not None
+    extension = CUDAExtension if (use_cuda or use_rocm) else None
+    curdir = os.path.dirname(os.path.curdir)
+    extensions_dir = os.path.join(curdir, "pkg", "csrc")
+    sources = list(glob.glob(os.path.join(extensions_dir, "**/*.cpp"), recursive=True))
+    cuda_sources = list(glob.glob(os.path.join(extensions_dir, "cuda", "**/*.cu"), recursive=True))
+    if use_cuda:
+        sources += cuda_sources
+    use_cutlass = False
+    sm90a_sources = None
+    if use_cuda and not os.name == "nt":
+        use_cutlass = True
+    if use_cutlass:
+        sm90a = get_cutlass_build_flags()
+        sm90a_sources = [os.path.join(extensions_dir, "cuda", "sparse_sm90a.cu")]
+        sources = [s for s in sources if s not in sm90a_sources]
+    ext_modules = [extension("pkg._C", sources)]
+    if sm90a_sources is not None:
+        ext_modules.append(extension("pkg._C_90a", sm90a_sources,
+                                     extra_compile_args={"nvcc": ["-gencode=arch=compute_90a,code=sm_90a"]}))
+    return ext_modules
+'''
+
+
+def test_a_vendor_test_kept_in_a_name_and_flags_only_the_cuda_build_sets(tmp_path: Path):
+    """torchao: ``use_cuda = torch.version.cuda and CUDA_HOME is not None`` then ``if use_cuda: sources +=
+    cuda_sources``; ``use_cutlass`` and ``sm90a_sources`` set only under it; the sm90a kernel taken out of the main
+    extension by a comprehension. Every .cu is the CUDA build's, the .cpp both builds'; the helper the CUDA branch
+    alone calls, and the flags of the sm90a extension, are the CUDA build's too: no port work in setup.py."""
+    import ast
+
+    from hipgauge.source.pybranches import test_sides, vendor_lines
+
+    files = frozenset({"pkg/csrc/ops.cpp", "pkg/csrc/cuda/quant.cu", "pkg/csrc/cuda/sparse_sm90a.cu"})
+    got = setup_sources("setup.py", _TORCHAO, files)
+    assert got is not None and not got.lossy
+    assert got.builds == {"pkg/csrc/ops.cpp": {"cuda", "hip"}, "pkg/csrc/cuda/quant.cu": {"cuda"},
+                          "pkg/csrc/cuda/sparse_sm90a.cu": {"cuda"}}
+    tests = {(ast.get_source_segment(_TORCHAO, n.test) or ""): test_sides(_TORCHAO, n.test)
+             for n in ast.walk(ast.parse(_TORCHAO)) if isinstance(n, ast.If)}
+    assert tests["use_cutlass"][0] == tests["sm90a_sources is not None"][0] == tests["use_cuda"][0]
+    vis = vendor_lines(_TORCHAO)
+    helper = _TORCHAO.splitlines().index("    return \"-gencode=arch=compute_90a,code=sm_90a\" in os.environ.get(\"FLAGS\", \"\")") + 1
+    assert vis.at(helper) == tests["use_cuda"][0]
+    for f in files:
+        p = tmp_path / f
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("__global__ void k(int* o) { o[threadIdx.x & 31] = 0; }\n")
+    (tmp_path / "setup.py").write_text(_TORCHAO)
+    res = scan_tree([tmp_path], ScanOptions(workers=1))
+    assert not [f for f in res.findings if f.effort_hours > 0 and f.file != "pkg/csrc/ops.cpp"]
+    assert [f for f in res.findings if f.effort_hours > 0 and f.file == "pkg/csrc/ops.cpp"]
+
+
+def test_a_name_set_in_both_builds_is_no_flag():
+    """``arch = "sm_90"`` in the CUDA branch and ``arch = "gfx942"`` in the HIP one: ``if arch:`` decides nothing;
+    an ``IfExp`` value (``ext = A if use_rocm else B``) is a value, not a test."""
+    from hipgauge.source.pybranches import _aliases
+
+    text = ("import torch\nif torch.version.cuda:\n    arch = 'sm_90'\nelse:\n    arch = 'gfx942'\n"
+            "use_rocm = torch.version.hip is not None\next = 'a' if use_rocm else 'b'\n")
+    got = _aliases(text)
+    assert "arch" not in got and "ext" not in got and "use_rocm" in got

@@ -46,18 +46,90 @@ def test_sides(text: str, test: ast.expr) -> tuple[int | None, int | None]:
     ``torch.version.hip`` / ``IS_ROCM`` / ``self.is_rocm_pytorch()`` → (HIP, CUDA); ``torch.version.cuda`` the
     other way round (None on a ROCm torch); ``not`` and ``is None`` swap them; ``A and <vendor>`` decides only
     the body (``isinstance(self, CUDAOpBuilder) and not self.is_rocm_pytorch()``: the CUDA build's), and
-    ``A or <vendor>`` only the ``else``."""
+    ``A or <vendor>`` only the ``else``. A name the script sets once from such a test is that test (torchao:
+    ``use_cuda = torch.version.cuda and CUDA_HOME is not None`` … ``if use_cuda: sources += cuda_sources``)."""
+    return _test_sides(text, test, _aliases(text))
+
+
+#: expressions that are tests (an ``IfExp`` or a dict naming ``rocm_args`` is a value, not a test)
+_TEST_NODES = (ast.BoolOp, ast.UnaryOp, ast.Compare, ast.Attribute, ast.Name, ast.Call)
+
+
+@lru_cache(maxsize=16)
+def _aliases(text: str) -> dict[str, tuple[int | None, int | None]]:
+    """Names assigned exactly once in the script, from a test that decides a side, in source order (an alias may
+    use an earlier one)."""
+    tree = _parse(text) if ("hip" in text.lower() or "rocm" in text.lower() or "version.cuda" in text) else None
+    if tree is None:
+        return {}
+    counts: dict[str, int] = {}
+    single: list[tuple[int, str, ast.expr]] = []
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)) else []
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            single.append((node.lineno, node.targets[0].id, node.value))
+    out: dict[str, tuple[int | None, int | None]] = {}
+    for _, name, value in sorted(single, key=lambda x: x[0]):
+        if counts.get(name) == 1 and isinstance(value, _TEST_NODES):
+            sides = _test_sides(text, value, out)
+            if sides != (None, None):
+                out[name] = sides
+    for _ in range(4):  # a flag set under another flag's branch (``if use_cutlass: cutlass_90a_sources = […]``)
+        flags = _set_true_by_cuda(text, tree, out) - set(out)
+        if not flags:
+            break
+        out.update(dict.fromkeys(sorted(flags), (CUDA_ONLY, None)))
+    return out
+
+
+def _set_true_by_cuda(text: str, tree: ast.AST, aliases: dict[str, tuple[int | None, int | None]]) -> set[str]:
+    """Names set only in the CUDA build's branches and False (or None) everywhere else (torchao:
+    ``use_cutlass = False`` … ``if use_cuda and not IS_WINDOWS: use_cutlass = True``, ``cutlass_90a_sources = None``
+    … ``= [...]``): False or None in the HIP build, so ``if use_cutlass:`` and ``if cutlass_90a_sources is not
+    None`` are the CUDA build's (their ``else`` either build's: the CUDA build may leave them so)."""
+    in_cuda: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            body, orelse = _test_sides(text, node.test, aliases)
+            for block, side in ((node.body, body), (node.orelse, orelse)):
+                if side == CUDA_ONLY:
+                    in_cuda.update(id(n) for stmt in block for n in ast.walk(stmt))
+    true_in_cuda: set[str] = set()
+    other: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
+            other.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+        if not isinstance(node, ast.Assign):
+            continue
+        names = [n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        falsy = isinstance(node.value, ast.Constant) and node.value.value in (False, None)
+        if not falsy and id(node) in in_cuda and all(isinstance(t, ast.Name) for t in node.targets):
+            true_in_cuda.update(names)
+        elif not falsy:
+            other.update(names)
+    return true_in_cuda - other
+
+
+def _test_sides(text: str, test: ast.expr, aliases: dict[str, tuple[int | None, int | None]]
+                ) -> tuple[int | None, int | None]:
+    if isinstance(test, ast.Name) and test.id in aliases and not _VENDOR_TEST.search(test.id):
+        return aliases[test.id]
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        body, orelse = test_sides(text, test.operand)
+        body, orelse = _test_sides(text, test.operand, aliases)
         return orelse, body
     if isinstance(test, ast.BoolOp):
-        sides = [test_sides(text, v) for v in test.values]
+        sides = [_test_sides(text, v, aliases) for v in test.values]
         if isinstance(test.op, ast.And):
             return next((b for b, _ in sides if b is not None), None), None
         return None, next((e for _, e in sides if e is not None), None)
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant) \
             and test.comparators[0].value is None and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
-        body, orelse = test_sides(text, test.left)
+        body, orelse = _test_sides(text, test.left, aliases)
         return (orelse, body) if isinstance(test.ops[0], (ast.Is, ast.Eq)) else (body, orelse)
     if isinstance(test, ast.Name) and test.id in _set_true_by_hip(text):
         return None, CUDA_ONLY  # true in the HIP build; the CUDA build may set it too
@@ -136,7 +208,38 @@ def vendor_lines(text: str) -> Visibility:
                         and isinstance(stmt.body[-1], _EXITS) and (rest := test_sides(text, stmt.test)[1]) is not None):
                     _mark(where, guard, block[i + 1:], rest, stmt.lineno)
                     break
+    _one_side_functions(tree, where, guard)
     return Visibility(where, guard, 1)
+
+
+def _one_side_functions(tree: ast.AST, where: list[int], guard: list[int]) -> None:
+    """A module-level function every call of which sits in one build's lines runs in that build only (torchao's
+    ``get_cutlass_build_flags()``, called under ``if use_cutlass:``): its body takes that side, until nothing
+    changes (a helper called only from such a function)."""
+    functions = {f.name: f for f in getattr(tree, "body", []) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if not functions:
+        return
+    calls: dict[str, list[int]] = {}
+    called: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
+            calls.setdefault(node.func.id, []).append(node.lineno)
+            called.add(id(node.func))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in functions and id(node) not in called:
+            calls.setdefault(node.id, []).append(-1)  # passed as a value: where it runs is unknown
+    for _ in range(4):
+        changed = False
+        for name, fn in functions.items():
+            lines = calls.get(name, [])
+            if not lines or -1 in lines or where[fn.lineno - 1] != BOTH:
+                continue
+            sides = {where[ln - 1] for ln in lines}
+            if len(sides) == 1 and (side := sides.pop()) in (CUDA_ONLY, HIP_ONLY):
+                _mark(where, guard, [fn], side, lines[0])
+                changed = True
+        if not changed:
+            break
 
 
 def prose_spans(text: str) -> list[tuple[int, int, int, int]]:

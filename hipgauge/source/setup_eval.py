@@ -10,9 +10,10 @@ add, ``remove`` and set difference take away. What an extension call receives (`
 positional argument of ``CUDAExtension`` / ``CppExtension`` / ``Extension`` / ``load`` / a name bound to one of them)
 is what each build compiles.
 
-Understood: string constants, ``__file__``, ``os.path.join/dirname/abspath/realpath``, ``pathlib.Path`` with
+Understood: string constants, ``__file__``, ``os.path.curdir``, ``os.path.join/dirname/abspath/realpath``, ``pathlib.Path`` with
 ``/``, ``.parent``, ``.resolve()``, ``.glob``/``.rglob``, ``glob.glob``, list literals, ``+``, ``set(a) - set(b)``,
-``list``/``sorted``/``set``/``str``, and comprehensions that join or ``.replace`` each element. Anything else is
+``list``/``sorted``/``set``/``str``, and comprehensions that join or ``.replace`` each element or keep those
+(not) ``in`` another list. Anything else is
 unknown and adds nothing: a file no extension call is seen to receive keeps no build information from here.
 Function bodies run where they are defined, in one namespace (setup.py's ``get_extensions()`` idiom).
 """
@@ -139,6 +140,8 @@ class _Run:
             return "".join(parts)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
             return self.env.get(node.attr)  # a class constant (``SRC_DIR = "csrc/adam"``)
+        if isinstance(node, ast.Attribute) and node.attr == "curdir":
+            return "."  # ``os.path.curdir``: setup.py runs in its own folder
         if isinstance(node, ast.Attribute) and node.attr == "parent":
             base = self.value(node.value)
             return _like(base, posixpath.dirname(base)) if isinstance(base, str) else None
@@ -149,8 +152,20 @@ class _Run:
     def comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp) -> object:
         gen = node.generators[0]
         source = self.file_set(self.value(gen.iter))
-        if not source or not isinstance(gen.target, ast.Name) or gen.ifs:
+        if not source or not isinstance(gen.target, ast.Name):
             return None
+        for cond in gen.ifs:  # ``[s for s in sources if s not in excluded]``: a difference (``in``: an intersection)
+            if not (isinstance(cond, ast.Compare) and len(cond.ops) == 1 and isinstance(cond.ops[0], (ast.In, ast.NotIn))
+                    and isinstance(cond.left, ast.Name) and cond.left.id == gen.target.id
+                    and isinstance(node.elt, ast.Name) and node.elt.id == gen.target.id):
+                return None
+            other = self.file_set(self.value(cond.comparators[0]))
+            if other is None:
+                return None
+            if isinstance(cond.ops[0], ast.NotIn):
+                source = {p: b - other.get(p, frozenset()) for p, b in source.items() if b - other.get(p, frozenset())}
+            else:
+                source = {p: b & other[p] for p, b in source.items() if p in other and b & other[p]}
         out: Files = {}
         saved = self.env.get(gen.target.id)
         for p, b in source.items():
