@@ -3,6 +3,8 @@ does to findings and hours (issue 25, part B)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import os
 from pathlib import Path
 
@@ -143,6 +145,18 @@ def test_library_wrapper_is_one_piece_of_work():
     fs = [_finding("HG604", n, f"call {n}") for n in range(10, 79)]
     items = finding_items(fs, {}, {}, 0.5, 2.0)
     assert len(items) == 1 and items[0].count == 69 and items[0].low == pytest.approx(0.15)
+
+
+def test_one_rule_saying_the_same_thing_twice_in_a_kernel_is_one_edit():
+    """exllamav2's ``atomicAdd(out, r01); atomicAdd(out + 1, r23);`` on half2: one item of two occurrences; the same
+    message in another kernel, or another message in this one, is its own item."""
+    def atomic(line: int, kernel: str, message: str = "half/bf16 atomicAdd (on `half2`)") -> Finding:
+        return replace(_finding("HG507", line, message, 2.5), category="atomics", kernel=kernel,
+                       snippet=f"atomicAdd(out + {line}, r{line});")
+
+    items = finding_items([atomic(455, "gemm"), atomic(456, "gemm"), atomic(190, "gemm_gptq"),
+                           atomic(460, "gemm", "half/bf16 atomicAdd (on `bfloat162`)")], {}, {}, 0.5, 2.0)
+    assert sorted((i.count, i.line) for i in items) == [(1, 190), (1, 460), (2, 455)]
 
 
 def test_third_party_headers_and_toolchain_errors_are_environment():

@@ -4,10 +4,11 @@ A finding's rule effort is for fixing one *construct*; the same construct again 
 shuffle ladder, eight ``% 32`` in one loop) is the same edit, and the same construct in 30 generated
 instantiation files is one edit to the generator or the template. So findings are grouped:
 
-* key = (rule, construct, scope): the construct is the finding's source line with numbers and blanks
-  normalised (``__shfl_xor_sync(m, v, 16)`` and ``…, 8)`` are one construct); the scope is the kernel or
-  template (the enclosing function) in its file, or the generated family (``hipgauge.source.dualtarget``) for
-  files of the same shape;
+* key = (rule, construct, scope): in a kernel or template (the enclosing function), the construct is what the
+  rule says about it (its message: ``atomicAdd(out, a)`` and ``atomicAdd(out + 1, b)`` on ``half2`` are one edit);
+  outside one, the finding's source line with numbers and blanks normalised (``__shfl_xor_sync(m, v, 16)`` and
+  ``…, 8)`` are one construct); the scope is that function in its file, or the generated family
+  (``hipgauge.source.dualtarget``) for files of the same shape;
 * each group costs its rule's effort once × [finding_low_factor, finding_high_factor], and says how many
   occurrences it stands for;
 * a template-library rule (``cost_model.library_family_hours``: CUTLASS/CuTe → Composable Kernel) costs its
@@ -68,8 +69,10 @@ def finding_items(findings: Iterable[Any], families: dict[str, str], library_ban
             key = ("finding", f.code, family)  # same-shape copies: one edit to the template or the generator
         elif f.category == "library":
             key = ("library-wrapper", f.code, f.file)  # the file's wrapper around one library: one piece of work
+        elif f.kernel:  # one rule saying the same thing twice in one kernel: one edit (exllamav2's two half2 atomicAdds)
+            key = ("finding", f.code, f.file, f.kernel, f.message)
         else:
-            key = ("finding", f.code, f.file, f.kernel or "", construct(f.snippet) or f.message)
+            key = ("finding", f.code, f.file, "", construct(f.snippet) or f.message)
         groups.setdefault(key, []).append(f)
     out: list[DistinctItem] = []
     for key, fs in groups.items():
