@@ -343,3 +343,26 @@ def test_capture_commands_refuse_an_unknown_tool(capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit) as info:
         main(["capture", "commands", "--tool", "vtune", "--", "./app"])
     assert info.value.code == 2 and "vtune" in capsys.readouterr().err
+
+
+def test_the_summary_says_how_loose_its_p99_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """600 iterations put 6 beyond the P99: compare widens its interval ×2.65 above, and the summary says so with the
+    iterations (about 3,000) that bring it to ×1.2; at 3,000 there is no such line."""
+    from hipgauge.cli.capture_run import run_torch_capture
+    from hipgauge.profiles.stability import tail_widening as stability_widening
+
+    clock = [0.0]
+    torch = _fake_torch(clock)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch.profiler", torch.profiler)
+    mod = tmp_path / "fakemodels.py"
+    mod.write_text("import torch\n\nclass M:\n    def eval(self): return self\n    def to(self, *a, **k): return self\n"
+                   "    def __call__(self, x): return None\n\ndef build(batch=1):\n    return M(), torch.Tensor()\n")
+    for n, line in ((600, True), (3000, False)):
+        run_torch_capture(f"{mod}:build", ["a=fp16", "b=fp16,cl"], tmp_path / f"o{n}", iterations=n, rounds=10,
+                          warmup=0, profile_steps=0, no_progress=True)
+        out = capsys.readouterr().out
+        doc = json.loads((tmp_path / f"o{n}" / "capture.json").read_text())
+        assert doc["variants"][0]["p99_tail_widening"] == pytest.approx(stability_widening(n, 99.0), abs=1e-3)
+        assert ("widen its interval ×2.65 above" in out and "2,935 iterations bring that to ×1.2" in out) is line

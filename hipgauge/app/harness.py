@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from hipgauge.errors import InputError
+from hipgauge.profiles.widening import tail_widening
 
 SCHEMA = "hipgauge.capture-torch/1"
 #: forward calls timed on the host, unprofiled, right before each trace (capture.json: ``trace_host_ms``): in
@@ -256,7 +257,9 @@ class VariantResult:
         if len(self.latency_ms) >= 2:
             q = statistics.quantiles(self.latency_ms, n=100, method="inclusive")
             d |= {"p50_ms": statistics.median(self.latency_ms), "p99_ms": q[98],
-                  "mean_ms": statistics.fmean(self.latency_ms)}
+                  "mean_ms": statistics.fmean(self.latency_ms),
+                  # what compare/project will widen this P99's interval by above (hipgauge.profiles.widening)
+                  "p99_tail_widening": round(tail_widening(len(self.latency_ms), 99.0), 3)}
             per_round: dict[int, list[float]] = {}
             for r, x in zip(self.rounds, self.latency_ms):
                 per_round.setdefault(r, []).append(x)

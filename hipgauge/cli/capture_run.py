@@ -48,6 +48,13 @@ def run_torch_capture(factory: str, variant: list[str], out_dir: Path, iteration
                      f"{f'{min(meds):.3f}–{max(meds):.3f}':>22}  {v['settings']}" + (f"  ({v['error']})" if v["error"] else ""))
     lines.append("host P50: the median host time of the forward call, unprofiled (host_ms; near P50: the host paces "
                  "the GPU)")
+    widen = next((v["p99_tail_widening"] for v in doc["variants"] if v.get("p99_tail_widening")), None)
+    if widen is not None and widen > 1.2:
+        from hipgauge.profiles.widening import iterations_for_widening
+
+        lines.append(f"P99: {iterations // 100 or iterations / 100:g} iteration(s) per variant lie beyond it, so "
+                     f"compare and project widen its interval ×{widen:.2f} above (a P99 from so few is loose); "
+                     f"{iterations_for_widening(99.0, 1.2):,} iterations bring that to ×1.2 (docs/measuring.md)")
     lines.append(f"wrote {len(result.files)} files to {out_dir}: per variant <name>_latency_ms.csv and "
                  f"<name>_trace.json.gz, pairs.csv, capture.json (with the host times measured beside each trace)")
     ok = [v for v in doc["variants"] if v.get("latency_csv") and v.get("trace")]

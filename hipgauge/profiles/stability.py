@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from hipgauge.datafiles import load_data_toml
+from hipgauge.profiles import widening
 
 
 @lru_cache(maxsize=1)
@@ -171,15 +172,11 @@ def round_percentile_ci(values: np.ndarray, rounds: list[int], p: float, confide
 
 def tail_widening(n: int, p: float) -> float:
     """The factor that widens a percentile's bootstrap interval on the tail's side when few iterations lie beyond
-    it: max(1, c / √m), m = n · min(p, 100 − p) / 100, c = ``tail_widening`` of measurement.toml. Where a tail comes
-    from a few slow rounds of the host, resampling rounds that never had one cannot see them; measured on one half of
-    each harness run's rounds against the other (scripts/reproducibility.py), a re-measurement that fell outside
-    the 90% interval fell above it (for a high percentile), by a factor that grew as 1/√m (a P99 of 600
-    iterations: m = 6, ×2.65)."""
-    m = n * min(p, 100.0 - p) / 100.0
-    if m <= 0:
-        return 1.0
-    return max(1.0, float(settings()["tail_widening"]) / math.sqrt(m))
+    it (``hipgauge.profiles.widening``). Where a tail comes from a few slow rounds of the host, resampling rounds
+    that never had one cannot see them; measured on one half of each harness run's rounds against the other
+    (scripts/reproducibility.py), a re-measurement that fell outside the 90% interval fell above it (for a high
+    percentile), by a factor that grew as 1/√m (a P99 of 600 iterations: m = 6, ×2.65)."""
+    return widening.tail_widening(n, p)
 
 
 def _blocks(x: np.ndarray, max_points: int) -> tuple[np.ndarray, int]:
