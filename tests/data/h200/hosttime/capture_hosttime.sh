@@ -13,6 +13,7 @@
 #   bash capture_hosttime.sh blind12  -> blind12/: models never captured before, 3000 iterations in 300 rounds of 10 (the
 #                                        P99's tail widening is x1.19 at 3000, x2.65 at the default 600); blind12w: its
 #                                        Wide ResNet-101, which ran out of time there, alone
+#   bash capture_hosttime.sh blind13  -> blind13/: three small models never captured before, 3000 iterations as blind12
 cd "$(dirname "$0")"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 H=$OUT/h; mkdir -p $H
@@ -113,6 +114,11 @@ run12 wrn101 140 --factory-arg name=wide_resnet101_2 --factory-arg batch=8 --var
 fi
 if [ "$1" = blind12w ]; then  # Wide ResNet-101 ran out of its 140 s in blind12 (rc=124): alone, with room
 run12 wrn101 400 --factory-arg name=wide_resnet101_2 --factory-arg batch=8 --variant wrn101_bs8_fp32=fp32 --variant wrn101_bs8_tf32=fp32,tf32 --variant wrn101_bs8_fp16_cl=fp16,cl
+fi
+if [ "$1" = blind13 ]; then
+run12 sqz10 100 --factory-arg name=squeezenet1_0 --factory-arg batch=32 --variant sqz10_bs32_fp32=fp32 --variant sqz10_bs32_tf32=fp32,tf32 --variant sqz10_bs32_fp16_cl=fp16,cl
+run12 shuf05 100 --factory-arg name=shufflenet_v2_x0_5 --factory-arg batch=32 --variant shuf05_bs32_fp32=fp32 --variant shuf05_bs32_tf32=fp32,tf32 --variant shuf05_bs32_fp16_cl=fp16,cl
+run12 mnas075 100 --factory-arg name=mnasnet0_75 --factory-arg batch=32 --variant mnas075_bs32_fp32=fp32 --variant mnas075_bs32_tf32=fp32,tf32 --variant mnas075_bs32_fp16_cl=fp16,cl
 fi
 ls $H
 ls -la $OUT
