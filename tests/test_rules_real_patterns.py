@@ -273,3 +273,32 @@ def test_a_library_version_guard_is_the_cuda_builds_in_a_shipping_tree(tmp_path)
     (plain / "mlp.cu").write_text(guarded.replace('#include "common.cuh"\n', ""))
     lt = [f for f in _scan(plain).findings if f.code == "HG605"]
     assert lt and all(not f.branch and f.effort_hours > 0 for f in lt)
+
+
+def test_a_runtime_if_on_a_hip_only_macro_is_a_vendor_branch(tmp_path):
+    """ROCm apex's layer norm: ``if(USE_ROCM){ … GPU_WARP_SIZE … } else { … & 31 … }``: USE_ROCM is defined only
+    in the HIP build, so the ``else`` is the CUDA build's (a zero-hour note there); ``if (!USE_ROCM)`` the other way
+    round. A plain CUDA tree keeps its finding."""
+    body = ("#include \"common.cuh\"\n"
+            "__global__ void k(float* o, float v) {\n"
+            "  if(USE_ROCM){\n"
+            "    o[threadIdx.x % warpSize] = v;\n"
+            "  }else{\n"
+            "    o[(threadIdx.x + 1) & 31] = v;\n"
+            "  }\n"
+            "  if (!USE_ROCM) {\n"
+            "    o[threadIdx.x & 31] = v;\n"
+            "  }\n"
+            "}\n")
+    (tmp_path / "vendors").mkdir()
+    (tmp_path / "vendors" / "hip.h").write_text(SHIM)
+    (tmp_path / "common.cuh").write_text(COMMON)
+    (tmp_path / "ln.cu").write_text(body)
+    got = {f.line: f for f in _scan(tmp_path).findings if f.code == "HG101" and f.file == "ln.cu"}
+    assert got[6].branch == "cuda-only" and got[6].effort_hours == 0
+    assert got[9].branch == "cuda-only" and got[9].effort_hours == 0
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "ln.cu").write_text(body.replace('#include "common.cuh"\n', ""))
+    got = {f.line: f for f in _scan(plain).findings if f.code == "HG101"}
+    assert got[5].effort_hours > 0 and not got[5].branch

@@ -30,6 +30,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from hipgauge.source.conditions import (
@@ -629,10 +630,66 @@ def file_view(display: str, data: bytes, tree: TreeDual | None, kind: str = "cud
     if backend is not None:
         return FileView(display, visibility(b"", None), backend=backend)
     vis = tree.view(display, data)
+    if tree.ships_for_amd and b"if" in data:
+        runtime_vendor_ifs(data, vis, tree.defines())
     shim = display in tree.shim_files
     native = not shim and hip_native(display, data, kind, lambda line: vis.at(line) == BOTH)
     return FileView(display, vis, shim=shim, hip_native=native,
                     lines=data.decode("utf-8", "replace").splitlines())
+
+
+def _brace_end(blank: bytes, open_at: int) -> int | None:
+    """The offset of the ``}`` that closes the ``{`` at ``open_at`` (comments and strings blanked), or None."""
+    depth = 0
+    for i in range(open_at, len(blank)):
+        c = blank[i]
+        if c == 0x7B:
+            depth += 1
+        elif c == 0x7D:
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+@lru_cache(maxsize=8)
+def _runtime_if_pattern(names: tuple[str, ...]) -> re.Pattern[bytes] | None:
+    names = tuple(n for n in names if re.fullmatch(r"[A-Za-z_]\w*", n))
+    if not names:
+        return None
+    return re.compile(rb"\bif\s*(?:constexpr\s*)?\(\s*(!\s*)?(" + b"|".join(n.encode() for n in names)
+                      + rb")\s*\)\s*\{")
+
+
+def runtime_vendor_ifs(data: bytes, vis: Visibility, defines: Defines) -> None:
+    """C++ ``if (USE_ROCM) { … } else { … }`` on a name only the HIP build defines (ROCm apex's layer norm): a
+    statement-level vendor branch; its body is the HIP build's, its ``else`` the CUDA build's (``if (!NAME)`` the
+    other way round). Only lines the preprocessor left to both builds are changed."""
+    head = _runtime_if_pattern(tuple(sorted(n for n in defines.hip if n in defines.cuda_undefined)))
+    if head is None:
+        return
+    from hipgauge.source.macros import blank_comments_and_strings  # noqa: PLC0415 - only for a file that has one
+
+    blank = None
+    for m in head.finditer(data):
+        blank = blank if blank is not None else blank_comments_and_strings(data)
+        if blank[m.start():m.end()] != data[m.start():m.end()]:
+            continue  # in a comment or a string
+        body_end = _brace_end(blank, m.end() - 1)
+        if body_end is None:
+            continue
+        hip_side, cuda_side = (CUDA_ONLY, HIP_ONLY) if m.group(1) else (HIP_ONLY, CUDA_ONLY)
+        line = data.count(b"\n", 0, m.start()) + 1
+        spans = [(m.end(), body_end, hip_side)]
+        tail = re.compile(rb"\s*else\s*\{").match(blank, body_end + 1)
+        if tail is not None and (else_end := _brace_end(blank, tail.end() - 1)) is not None:
+            spans.append((tail.end(), else_end, cuda_side))
+        for a, b, side in spans:
+            first, last = data.count(b"\n", 0, a) + 1, data.count(b"\n", 0, b) + 1
+            for ln in range(first + 1 if data[a:].split(b"\n", 1)[0].strip() == b"" else first, last):
+                if 0 < ln <= len(vis.where) and vis.where[ln - 1] == BOTH:
+                    vis.where[ln - 1] = side
+                    vis.guard[ln - 1] = line
 
 
 def kernel_variants(view: FileView, kernels: Iterable[Any]) -> None:
