@@ -53,6 +53,16 @@ def test_hg101_file_of_32_lane_logical_warps_is_review_only():
     assert set(_found(code, "HG101").values()) == {"low"}
 
 
+def test_hg101_pytorch_warp_shfl_with_width_32_is_logical_warps():
+    """ROCm apex multihead_attn/layer_norm.cuh: ``(threadIdx.x + (1 << l)) & 31`` feeding ``WARP_SHFL(mu, lane,
+    32)`` (ATen's helper: value, lane, width); one ``WARP_SHFL`` without a width (warpSize) keeps it high."""
+    code = ("__global__ void k(float* o, float mu) {\n"
+            "    for (int l = 0; l <= 4; ++l) {\n        int src = (threadIdx.x + (1 << l)) & 31;\n"
+            "        mu += WARP_SHFL(mu, src, 32);\n    }\n    o[0] = WARP_SHFL_XOR(mu, 1, 32);\n}\n")
+    assert _found(code, "HG101") == {3: "low"}
+    assert _found(code.replace("WARP_SHFL_XOR(mu, 1, 32)", "WARP_SHFL_XOR(mu, 1)"), "HG101") == {3: "high"}
+
+
 # --- HG106 ---------------------------------------------------------------------------------------------------
 
 def test_hg106_explicit_width_32_and_partial_ladders():

@@ -12,8 +12,9 @@ named quantity (`QK_K / 32`, `MMQ_TILE_NE_K / 32`: a data block size, not a warp
 unrelated values is reported with low confidence, and so is a thread index split by 32 in a function that does
 nothing warp-synchronous (no shuffle, vote, warp sync or warp-reduce helper): there a group of 32 threads is a
 data layout that is as correct on a 64-lane wavefront (`n = tid / 32` picks one half of a 64-value block), and
-one in a file whose every shuffle passes an explicit width of 32 (32-lane logical warps on purpose, which a
-64-lane wavefront runs as two aligned groups), and one in a function that makes its warp-level exchanges only
+one in a file whose every shuffle passes an explicit width of 32 (`__shfl_xor_sync(m, v, 16, 32)`, PyTorch's
+`WARP_SHFL(v, lane, 32)`: 32-lane logical warps on purpose, which a 64-lane wavefront runs as two aligned
+groups), and one in a function that makes its warp-level exchanges only
 through cooperative-group tiles of 32 (`cg::thread_block_tile<32> g = cg::tiled_partition<32>(b)` and
 `g.shfl_xor`, no raw `__shfl`, as DeepSpeed's quantizer and softmax kernels do): the 32 is the tile's, and HIP
 runs a 32-thread tile as half of a 64-lane wavefront (a tile size named in another header,
@@ -113,7 +114,8 @@ def _warp_synchronous(node, ctx) -> bool:
     return fn is None or bool(_WARP_OP.search(re.sub(r"//[^\n]*|/\*.*?\*/", " ", text(fn), flags=re.S)))
 
 
-_SHUFFLE = re.compile(r"\b__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(")
+#: CUDA's shuffles, and PyTorch's ``WARP_SHFL*`` helpers (ATen/cuda/DeviceUtils.cuh: value, lane, width, mask)
+_SHUFFLE = re.compile(r"\b(?:__shfl(?:_up|_down|_xor)?(?:_sync)?|WARP_SHFL(?:_UP|_DOWN|_XOR)?)\s*\(")
 
 
 def _logical_warps_of_32(ctx) -> bool:
@@ -125,7 +127,7 @@ def _logical_warps_of_32(ctx) -> bool:
         return False
     for m in calls:
         args = call_text_args(src, m.end() - 1)
-        width_at = 3 if "_sync" in m.group(0) else 2
+        width_at = 3 if "_sync" in m.group(0) and m.group(0).startswith("__") else 2
         if len(args) <= width_at or ctx.fold(args[width_at]) != 32:
             return False
     return True
