@@ -63,6 +63,18 @@ def test_hg101_pytorch_warp_shfl_with_width_32_is_logical_warps():
     assert _found(code.replace("WARP_SHFL_XOR(mu, 1, 32)", "WARP_SHFL_XOR(mu, 1)"), "HG101") == {3: "high"}
 
 
+# --- HG703 ---------------------------------------------------------------------------------------------------
+
+def test_hg703_a_guard_that_names_the_hip_platform_is_review_only():
+    """DeepSpeed fused_lamb: ``#if (__CUDA_ARCH__ >= 300) || (defined(__HIP_PLATFORM_AMD__) && HIP_VERSION >= 502)``:
+    the project states the HIP build's side; a bare ``__CUDA_ARCH__ >= 800`` is the silent fallback (high)."""
+    code = ("__device__ float f(float x) {\n#if (__CUDA_ARCH__ >= 300) || (defined(__HIP_PLATFORM_AMD__) && "
+            "HIP_VERSION >= 502)\n    return x * 2.f;\n#else\n    return x;\n#endif\n}\n")
+    assert _found(code, "HG703") == {2: "low"}
+    bare = code.replace(" || (defined(__HIP_PLATFORM_AMD__) && HIP_VERSION >= 502)", "")
+    assert _found(bare, "HG703") == {2: "high"}
+
+
 # --- HG106 ---------------------------------------------------------------------------------------------------
 
 def test_hg106_explicit_width_32_and_partial_ladders():

@@ -2,7 +2,9 @@
 
 What it does
 ------------
-Flags `#if`/`#elif` conditions that compare `__CUDA_ARCH__` with a number.
+Flags `#if`/`#elif` conditions that compare `__CUDA_ARCH__` with a number. Low confidence when the same
+condition also tests a name only the HIP build defines (`(__CUDA_ARCH__ >= 300) || defined(__HIP_PLATFORM_AMD__)`,
+`!defined(USE_ROCM)`): the project states the HIP build's side there.
 
 Why is this bad?
 ----------------
@@ -36,8 +38,10 @@ __device__ float f(float x) {
 
 from __future__ import annotations
 
+import re
+
 from hipgauge.rules.checks._common import words
-from hipgauge.rules.hit import HIGH, Hit
+from hipgauge.rules.hit import HIGH, LOW, Hit
 from hipgauge.rules.spec import RuleMeta
 from hipgauge.rules.syntax import text
 from hipgauge.rules.syntax import ancestor
@@ -59,11 +63,22 @@ NODE = None
 ANCHOR = words("__CUDA_ARCH__")
 
 
+#: names only the HIP build defines: a guard that tests one of them beside ``__CUDA_ARCH__`` states the HIP build's side
+_HIP_NAMED = re.compile(r"\b(?:__HIP_PLATFORM_(?:AMD|HCC)__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__|USE_ROCM|"
+                        r"HIP_VERSION(?:_MAJOR|_MINOR)?|ROCM_VERSION|__gfx\w+__|__GFX\d+__)\b")
+
+
 def check(node, ctx):
     cmp = ancestor(node, "binary_expression", limit=3)
-    if cmp is None or ancestor(node, ("preproc_if", "preproc_elif"), limit=8) is None:
+    directive = ancestor(node, ("preproc_if", "preproc_elif"), limit=8)
+    if cmp is None or directive is None:
         return []
     op = cmp.child_by_field_name("operator")
     if op is None or op.type not in (">=", ">", "<", "<=", "==", "!="):
         return []
+    cond = directive.child_by_field_name("condition")
+    named = _HIP_NAMED.search(text(cond)) if cond is not None else None
+    if named is not None:
+        return [Hit(cmp, LOW, f"`{text(cmp)}` in a guard that also tests `{named.group(0)}`: the HIP build's side "
+                              "is stated by the project, not a silent fallback")]
     return [Hit(cmp, HIGH, f"`{text(cmp)}`")]
