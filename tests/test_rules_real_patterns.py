@@ -275,6 +275,9 @@ def test_hg108_a_host_local_read_from_the_device_is_that_devices_width():
     assert _found(code, "HG108") == {}
     assert _found(code.replace("props->warpSize", "32"), "HG108")
     assert _found("void f(int* t) {\n    t[0] = warpSize * 4;\n}\n", "HG108") == {2: "medium"}
+    out_param = ("void q(int dev) {\n    int warpSize;\n    cuDeviceGetAttribute(&warpSize, CU_DEVICE_ATTRIBUTE_WARP_SIZE, dev);\n"
+                 "    printf(\"%d\\n\", warpSize);\n}\n")
+    assert _found(out_param, "HG108") == {}
 
 
 def test_a_library_version_guard_is_the_cuda_builds_in_a_shipping_tree(tmp_path):

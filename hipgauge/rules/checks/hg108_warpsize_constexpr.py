@@ -88,8 +88,10 @@ def check(node, ctx):
     return []
 
 
-#: a host local named ``warpSize`` set from the device's properties or attribute (transducer_loss_kernel.cu in apex)
-_QUERIED = re.compile(r"\bwarpSize\s*=\s*[^;]*(?:(?:->|\.)\s*warpSize\b|DevAttrWarpSize|DeviceAttributeWarpSize)")
+#: a host local named ``warpSize`` set from the device's properties or attribute (transducer_loss_kernel.cu in apex;
+#: ``getCudaAttribute(&warpSize, CU_DEVICE_ATTRIBUTE_WARP_SIZE, dev)`` in cuda-samples' deviceQueryDrv)
+_QUERIED = re.compile(r"\bwarpSize\s*=\s*[^;]*(?:(?:->|\.)\s*warpSize\b|DevAttrWarpSize|DeviceAttributeWarpSize)|"
+                      r"&\s*warpSize\s*,\s*(?:CU_DEVICE_ATTRIBUTE_WARP_SIZE|cudaDevAttrWarpSize|hipDeviceAttributeWarpSize)\b")
 
 
 def _queried_local(fn):
