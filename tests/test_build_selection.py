@@ -147,6 +147,17 @@ def test_library_wrapper_is_one_piece_of_work():
     assert len(items) == 1 and items[0].count == 69 and items[0].low == pytest.approx(0.15)
 
 
+def test_a_build_scripts_flag_list_is_one_edit():
+    """fast-hadamard-transform's setup.py: -gencode, --use_fast_math, --expt-relaxed-constexpr on separate lines are
+    one edit of the script's nvcc flag list (HG701 once); another rule in it (HG702) is its own item."""
+    def flag(line: int, code: str = "HG701", hours: float = 0.62) -> Finding:
+        return replace(_finding(code, line, f"nvcc flag {line}", hours), category="build", kernel=None,
+                       file="setup.py", snippet=f"'-flag{line}',")
+
+    items = finding_items([flag(n) for n in (106, 153, 154, 155)] + [flag(107, "HG702", 1.25)], {}, {}, 0.5, 2.0)
+    assert sorted((i.label.split()[0], i.count) for i in items) == [("HG701", 4), ("HG702", 1)]
+
+
 def test_one_rule_saying_the_same_thing_twice_in_a_kernel_is_one_edit():
     """exllamav2's ``atomicAdd(out, r01); atomicAdd(out + 1, r23);`` on half2: one item of two occurrences; the same
     message in another kernel, or another message in this one, is its own item."""

@@ -17,6 +17,8 @@ instantiation files is one edit to the generator or the template. So findings ar
 * library calls (rule category ``library``: cuBLASLt, NCCL, cuRAND…) of one rule in one file are one piece of
   work, the file's wrapper around that library: a 200-line cuBLASLt wrapper is one item (its largest rule effort
   once), not 69;
+* build findings of one rule in one build script (``-gencode``, ``--use_fast_math``, ``--expt-relaxed-constexpr``
+  on five lines of a setup.py) are one edit of that script's flag list: one item;
 * zero-hour findings (info notes, "CUDA-only branch" notes) cost nothing and are not listed.
 """
 
@@ -69,6 +71,8 @@ def finding_items(findings: Iterable[Any], families: dict[str, str], library_ban
             key = ("finding", f.code, family)  # same-shape copies: one edit to the template or the generator
         elif f.category == "library":
             key = ("library-wrapper", f.code, f.file)  # the file's wrapper around one library: one piece of work
+        elif f.category == "build" and not f.kernel:
+            key = ("build-list", f.code, f.file)  # one build script's nvcc flags / arch list: one edit of that list
         elif f.kernel:  # one rule saying the same thing twice in one kernel: one edit (exllamav2's two half2 atomicAdds)
             key = ("finding", f.code, f.file, f.kernel, f.message)
         else:
@@ -99,6 +103,14 @@ def finding_items(findings: Iterable[Any], families: dict[str, str], library_ban
                                     h * lo_f, h * hi_f,
                                     f"rule effort {h:g} h × [{lo_f:g}, {hi_f:g}] once for the file's wrapper: {n} "
                                     f"call(s) of one library in {first.file}", first.file, first.line, n))
+            continue
+        if key[0] == "build-list" and n > 1:
+            h = max(float(f.effort_hours) for f in fs)
+            out.append(DistinctItem("finding", first.category,
+                                    f"{first.code} {first.message} (and {n - 1} more line(s) of this build script)",
+                                    h * lo_f, h * hi_f,
+                                    f"rule effort {h:g} h × [{lo_f:g}, {hi_f:g}] once for the script's flag list: {n} "
+                                    f"line(s) in {first.file}", first.file, first.line, n))
             continue
         h = float(first.effort_hours)
         out.append(DistinctItem("finding", first.category, f"{first.code} {first.message}", h * lo_f, h * hi_f,
