@@ -274,17 +274,22 @@ def test_the_torch_backend_times_with_device_events_and_traces_with_shapes(tmp_p
     assert not (tmp_path / "base_trace.json").exists()
 
 
-def test_capture_torch_runs_without_typer_through_the_fast_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
-    from hipgauge.cli import main
-
-    clock = [0.0]
-    torch = _fake_torch(clock)
+def _fake_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fake torch in sys.modules and a factory module using it: ``<path>:build``."""
+    torch = _fake_torch([0.0])
     monkeypatch.setitem(sys.modules, "torch", torch)
     monkeypatch.setitem(sys.modules, "torch.profiler", torch.profiler)
     mod = tmp_path / "fakemodels.py"
     mod.write_text("import torch\n\nclass M:\n    def eval(self): return self\n    def to(self, *a, **k): return self\n"
                    "    def __call__(self, x): return None\n\ndef build(batch=1):\n    return M(), torch.Tensor()\n")
+    return mod
+
+
+def test_capture_torch_runs_without_typer_through_the_fast_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from hipgauge.cli import main
+
+    mod = _fake_models(tmp_path, monkeypatch)
     with pytest.raises(SystemExit) as info:
         main(["capture", "torch", f"{mod}:build", "--variant", "a=fp16", "--variant", "b=fp16,cl", "-o",
               str(tmp_path / "out"), "--iterations", "4", "--rounds", "2", "--warmup", "0", "--json"])
@@ -352,13 +357,7 @@ def test_the_summary_says_how_loose_its_p99_is(tmp_path: Path, monkeypatch: pyte
     from hipgauge.cli.capture_run import run_torch_capture
     from hipgauge.profiles.stability import tail_widening as stability_widening
 
-    clock = [0.0]
-    torch = _fake_torch(clock)
-    monkeypatch.setitem(sys.modules, "torch", torch)
-    monkeypatch.setitem(sys.modules, "torch.profiler", torch.profiler)
-    mod = tmp_path / "fakemodels.py"
-    mod.write_text("import torch\n\nclass M:\n    def eval(self): return self\n    def to(self, *a, **k): return self\n"
-                   "    def __call__(self, x): return None\n\ndef build(batch=1):\n    return M(), torch.Tensor()\n")
+    mod = _fake_models(tmp_path, monkeypatch)
     for n, line in ((600, True), (3000, False)):
         run_torch_capture(f"{mod}:build", ["a=fp16", "b=fp16,cl"], tmp_path / f"o{n}", iterations=n, rounds=10,
                           warmup=0, profile_steps=0, no_progress=True)

@@ -46,6 +46,12 @@ class DistinctItem:
     count: int
 
 
+#: groups that are one edit of one file, whatever their count: (unit, where in the label, what the edit is, where
+#: in the basis)
+_ONE_EDIT = {"library-wrapper": ("call(s)", "in this file", "the file's wrapper", "of one library in"),
+             "build-list": ("line(s)", "of this build script", "the script's flag list", "in")}
+
+
 def construct(snippet: str) -> str:
     """The source line with numbers as ``#`` and blanks collapsed: what "the same construct" compares."""
     return _BLANKS.sub(" ", _NUM.sub("#", snippet or "")).strip()
@@ -96,21 +102,13 @@ def finding_items(findings: Iterable[Any], families: dict[str, str], library_ban
                                     f"{first.code} per distinct kernel family: band [{low:g}, {high:g}] h once "
                                     f"({where}{by_units}; cost_model.library_family_hours)", first.file, first.line, n))
             continue
-        if key[0] == "library-wrapper" and n > 1:
+        if key[0] in _ONE_EDIT and n > 1:
+            unit, here, scope, of = _ONE_EDIT[key[0]]
             h = max(float(f.effort_hours) for f in fs)
-            out.append(DistinctItem("finding", first.category,
-                                    f"{first.code} {first.message} (and {n - 1} more call(s) in this file)",
-                                    h * lo_f, h * hi_f,
-                                    f"rule effort {h:g} h × [{lo_f:g}, {hi_f:g}] once for the file's wrapper: {n} "
-                                    f"call(s) of one library in {first.file}", first.file, first.line, n))
-            continue
-        if key[0] == "build-list" and n > 1:
-            h = max(float(f.effort_hours) for f in fs)
-            out.append(DistinctItem("finding", first.category,
-                                    f"{first.code} {first.message} (and {n - 1} more line(s) of this build script)",
-                                    h * lo_f, h * hi_f,
-                                    f"rule effort {h:g} h × [{lo_f:g}, {hi_f:g}] once for the script's flag list: {n} "
-                                    f"line(s) in {first.file}", first.file, first.line, n))
+            out.append(DistinctItem("finding", first.category, f"{first.code} {first.message} (and {n - 1} more {unit} "
+                                    f"{here})", h * lo_f, h * hi_f,
+                                    f"rule effort {h:g} h × [{lo_f:g}, {hi_f:g}] once for {scope}: {n} {unit} {of} "
+                                    f"{first.file}", first.file, first.line, n))
             continue
         h = float(first.effort_hours)
         out.append(DistinctItem("finding", first.category, f"{first.code} {first.message}", h * lo_f, h * hi_f,
