@@ -638,18 +638,16 @@ def file_view(display: str, data: bytes, tree: TreeDual | None, kind: str = "cud
                     lines=data.decode("utf-8", "replace").splitlines())
 
 
-def _brace_end(blank: bytes, open_at: int) -> int | None:
-    """The offset of the ``}`` that closes the ``{`` at ``open_at`` (comments and strings blanked), or None."""
-    depth = 0
-    for i in range(open_at, len(blank)):
-        c = blank[i]
-        if c == 0x7B:
-            depth += 1
-        elif c == 0x7D:
-            depth -= 1
-            if depth == 0:
-                return i
-    return None
+def _brace_pairs(blank: bytes) -> dict[int, int]:
+    """Each ``{`` offset -> the offset of the ``}`` that closes it (comments and strings blanked): one pass."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for m in re.finditer(rb"[{}]", blank):
+        if m.group() == b"{":
+            stack.append(m.start())
+        elif stack:
+            pairs[stack.pop()] = m.start()
+    return pairs
 
 
 @lru_cache(maxsize=8)
@@ -670,19 +668,22 @@ def runtime_vendor_ifs(data: bytes, vis: Visibility, defines: Defines) -> None:
         return
     from hipgauge.source.macros import blank_comments_and_strings  # noqa: PLC0415 - only for a file that has one
 
-    blank = None
+    blank: bytes | None = None
+    pairs: dict[int, int] = {}
     for m in head.finditer(data):
-        blank = blank if blank is not None else blank_comments_and_strings(data)
+        if blank is None:
+            blank = blank_comments_and_strings(data)
+            pairs = _brace_pairs(blank)
         if blank[m.start():m.end()] != data[m.start():m.end()]:
             continue  # in a comment or a string
-        body_end = _brace_end(blank, m.end() - 1)
+        body_end = pairs.get(m.end() - 1)
         if body_end is None:
             continue
         hip_side, cuda_side = (CUDA_ONLY, HIP_ONLY) if m.group(1) else (HIP_ONLY, CUDA_ONLY)
         line = data.count(b"\n", 0, m.start()) + 1
         spans = [(m.end(), body_end, hip_side)]
         tail = re.compile(rb"\s*else\s*\{").match(blank, body_end + 1)
-        if tail is not None and (else_end := _brace_end(blank, tail.end() - 1)) is not None:
+        if tail is not None and (else_end := pairs.get(tail.end() - 1)) is not None:
             spans.append((tail.end(), else_end, cuda_side))
         for a, b, side in spans:
             first, last = data.count(b"\n", 0, a) + 1, data.count(b"\n", 0, b) + 1
