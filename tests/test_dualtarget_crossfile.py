@@ -15,7 +15,7 @@ from hipgauge.app.scan import ScanOptions, scan_tree
 from hipgauge.knowledge.amd_targets import amd_pass_macros, amd_targets, target
 from hipgauge.source.conditions import BOTH, CUDA_ONLY, HIP_ONLY, HIP_PASS_NAMES, Defines, evaluate, visibility
 from hipgauge.source.dualtarget import tree_dual
-from hipgauge.source.includes import resolve_includes, tree_macros
+from hipgauge.source.includes import condition_names, resolve_includes, tree_macros
 from hipgauge.source.walk import walk_tree
 
 DATA = Path(__file__).resolve().parent / "data" / "dualtarget"
@@ -127,10 +127,22 @@ def test_a_value_made_of_other_macros_is_evaluated():
 
 def test_an_include_guard_does_not_make_a_header_maybe():
     files = {"g.h": b"#ifndef G_H\n#define G_H\n#ifdef MY_USE_HIP\n#define ONLY_HIP 1\n#endif\n#define ALWAYS 2\n#endif\n",
-             "k.cu": b'#include "g.h"\n#if ALWAYS == 2\nshared\n#endif\n'}
+             "k.cu": b'#include "g.h"\n#if ALWAYS == 2\nshared\n#endif\n#ifdef ONLY_HIP\nh\n#endif\n'}
     macros, views = tree_macros(files, Defines.standard({"MY_USE_HIP": "hip"}))
     assert macros.exports["g.h"][0]["ALWAYS"] == "2" and macros.exports["g.h"][1]["ONLY_HIP"] == "1"
     assert "ONLY_HIP" in macros.never[0]
+
+
+def test_exports_keep_only_the_names_a_condition_can_read():
+    """A header's exports carry the names some ``#if`` of the tree tests, and those their values are made of
+    (``#if LEVEL > 1`` with ``#define LEVEL BASE`` and ``#define BASE 2``): the rest (a config-heavy tree's
+    thousands of macros) decide nothing and are not carried through every include."""
+    files = {"cfg.h": b"#define BASE 2\n#define LEVEL BASE\n#define UNUSED_A 1\n#define UNUSED_B(x) (x)\n",
+             "k.cu": b'#include "cfg.h"\n#if LEVEL > 1\nfast\n#else\nslow\n#endif\n'}
+    assert condition_names(files) == {"LEVEL", "BASE"}
+    macros, views = tree_macros(files, Defines.standard())
+    assert set(macros.exports["cfg.h"][0]) == {"LEVEL", "BASE"}
+    assert views["k.cu"].at(3) == BOTH and views["k.cu"].at(5) not in (BOTH, CUDA_ONLY, HIP_ONLY)
 
 
 # ----------------------------------------------------------------------------------------------------------------

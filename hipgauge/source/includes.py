@@ -8,7 +8,8 @@ build reaches each header, and which names a build never defines.
 * **exports**: per header, what including it does to each build's macros (``#define``/``#undef`` under the
   header's own conditions, and what its own includes bring), three-valued: defined (with its value), undefined,
   unknown. ``common.cuh`` includes ``vendors/hip.h`` only under ``GGML_USE_HIP``: the shim's
-  ``#define __CUDA_ARCH__ 1300`` and ``#define CDNA`` reach the HIP build only;
+  ``#define __CUDA_ARCH__ 1300`` and ``#define CDNA`` reach the HIP build only. Only the names a conditional
+  directive of the tree can read are carried (``condition_names``): the others decide no branch;
 * **reach**: whether each build compiles each header at all: a compiled source (``.cu``/``.cpp``) or a header no
   file includes is reached by both; another header is reached where an including line is (``vendors/cuda.h``,
   included under ``#else`` of ``GGML_USE_HIP``: CUDA build only);
@@ -47,6 +48,10 @@ _NOT_PROJECT = re.compile(r"^(?:_[_A-Z]|(?:CUDA|CUDART|CUBLAS|CUDNN|NCCL|NV|HIP|
                           r"(?:cuda|cublas|cusparse|cusolver|curand|cufft|cudnn|nccl|nvrtc|cub|cute|cutlass|hip|roc|"
                           r"rccl|miopen)[A-Z_a-z]|cu[A-Z]|CU[a-z]|CU_|nv_|__nv|NVTX)")
 ROUNDS = 3  # most trees settle in two: the names a build never defines, then the views with them
+#: a conditional directive's expression, and an object-like ``#define``'s value (continuation lines included)
+_CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b([^\n]*(?:\\\n[^\n]*)*)", re.M)
+_OBJECT_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])([^\n]*(?:\\\n[^\n]*)*)", re.M)
+_IDENT = re.compile(rb"[A-Za-z_]\w*")
 
 
 @dataclass(frozen=True)
@@ -172,9 +177,10 @@ def tree_macros(files: dict[str, bytes], base: Defines, passed: Iterable[str] = 
     passed = set(passed) | set(base.cuda) | set(base.hip) | base.cuda_undefined | base.hip_undefined
     macros = TreeMacros(includes=includes)
     views: dict[str, Visibility] = {}
+    tested = condition_names(files)
     for _round in range(ROUNDS):
         defs = macros.defines(base)
-        exports = _exports(files, includes, defs)
+        exports = _exports(files, includes, defs, tested)
         plain = TreeMacros(includes, exports)
         views = {f: visibility(data, defs, include=plain.hook(f)) for f, data in files.items()}
         reach = _reach(views, includes, roots)
@@ -189,8 +195,33 @@ def tree_macros(files: dict[str, bytes], base: Defines, passed: Iterable[str] = 
     return macros, views
 
 
-def _exports(files: dict[str, bytes], includes: dict[str, dict[str, str]], defs: Defines) -> dict[str, Exports]:
-    """What including each header does, per build (memoised; an include cycle contributes nothing)."""
+def condition_names(files: dict[str, bytes]) -> frozenset[str]:
+    """The names a conditional directive of the tree tests, and those their object-like values are made of
+    (transitively): the only names whose value can decide a branch. A header's exports keep just these: a
+    config-heavy tree (CCCL: 1,700 headers, thousands of macros each reaches) otherwise carries every macro through
+    every include."""
+    tested: set[bytes] = set()
+    values: dict[bytes, set[bytes]] = defaultdict(set)
+    for data in files.values():
+        if b"#" not in data:
+            continue
+        for m in _CONDITION.finditer(data):
+            tested.update(_IDENT.findall(m.group(1)))
+        for m in _OBJECT_DEFINE.finditer(data):
+            values[m.group(1)].update(_IDENT.findall(m.group(2)))
+    work = list(tested)
+    while work:
+        for name in values.get(work.pop(), ()):
+            if name not in tested:
+                tested.add(name)
+                work.append(name)
+    return frozenset(n.decode("latin-1") for n in tested)
+
+
+def _exports(files: dict[str, bytes], includes: dict[str, dict[str, str]], defs: Defines,
+             tested: frozenset[str] | None = None) -> dict[str, Exports]:
+    """What including each header does, per build (memoised; an include cycle contributes nothing); ``tested``:
+    the only names kept (``condition_names``), all when None."""
     memo: dict[str, Exports] = {}
     busy: set[str] = set()
     targets = {t for table in includes.values() for t in table.values()}
@@ -204,6 +235,8 @@ def _exports(files: dict[str, bytes], includes: dict[str, dict[str, str]], defs:
         table = includes.get(f, {})
         hook = (lambda text: of(table[text]) if text in table else None) if table else None
         got = visibility(files[f], defs, include=hook).exports
+        if tested is not None:
+            got = ({n: v for n, v in got[0].items() if n in tested}, {n: v for n, v in got[1].items() if n in tested})
         busy.discard(f)
         memo[f] = got
         return got
