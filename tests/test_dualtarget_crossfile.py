@@ -248,3 +248,22 @@ def test_the_terminal_names_code_that_is_not_cuda():
 
     out = CliRunner().invoke(app, ["scan", str(BACKENDS), "--no-progress"]).output
     assert "Not CUDA code (no CUDA rules, no hours): other backends cpu 2, opencl 1, sycl 1" in " ".join(out.split())
+
+
+def test_a_headers_view_from_its_exports_pass_is_the_one_the_hook_gives():
+    """``_exports`` hands back each header's view, the same the include hook would give it; a header whose
+    evaluation met an include cycle is left out (its cyclic include counted as nothing there)."""
+    from hipgauge.source.includes import TreeMacros, _exports
+
+    files = {"a.h": b'#include "b.h"\n#ifdef FROM_B\nyes\n#endif\n', "b.h": b"#define FROM_B 1\n",
+             "c.h": b'#include "d.h"\n#define C 1\n', "d.h": b'#include "c.h"\n#ifdef C\nd\n#endif\n',
+             "k.cu": b'#include "a.h"\n#include "c.h"\n'}
+    includes = resolve_includes(files)
+    views: dict = {}
+    defs = Defines.standard()
+    exports = _exports(files, includes, defs, condition_names(files), views)
+    assert "a.h" in views and "b.h" in views and not {"c.h", "d.h"} & set(views)
+    hook = TreeMacros(includes, exports).hook
+    for f, v in views.items():
+        assert v.where == visibility(files[f], defs, include=hook(f)).where
+    assert views["a.h"].at(3) == BOTH

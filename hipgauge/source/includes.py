@@ -180,9 +180,11 @@ def tree_macros(files: dict[str, bytes], base: Defines, passed: Iterable[str] = 
     tested = condition_names(files)
     for _round in range(ROUNDS):
         defs = macros.defines(base)
-        exports = _exports(files, includes, defs, tested)
+        header_views: dict[str, Visibility] = {}
+        exports = _exports(files, includes, defs, tested, header_views)
         plain = TreeMacros(includes, exports)
-        views = {f: visibility(data, defs, include=plain.hook(f)) for f, data in files.items()}
+        views = {f: header_views[f] if f in header_views else visibility(data, defs, include=plain.hook(f))
+                 for f, data in files.items()}
         reach = _reach(views, includes, roots)
         never = _never(views, reach, passed)
         changed = never != macros.never or reach != macros.reach
@@ -219,26 +221,35 @@ def condition_names(files: dict[str, bytes]) -> frozenset[str]:
 
 
 def _exports(files: dict[str, bytes], includes: dict[str, dict[str, str]], defs: Defines,
-             tested: frozenset[str] | None = None) -> dict[str, Exports]:
+             tested: frozenset[str] | None = None, views: dict[str, Visibility] | None = None) -> dict[str, Exports]:
     """What including each header does, per build (memoised; an include cycle contributes nothing); ``tested``:
-    the only names kept (``condition_names``), all when None."""
+    the only names kept (``condition_names``), all when None. ``views``: filled with each header's view, the one
+    ``TreeMacros.hook`` would give it (not for a header whose evaluation met an include cycle: there the cycle's
+    include counted as nothing)."""
     memo: dict[str, Exports] = {}
-    busy: set[str] = set()
+    busy: list[str] = []
+    cyclic: set[str] = set()
     targets = {t for table in includes.values() for t in table.values()}
 
     def of(f: str) -> Exports | None:
         if f in memo:
             return memo[f]
-        if f in busy or f not in files:
+        if f in busy:
+            cyclic.update(busy)
             return None
-        busy.add(f)
+        if f not in files:
+            return None
+        busy.append(f)
         table = includes.get(f, {})
         hook = (lambda text: of(table[text]) if text in table else None) if table else None
-        got = visibility(files[f], defs, include=hook).exports
+        vis = visibility(files[f], defs, include=hook)
+        got = vis.exports
         if tested is not None:
             got = ({n: v for n, v in got[0].items() if n in tested}, {n: v for n, v in got[1].items() if n in tested})
-        busy.discard(f)
+        busy.pop()
         memo[f] = got
+        if views is not None and f not in cyclic:
+            views[f] = vis
         return got
 
     for t in sorted(targets):
