@@ -1179,26 +1179,23 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
     side: dict[int, str] = {}
     has_hip = False
     for node in ast.walk(tree):
-        if isinstance(node, ast.IfExp) and names_hip(ast.get_source_segment(text, node.test) or ""):
-            has_hip = True  # ``CUDAExtension(…) if torch.version.hip else None``
+        if not isinstance(node, (ast.If, ast.IfExp)):
+            continue
+        test = ast.get_source_segment(text, node.test) or ""
+        if names_hip(test):  # (``if not SKIP_CUDA_BUILD:``, set by a HIP branch, is decided without naming HIP)
+            has_hip = True
             if not any(e.startswith(script) for e in hip_ev):
-                hip_ev.append(f"{script}:{node.lineno}: a ROCm branch ({(ast.get_source_segment(text, node.test) or '').strip()[:40]})")
-        if isinstance(node, ast.If):
-            test = ast.get_source_segment(text, node.test) or ""
-            sides = branch_sides(text, node)
-            if sides == (None, None):
+                hip_ev.append(f"{script}:{node.lineno}: a ROCm branch ({test.strip()[:40]})")
+        if isinstance(node, ast.IfExp):
+            continue  # ``CUDAExtension(…) if torch.version.hip else None``: setup_eval reads the calls in its branches
+        sides = branch_sides(text, node)
+        for body, vis in ((node.body, sides[0]), (node.orelse, sides[1])):
+            b = _BUILD_OF.get(vis) if vis is not None else None
+            if b is None:
                 continue
-            if names_hip(test):  # (``if not SKIP_CUDA_BUILD:``, set by a HIP branch, is decided without naming HIP)
-                has_hip = True
-                if not any(e.startswith(script) for e in hip_ev):
-                    hip_ev.append(f"{script}:{node.lineno}: a ROCm branch ({test.strip()[:40]})")
-            for body, vis in ((node.body, sides[0]), (node.orelse, sides[1])):
-                b = _BUILD_OF.get(vis) if vis is not None else None
-                if b is None:
-                    continue
-                for stmt in body:
-                    for ln in range(stmt.lineno, (getattr(stmt, "end_lineno", None) or stmt.lineno) + 1):
-                        side.setdefault(ln, b)
+            for stmt in body:
+                for ln in range(stmt.lineno, (getattr(stmt, "end_lineno", None) or stmt.lineno) + 1):
+                    side.setdefault(ln, b)
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
             continue
