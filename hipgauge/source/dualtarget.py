@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -659,6 +660,9 @@ def _runtime_if_pattern(names: tuple[str, ...]) -> re.Pattern[bytes] | None:
                       + rb")\s*\)\s*\{")
 
 
+_ELSE_BRACE = re.compile(rb"\s*else\s*\{")
+
+
 def runtime_vendor_ifs(data: bytes, vis: Visibility, defines: Defines) -> None:
     """C++ ``if (USE_ROCM) { … } else { … }`` on a name only the HIP build defines (ROCm apex's layer norm): a
     statement-level vendor branch; its body is the HIP build's, its ``else`` the CUDA build's (``if (!NAME)`` the
@@ -670,24 +674,27 @@ def runtime_vendor_ifs(data: bytes, vis: Visibility, defines: Defines) -> None:
 
     blank: bytes | None = None
     pairs: dict[int, int] = {}
+    newlines: list[int] = []
     for m in head.finditer(data):
-        if blank is None:
+        if blank is None:  # once per file, and only for a file with such an ``if``
             blank = blank_comments_and_strings(data)
             pairs = _brace_pairs(blank)
+            newlines = [n.start() for n in re.finditer(rb"\n", data)]
         if blank[m.start():m.end()] != data[m.start():m.end()]:
             continue  # in a comment or a string
         body_end = pairs.get(m.end() - 1)
         if body_end is None:
             continue
         hip_side, cuda_side = (CUDA_ONLY, HIP_ONLY) if m.group(1) else (HIP_ONLY, CUDA_ONLY)
-        line = data.count(b"\n", 0, m.start()) + 1
+        line = bisect_left(newlines, m.start()) + 1
         spans = [(m.end(), body_end, hip_side)]
-        tail = re.compile(rb"\s*else\s*\{").match(blank, body_end + 1)
+        tail = _ELSE_BRACE.match(blank, body_end + 1)
         if tail is not None and (else_end := pairs.get(tail.end() - 1)) is not None:
             spans.append((tail.end(), else_end, cuda_side))
         for a, b, side in spans:
-            first, last = data.count(b"\n", 0, a) + 1, data.count(b"\n", 0, b) + 1
-            for ln in range(first + 1 if data[a:].split(b"\n", 1)[0].strip() == b"" else first, last):
+            first, last = bisect_left(newlines, a) + 1, bisect_left(newlines, b) + 1
+            eol = newlines[first - 1] if first - 1 < len(newlines) else len(data)
+            for ln in range(first + 1 if not data[a:eol].strip() else first, last):
                 if 0 < ln <= len(vis.where) and vis.where[ln - 1] == BOTH:
                     vis.where[ln - 1] = side
                     vis.guard[ln - 1] = line

@@ -61,6 +61,7 @@ ANCHOR = words(r"cudaLaunchCooperativeKernel\w*", "this_grid", "grid_group")
 _PER_SM = re.compile(r"(?i)\b(?:n_?sms?|num_?sms?|sm_?count|n_?cus?|num_?cus|cu_?count|multi_?processor_?count|"
                      r"cudaDevAttrMultiProcessorCount)\b")
 _LAUNCH = re.compile(r"\bcudaLaunchCooperativeKernel\w*\s*\(")
+_LOOKBACK = 4000  # characters before a launch searched for its named grid's declaration
 
 
 def _grid_per_sm(call_text: str, before: str = "") -> bool:
@@ -78,7 +79,7 @@ def _grid_per_sm(call_text: str, before: str = "") -> bool:
         return True
     if re.fullmatch(r"[A-Za-z_]\w*", grid) and before:
         decl = re.compile(r"\bdim3\s+" + grid + r"\s*[({]([^;]*)|\b" + grid + r"\s*=(?!=)([^;]*);")
-        found = list(decl.finditer(before[-4000:]))
+        found = list(decl.finditer(before[-_LOOKBACK:]))
         return bool(found) and bool(_PER_SM.search(found[-1].group(1) or found[-1].group(2) or ""))
     return False
 
@@ -90,11 +91,12 @@ def check(node, ctx):
         while call is not None and call.type not in ("call_expression", "expression_statement", "compound_statement"):
             call = call.parent
         if call is not None and call.type == "call_expression" \
-                and _grid_per_sm(text(call), ctx.data[:call.start_byte].decode("utf-8", "replace")):
+                and _grid_per_sm(text(call), ctx.data[max(0, call.start_byte - 4 * _LOOKBACK):call.start_byte]
+                                 .decode("utf-8", "replace")):
             return []  # one block per SM/CU from the device query: fits by construction
     else:
         src = ctx.pf.text if hasattr(ctx.pf, "text") else ""
         launches = [m.start() for m in _LAUNCH.finditer(src)]
-        if launches and all(_grid_per_sm(src[i:i + 600], src[:i]) for i in launches):
+        if launches and all(_grid_per_sm(src[i:i + 600], src[max(0, i - _LOOKBACK):i]) for i in launches):
             return []  # the grid this sync waits on is one block per SM/CU (the file's launches say so)
     return usage(node, ctx, MEDIUM, "size the grid with hipOccupancyMaxActiveBlocksPerMultiprocessor")
