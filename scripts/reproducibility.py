@@ -14,7 +14,7 @@ Only latency CSVs are read (no traces), each from a run of interleaved timing ro
    each side, as ``interval.prediction_interval_ms``). Each split counts both ways (A→B, B→A). Reported with the
    bootstrap alone (the wider of those over iterations and over whole rounds: the interval before 2026-12-05) and as
    ``stability.assess`` gives it now, widened where few iterations lie beyond the percentile
-   (``stability.tail_widening``; ``--quarters`` checks it at a quarter of the rounds, a sample size it was not fitted
+   (``widening.tail_widening``; ``--quarters`` checks it at a quarter of the rounds, a sample size it was not fitted
    on).
 2. **Scaling.** Random disjoint pairs of R rounds each: how far apart the two percentiles lie, by R. Were the
    iterations independent, it would shrink as 1/√R.

@@ -52,7 +52,7 @@ def run_torch_capture(factory: str, variant: list[str], out_dir: Path, iteration
     if widen is not None and widen > 1.2:
         from hipgauge.profiles.widening import iterations_for_widening
 
-        lines.append(f"P99: {iterations // 100 or iterations / 100:g} iteration(s) per variant lie beyond it, so "
+        lines.append(f"P99: {iterations / 100:g} iteration(s) per variant lie beyond it, so "
                      f"compare and project widen its interval ×{widen:.2f} above (a P99 from so few is loose); "
                      f"{iterations_for_widening(99.0, 1.2):,} iterations bring that to ×1.2 (docs/measuring.md)")
     lines.append(f"wrote {len(result.files)} files to {out_dir}: per variant <name>_latency_ms.csv and "

@@ -97,7 +97,7 @@ class ProjectionInterval:
     #: interval with the candidate's own sampling added (the baseline's relative sampling taken again); None when
     #: the figure is measured
     prediction_ms: tuple[float, float] | None = None
-    #: the factor the bootstrap's tail side was widened by (``stability.tail_widening``: few iterations beyond the
+    #: the factor the bootstrap's tail side was widened by (``widening.tail_widening``: few iterations beyond the
     #: percentile); 1 when not
     tail_widening: float = 1.0
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from hipgauge.datafiles import load_data_toml
-from hipgauge.profiles import widening
+from hipgauge.profiles.widening import tail_widening
 
 
 @lru_cache(maxsize=1)
@@ -168,15 +168,6 @@ def round_percentile_ci(values: np.ndarray, rounds: list[int], p: float, confide
     stats = np.fromiter((np.percentile(np.concatenate([groups[i] for i in row]), p) for row in picks), dtype=np.float64)
     alpha = (1.0 - float(confidence or cfg["confidence"])) / 2.0
     return float(np.quantile(stats, alpha)), float(np.quantile(stats, 1.0 - alpha))
-
-
-def tail_widening(n: int, p: float) -> float:
-    """The factor that widens a percentile's bootstrap interval on the tail's side when few iterations lie beyond
-    it (``hipgauge.profiles.widening``). Where a tail comes from a few slow rounds of the host, resampling rounds
-    that never had one cannot see them; measured on one half of each harness run's rounds against the other
-    (scripts/reproducibility.py), a re-measurement that fell outside the 90% interval fell above it (for a high
-    percentile), by a factor that grew as 1/√m (a P99 of 600 iterations: m = 6, ×2.65)."""
-    return widening.tail_widening(n, p)
 
 
 def _blocks(x: np.ndarray, max_points: int) -> tuple[np.ndarray, int]:

@@ -1,8 +1,9 @@
 """How much a percentile's interval is widened on the tail's side for the few iterations that lie beyond it.
 
 A P99 of 600 iterations rests on the 6 iterations above it: a bootstrap that resamples rounds which never had one
-of the host's rare slow spells cannot see them, and a re-measurement lands further out than its interval says. The
-factor is max(1, c / √m), m = n · min(p, 100 − p) / 100, with c = ``tail_widening`` of ``[stability]`` in
+of the host's rare slow spells cannot see them, and a re-measurement lands further out than its interval says:
+measured on one half of each harness run's rounds against the other (scripts/reproducibility.py), one that fell
+outside the 90% interval fell above it (for a high percentile), by a factor that grew as 1/√m. The factor is max(1, c / √m), m = n · min(p, 100 − p) / 100, with c = ``tail_widening`` of ``[stability]`` in
 ``hipgauge/data/measurement.toml`` (where it says how it was measured). Plain arithmetic on a data file, no numpy:
 ``hipgauge capture torch`` states it on a GPU host that has little of hipgauge's dependencies.
 """
