@@ -4,6 +4,7 @@ tree)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from hipgauge.app.scan import ScanOptions, scan_tree
@@ -74,11 +75,16 @@ def test_no_hip_branch_means_the_cuda_build_only_and_unknowns_add_nothing():
     assert setup_sources("setup.py", "def (:\n", frozenset()) is None  # not Python: no claim, no raise
 
 
-def test_a_cuda_only_extension_is_a_zero_hour_note_in_the_scan(tmp_path: Path):
-    for f in _FILES:
-        p = tmp_path / f
+def _write(root: Path, files: Iterable[str], text: str) -> None:
+    """Each of ``files`` under ``root`` with ``text``, folders made."""
+    for f in files:
+        p = root / f
         p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text("__global__ void k(int* o) { o[threadIdx.x & 31] = 0; __shfl_xor_sync(0xffffffff, 1, 16); }\n")
+        p.write_text(text)
+
+
+def test_a_cuda_only_extension_is_a_zero_hour_note_in_the_scan(tmp_path: Path):
+    _write(tmp_path, _FILES, "__global__ void k(int* o) { o[threadIdx.x & 31] = 0; __shfl_xor_sync(0xffffffff, 1, 16); }\n")
     (tmp_path / "setup.py").write_text(_XFORMERS)
     res = scan_tree([tmp_path], ScanOptions(workers=1))
     by_file = {f.file: f for f in res.findings if f.code == "HG101"}
@@ -309,10 +315,7 @@ def test_a_vendor_test_kept_in_a_name_and_flags_only_the_cuda_build_sets(tmp_pat
     vis = vendor_lines(_TORCHAO)
     helper = _TORCHAO.splitlines().index("    return \"-gencode=arch=compute_90a,code=sm_90a\" in os.environ.get(\"FLAGS\", \"\")") + 1
     assert vis.at(helper) == tests["use_cuda"][0]
-    for f in files:
-        p = tmp_path / f
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text("__global__ void k(int* o) { o[threadIdx.x & 31] = 0; }\n")
+    _write(tmp_path, files, "__global__ void k(int* o) { o[threadIdx.x & 31] = 0; }\n")
     (tmp_path / "setup.py").write_text(_TORCHAO)
     res = scan_tree([tmp_path], ScanOptions(workers=1))
     assert not [f for f in res.findings if f.effort_hours > 0 and f.file != "pkg/csrc/ops.cpp"]
