@@ -54,7 +54,8 @@ def run_torch_capture(factory: str, variant: list[str], out_dir: Path, iteration
 
         lines.append(f"P99: {iterations / 100:g} iteration(s) per variant lie beyond it, so "
                      f"compare and project widen its interval ×{widen:.2f} above (a P99 from so few is loose); "
-                     f"{iterations_for_widening(99.0, 1.2):,} iterations bring that to ×1.2 (docs/measuring.md)")
+                     f"{iterations_for_widening(99.0, 1.2):,} iterations bring that to ×1.2 (model: c/√m, m iterations beyond "
+                     "the P99, c = [stability] tail_widening in measurement.toml; docs/measuring.md)")
     lines.append(f"wrote {len(result.files)} files to {out_dir}: per variant <name>_latency_ms.csv and "
                  f"<name>_trace.json.gz, pairs.csv, capture.json (with the host times measured beside each trace)")
     ok = [v for v in doc["variants"] if v.get("latency_csv") and v.get("trace")]

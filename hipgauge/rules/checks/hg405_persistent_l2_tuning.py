@@ -139,7 +139,7 @@ def _sm_sized_grid(node, ctx, name):
             if _grid_stride(ctx, launch.kernel):
                 return [Hit(node, LOW, f"{grid}, and the kernel is a grid-stride loop: each block streams its own "
                                        "elements, no L2 locality between blocks to lose (check the grid still fills "
-                                       "304 CUs)")]
+                                       "an MI300X's 304 CUs)")]
             return [Hit(node, MEDIUM, f"{grid}: a persistent kernel")]
     return []
 
