@@ -258,14 +258,18 @@ def test_the_torch_backend_times_with_device_events_and_traces_with_shapes(tmp_p
     # the host time of each forward call (by the real clock), and beside each trace: unprofiled, then profiled
     base = next(v for v in res.variants if v.name == "base")
     assert len(base.host_ms) == 6 and base.trace_host is not None
-    assert len(base.trace_host.unprofiled_ms) == hz.TRACE_HOST_STEPS and len(base.trace_host.profiled_ms) == 3
+    assert len(base.trace_host.unprofiled_ms) == hz.spell_plan().min_rounds * (hz.TRACE_HOST_BLOCK - 1)
+    assert len(base.trace_host.profiled_ms) == 3
     assert (tmp_path / "base_latency_ms.csv").read_text().splitlines()[0] == "iteration,round,latency_ms,host_ms"
     doc = json.loads((tmp_path / "capture.json").read_text())
     assert doc["variants"][0]["trace_host_ms"]["unprofiled"] == base.trace_host.unprofiled_ms
     assert "reference" not in doc["variants"][0]["trace_host_ms"]  # the first variant is the reference itself
     cl = next(v for v in res.variants if v.name == "cl")
     assert cl.trace_host is not None and cl.trace_host.reference == "base"
-    assert len(cl.trace_host.reference_unprofiled_ms) == hz.TRACE_HOST_STEPS
+    # by the real clock, whose jitter may ask for more rounds than the least: as many of the reference as of this one
+    n = len(cl.trace_host.reference_unprofiled_ms)
+    assert n == len(cl.trace_host.unprofiled_ms) and n % (hz.TRACE_HOST_BLOCK - 1) == 0
+    assert hz.spell_plan().min_rounds <= n // (hz.TRACE_HOST_BLOCK - 1) <= hz.spell_plan().max_rounds
     assert ("channels_last", True) in seen and "channels_last" in seen  # input and model in channels_last, TF32 on
     assert res.environment["gpu"] == "Fake H200" and res.environment["runtime"] == "cuda"
     with gzip.open(tmp_path / "base_trace.json.gz", "rt") as f:
@@ -365,3 +369,50 @@ def test_the_summary_says_how_loose_its_p99_is(tmp_path: Path, monkeypatch: pyte
         doc = json.loads((tmp_path / f"o{n}" / "capture.json").read_text())
         assert doc["variants"][0]["p99_tail_widening"] == pytest.approx(stability_widening(n, 99.0), abs=1e-3)
         assert ("widen its interval ×2.65 above" in out and "2,935 iterations bring that to ×1.2" in out) is line
+
+
+def _timer(times: list[float]) -> Any:
+    """A host timer that returns ``times`` in turn, then the last one forever."""
+    it = iter(times)
+    last = [times[-1]]
+
+    def call() -> float:
+        last[0] = next(it, last[0])
+        return last[0]
+    return call
+
+
+def test_same_spell_timing_stops_at_the_least_rounds_when_they_agree() -> None:
+    plan = hz.spell_plan()
+    values, reference = hz.time_same_spell(_timer([5.0]), _timer([6.0]))
+    assert len(values) == len(reference) == plan.min_rounds * (hz.TRACE_HOST_BLOCK - 1)
+    assert set(values) == {6.0} and set(reference) == {5.0}
+    # the first variant is its own reference: the least rounds, no reference times
+    values, reference = hz.time_same_spell(None, _timer([5.0]))
+    assert reference == [] and len(values) == plan.min_rounds * (hz.TRACE_HOST_BLOCK - 1)
+
+
+def test_same_spell_timing_adds_rounds_while_a_spell_hit_one_side() -> None:
+    """blind12/regx04 (H200) in small: the reference's blocks of three early rounds ran in a 3x slow spell, so those
+    rounds' ratios are 1/3 and the 8-round interval is wide; the harness times on until the slow rounds are a small
+    enough share for the interval to close, and records every round it timed."""
+    plan = hz.spell_plan()
+    block = hz.TRACE_HOST_BLOCK
+    ref_times = []
+    for r in range(plan.max_rounds):
+        ref_times += [15.0 if r in (0, 2, 5) else 5.0] * block
+    values, reference = hz.time_same_spell(_timer(ref_times), _timer([5.5]))
+    rounds = len(values) // (block - 1)
+    assert plan.min_rounds < rounds < plan.max_rounds
+    spell = hz.spell_ratio(values, reference, block - 1)
+    assert spell is not None and spell.settled(plan.tolerance) and spell.ratio == pytest.approx(1.1)
+
+
+def test_same_spell_timing_stops_at_its_most_rounds() -> None:
+    plan = hz.spell_plan()
+    block = hz.TRACE_HOST_BLOCK
+    flip = []
+    for r in range(plan.max_rounds + 5):
+        flip += [5.0 if r % 2 else 10.0] * block  # every other round slow: the interval never closes
+    values, reference = hz.time_same_spell(_timer(flip), _timer([6.0]))
+    assert len(values) == len(reference) == plan.max_rounds * (block - 1)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from hipgauge.errors import InputError
+from hipgauge.profiles import intervals as iv
 from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles import replay as rp
 from hipgauge.profiles import whatif
@@ -164,9 +165,15 @@ def test_on_held_out_captures_the_p50_interval_holds_and_is_narrow_unless_the_ba
     measured = pct.percentile(read_latency(folder / f"{cand}_latency_ms.csv"), 50.0)
     i = res.interval
     assert i is not None and i.lo_ms <= measured <= i.hi_ms
-    # at most 30% of the projection wide, unless the baseline's CSV drifts: then it is as wide as the data say
-    assert i.width_share <= 0.30 or i.drift
+    # at most 30% of the projection wide, unless the baseline's CSV drifts or the capture's same-spell rounds
+    # disagree (these captures timed 8 rounds; the harness now times on until they agree): then it is as wide as the
+    # data say
+    floor = iv.host_transfer_error()
+    rounds_disagree = i.host_ratio_factors is not None and max(i.host_ratio_factors) > floor
+    assert i.width_share <= 0.30 or i.drift or rounds_disagree
     assert i.host_transfer is not None  # the candidate's host came from a same-spell ratio: its spread is carried
+    if rounds_disagree:
+        assert i.host_ratio_rounds == 8 and "its own interval over 8 rounds" in i.describe()
     replay = res.replay.replay  # type: ignore[union-attr]
     assert replay.candidate_calibration is not None and replay.candidate_calibration.anchor == "host"
     assert any("timed in alternate blocks" in n for n in replay.notes)

@@ -23,7 +23,7 @@ What it does, in order (the recipe of tests/data/h200/pairs/capture_pairs.py):
 The profiler's own cost on the host. A profiled step spends 1.6x to 3.6x its unprofiled host time (H200, torch
 2.11: RegNetY fp32 1.9x, the same model with TF32 3.6x, on two days), and no count of recorded events predicts which
 (TF32 records fewer events yet costs more). So ``profile`` also times the host of each forward call, unprofiled,
-for ``TRACE_HOST_STEPS`` steps right before the profiler starts, and of each profiled step: ``capture.json`` keeps
+in rounds right before the profiler starts (``time_same_spell``), and of each profiled step: ``capture.json`` keeps
 both (``trace_host_ms`` per variant), and ``compare``/``project`` read them beside a trace to take the profiler's
 cost out of that trace's host time by measurement instead of by a model.
 """
@@ -47,16 +47,16 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from hipgauge.errors import InputError
+from hipgauge.profiles.spell_ratio import spell_plan, spell_ratio
 from hipgauge.profiles.widening import tail_widening
 
 SCHEMA = "hipgauge.capture-torch/1"
 #: forward calls timed on the host, unprofiled, right before each trace (capture.json: ``trace_host_ms``): in
-#: ``TRACE_HOST_ROUNDS`` rounds of a block of the first variant then a block of this one, as the timing rounds run
-#: them, the first call of each block untimed (a call right after another model's runs its host up to 12% slower
-#: than within a block: ViT-B/16 TF32 after fp32 on the H200, against 3% in the timing rounds)
-TRACE_HOST_ROUNDS = 8
+#: rounds of a block of the first variant then a block of this one, as the timing rounds run them, the first call of
+#: each block untimed (a call right after another model's runs its host up to 12% slower than within a block:
+#: ViT-B/16 TF32 after fp32 on the H200, against 3% in the timing rounds); as many rounds as ``[same_spell]`` of
+#: measurement.toml asks (``time_same_spell``)
 TRACE_HOST_BLOCK = 6
-TRACE_HOST_STEPS = TRACE_HOST_ROUNDS * (TRACE_HOST_BLOCK - 1)
 
 #: setting token → (field, value); a token with ``=`` is a keyword argument for the factory
 FLAG_TOKENS: dict[str, tuple[str, Any]] = {
@@ -225,18 +225,50 @@ class TraceHost:
     reference_unprofiled_ms: list[float] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        block = TRACE_HOST_BLOCK - 1
+        rounds = len(self.unprofiled_ms) // block
+        plan = spell_plan()
         d: dict[str, Any] = {
             "unprofiled": self.unprofiled_ms, "profiled": self.profiled_ms,
             "unprofiled_p50_ms": statistics.median(self.unprofiled_ms) if self.unprofiled_ms else None,
             "profiled_p50_ms": statistics.median(self.profiled_ms) if self.profiled_ms else None,
             "what": f"host time of each forward call (ms, from its start until it returned, before the synchronize): "
-                    f"{TRACE_HOST_STEPS} unprofiled calls right before the profiler started, in {TRACE_HOST_ROUNDS} "
+                    f"{len(self.unprofiled_ms)} unprofiled calls right before the profiler started, in {rounds} "
                     f"rounds of {TRACE_HOST_BLOCK} calls of the first variant (timed too, as 'reference') then "
-                    f"{TRACE_HOST_BLOCK} of this one, the first of each block untimed; then each recorded step"}
+                    f"{TRACE_HOST_BLOCK} of this one, the first of each block untimed ({plan.min_rounds} rounds, then "
+                    f"more, up to {plan.max_rounds}, while the same-spell ratio's {100 * plan.confidence:.0f}% "
+                    f"interval was wider than ±{100 * plan.tolerance:.0f}%); then each recorded step"}
         if self.reference is not None:
             d["reference"] = {"variant": self.reference, "unprofiled": self.reference_unprofiled_ms}
-            d["rounds"], d["block"] = TRACE_HOST_ROUNDS, TRACE_HOST_BLOCK - 1
+            d["rounds"], d["block"] = rounds, block
+            spell = spell_ratio(self.unprofiled_ms, self.reference_unprofiled_ms, block)
+            if spell is not None:
+                d["same_spell_ratio"] = {"ratio": spell.ratio, "below": spell.below, "above": spell.above,
+                                         "coverage": spell.confidence}
         return d
+
+
+def time_same_spell(time_reference: Callable[[], float] | None, time_variant: Callable[[], float]
+                    ) -> tuple[list[float], list[float]]:
+    """The host times right before a trace: (this variant's, the reference's), in rounds of a block of the
+    reference (the first variant; None when this is it) then a block of this variant, the first call of each block
+    untimed. ``[same_spell]`` rounds at least; with a reference, more while the same-spell ratio's interval is wider
+    than its tolerance (a spell of the host that hit one block and not its partner), up to its maximum."""
+    plan = spell_plan()
+    values: list[float] = []
+    reference: list[float] = []
+    for rounds in range(1, max(plan.min_rounds, plan.max_rounds) + 1):
+        if time_reference is not None:
+            reference += [time_reference() for _ in range(TRACE_HOST_BLOCK)][1:]
+        values += [time_variant() for _ in range(TRACE_HOST_BLOCK)][1:]
+        if rounds < plan.min_rounds:
+            continue
+        if time_reference is None:
+            break
+        spell = spell_ratio(values, reference, TRACE_HOST_BLOCK - 1)
+        if spell is None or spell.settled(plan.tolerance):
+            break
+    return values, reference
 
 
 @dataclass
@@ -519,11 +551,12 @@ class TorchBackend:
         from torch.profiler import ProfilerActivity, profile, schedule  # noqa: PLC0415 - with torch, here only
 
         clock = time.perf_counter
-        unprofiled, profiled, ref_unprofiled = [], [], []
-        for _ in range(TRACE_HOST_ROUNDS):
-            if reference is not None:
-                ref_unprofiled += [self._host_ms(reference[0], reference[1]) for _ in range(TRACE_HOST_BLOCK)][1:]
-            unprofiled += [self._host_ms(step, v) for _ in range(TRACE_HOST_BLOCK)][1:]
+        profiled: list[float] = []
+        time_reference = None
+        if reference is not None:
+            ref_step, ref_variant = reference
+            time_reference = lambda: self._host_ms(ref_step, ref_variant)  # noqa: E731 - one call, named for mypy
+        unprofiled, ref_unprofiled = time_same_spell(time_reference, lambda: self._host_ms(step, v))
         self._flags(v)
         raw = path.with_suffix("")  # <name>_trace.json
         # one cycle, exported once: torch's warning that a cycle clears the previous one's events is noise here

@@ -93,6 +93,9 @@ class ProjectionInterval:
     #: relative (below, above): the projection's movement when the candidate's same-spell host ratio is taken
     #: ``[host_transfer]`` lower and higher (a host time measured in one spell of a drifting host)
     host_transfer: tuple[float, float] | None = None
+    #: the ratio's moves behind ``host_transfer`` (below, above) and the capture rounds it rests on
+    host_ratio_factors: tuple[float, float] | None = None
+    host_ratio_rounds: int | None = None
     #: where a measurement of the candidate, as many iterations on the same host as the baseline's, would fall: the
     #: interval with the candidate's own sampling added (the baseline's relative sampling taken again); None when
     #: the figure is measured
@@ -122,7 +125,7 @@ class ProjectionInterval:
             parts.append(f"the {self.method} model's own error (±{100 * self.model_error:.1f}%; {share})")
         if self.host_transfer is not None:
             parts.append(f"the candidate's host time measured in one spell of the host (its same-spell ratio "
-                         f"±{100 * host_transfer_error():.0f}% moves the projection −{100 * self.host_transfer[0]:.1f}% / "
+                         f"{self._ratio_moves()} moves the projection −{100 * self.host_transfer[0]:.1f}% / "
                          f"+{100 * self.host_transfer[1]:.1f}%)")
         text = " and ".join(parts) + (", combined in quadrature" if len(parts) > 1 else "")
         if self.low_bound_ms is not None:
@@ -131,6 +134,15 @@ class ProjectionInterval:
         if self.drift:
             text += "; the latency CSV drifts, so even this interval is optimistic"
         return text
+
+    def _ratio_moves(self) -> str:
+        floor = host_transfer_error()
+        f = self.host_ratio_factors or (floor, floor)
+        if max(f) <= floor:
+            return f"±{100 * floor:.0f}%"
+        rounds = f" over {self.host_ratio_rounds} rounds" if self.host_ratio_rounds else ""
+        return (f"−{100 * f[0]:.0f}% / +{100 * f[1]:.0f}%: its own interval{rounds}, wider than the "
+                f"±{100 * floor:.0f}% a steady spell gives")
 
     def verdict(self, target_ms: float | None) -> tuple[str | None, int | None, str]:
         """(meets | misses | cannot tell…, iterations that would settle it, the sentence)."""
@@ -182,6 +194,8 @@ class ProjectionInterval:
             "tail_widening": self.tail_widening,
             "host_transfer_below": self.host_transfer[0] if self.host_transfer else None,
             "host_transfer_above": self.host_transfer[1] if self.host_transfer else None,
+            "host_ratio_factors": list(self.host_ratio_factors) if self.host_ratio_factors else None,
+            "host_ratio_rounds": self.host_ratio_rounds,
             "drift": self.drift,
             "how": self.describe(),
             "target_verdict": status,
@@ -193,7 +207,9 @@ class ProjectionInterval:
 def interval_for(value_ms: float | None, stability: Stability | None, method: str, p: float,
                  baseline_ms: float | None = None, low_bound_ms: float | None = None,
                  host_stability: Stability | None = None,
-                 host_ratio_span_ms: tuple[float, float] | None = None) -> ProjectionInterval | None:
+                 host_ratio_span_ms: tuple[float, float] | None = None,
+                 host_ratio_factors: tuple[float, float] | None = None,
+                 host_ratio_rounds: int | None = None) -> ProjectionInterval | None:
     """The interval around ``value_ms`` from the latency CSV's ``stability`` (the baseline's, or the candidate's
     when measured) and the ``method``'s model error (of the change from ``baseline_ms`` for a what-if); None without
     a value or a bootstrap interval."""
@@ -233,6 +249,8 @@ def interval_for(value_ms: float | None, stability: Stability | None, method: st
                               confidence=stability.confidence, drift=stability.drift,
                               low_bound_ms=low_bound_ms if low_bound_ms is not None and low_bound_ms < value_ms else None,
                               host_sampling=host_halves is not None, host_transfer=transfer,
+                              host_ratio_factors=host_ratio_factors if transfer else None,
+                              host_ratio_rounds=host_ratio_rounds if transfer else None,
                               prediction_ms=prediction, tail_widening=stability.tail_widening)
 
 

@@ -524,8 +524,11 @@ def _interval(proj: Projection, bl: pct.LatencyEstimate, cl: pct.LatencyEstimate
     if cal is not None and cal.anchor == "host" and host and p > 50.0:
         host_st = assess(host, p, bl.rounds)
     span = replay.replay.host_ratio_span_ms if replay.replay is not None else None
+    factors = replay.replay.host_ratio_factors if replay.replay is not None else None
+    rounds = replay.replay.host_ratio_rounds if replay.replay is not None else None
     return iv.interval_for(proj.projected_ms, bl.stability(), method, p, bl.value_ms, low_bound_ms=low,
-                           host_stability=host_st, host_ratio_span_ms=span)
+                           host_stability=host_st, host_ratio_span_ms=span, host_ratio_factors=factors,
+                           host_ratio_rounds=rounds)
 
 
 #: flagged rows named one by one in the warnings; the rest are counted (their ``flags`` are in the rows)
@@ -591,8 +594,10 @@ def _replay_projection(base: Profile, cand: Profile, p: float, bdf: pl.DataFrame
     # the candidate's host time measured beside its trace, and the baseline's in the same spell when the capture
     # timed the two alternately (capture.json)
     bh, ch = base.attachments.get("trace_host"), cand.attachments.get("trace_host")
-    same_spell = ch.same_spell_ratio if ch and bh and ch.reference and ch.reference == bh.variant else None
+    paired = bool(ch and bh and ch.reference and ch.reference == bh.variant)
+    same_spell = ch.same_spell_ratio if ch and paired else None
     return compare_projection(base.latency_ms, cand.latency_ms, p, additive, additive_model, bl.statistic, base_tl,
                               cand_tl, bdf, ratio, launch_overhead_us, timeline_notes,
                               base_host_ms=base.attachments.get("latency_host_ms"),
-                              cand_host_ms=ch.unprofiled_ms if ch else None, cand_host_ratio=same_spell)
+                              cand_host_ms=ch.unprofiled_ms if ch else None, cand_host_ratio=same_spell,
+                              cand_host_spell=ch.same_spell if ch and paired else None)

@@ -25,6 +25,7 @@ import numpy as np
 from hipgauge.profiles import intervals as iv
 from hipgauge.profiles import percentiles as pct
 from hipgauge.profiles import replay as rp
+from hipgauge.profiles.spell_ratio import SpellRatio, transfer_factors
 
 STRATEGY_OWN = "candidate's own timeline"
 STRATEGY_MATCHED = "baseline timeline, each kernel at its matched candidate duration"
@@ -70,6 +71,10 @@ class ReplayProjection:
     #: the projection with the candidate's same-spell host ratio taken ``host_transfer`` lower and higher
     #: (``[host_transfer]`` of measurement.toml): how far the one spell's ratio can move the figure
     host_ratio_span_ms: tuple[float, float] | None = None
+    #: the relative moves of the ratio behind that span (below, above): ``[host_transfer]``, or the ratio's own
+    #: interval over the capture's rounds where that is wider (``spell_ratio.transfer_factors``)
+    host_ratio_factors: tuple[float, float] | None = None
+    host_ratio_rounds: int | None = None  # the rounds the same-spell ratio rests on (None: unknown)
 
     def model(self, base_stat: str) -> str:
         anchored = self.calibration is not None and self.calibration.anchor == "host" and self.rule == rp.RULE_HOST_TAIL
@@ -132,6 +137,8 @@ class ReplayProjection:
             "launch_bound": self.launch_bound_note(),
             "projected_low_ms": self.projected_low_ms,
             "host_ratio_span_ms": list(self.host_ratio_span_ms) if self.host_ratio_span_ms else None,
+            "host_ratio_factors": list(self.host_ratio_factors) if self.host_ratio_factors else None,
+            "host_ratio_rounds": self.host_ratio_rounds,
             "notes": self.notes,
         }
 
@@ -350,15 +357,15 @@ class CompareProjection:
 
 
 def _host_ratio_span(bgraph: Any, cgraph: Any, base_latency_ms: list[float], p: float, launch_overhead_us: float,
-                     base_host_ms: list[float], cand_host_ms: float | None,
-                     ratio: float) -> tuple[float, float] | None:
-    """The projection replayed with the same-spell ratio ``host_transfer`` lower and higher: (low, high) ms."""
-    e = iv.host_transfer_error()
-    if e <= 0:
+                     base_host_ms: list[float], cand_host_ms: float | None, ratio: float,
+                     factors: tuple[float, float]) -> tuple[float, float] | None:
+    """The projection replayed with the same-spell ratio ``factors`` lower and higher: (low, high) ms."""
+    if max(factors) <= 0:
         return None
     ends = [project_replay(bgraph, base_latency_ms, p, cand_graph=cgraph, strategy=STRATEGY_OWN,
                            launch_overhead_us=launch_overhead_us, base_host_ms=base_host_ms,
-                           cand_host_ms=cand_host_ms, cand_host_ratio=ratio * f).projected_ms for f in (1 - e, 1 + e)]
+                           cand_host_ms=cand_host_ms, cand_host_ratio=ratio * f).projected_ms
+            for f in (1 - factors[0], 1 + factors[1])]
     if any(x is None for x in ends):
         return None
     lo, hi = sorted(float(x) for x in ends if x is not None)
@@ -370,8 +377,8 @@ def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: lis
                        base_tl: Any | None, cand_tl: Any | None, base_kernels: Any = None,
                        unit_ratio: np.ndarray | None = None, launch_overhead_us: float = 0.0,
                        timeline_notes: list[str] | None = None, base_host_ms: list[float] | None = None,
-                       cand_host_ms: float | None = None, cand_host_ratio: float | None = None
-                       ) -> CompareProjection | None:
+                       cand_host_ms: float | None = None, cand_host_ratio: float | None = None,
+                       cand_host_spell: SpellRatio | None = None) -> CompareProjection | None:
     """The projection of the candidate from the baseline's latency CSV: timeline replay when the baseline
     has a timeline, else the additive model (labelled); with the model check when the candidate's own
     latencies are known. None when the baseline has no latency CSV (nothing to project from)."""
@@ -396,9 +403,13 @@ def compare_projection(base_latency_ms: list[float] | None, cand_latency_ms: lis
                                             launch_overhead_us=launch_overhead_us, base_host_ms=base_host_ms,
                                             cand_host_ms=cand_host_ms, cand_host_ratio=cand_host_ratio)
                     if cand_host_ratio and base_host_ms and replay.candidate_calibration is not None:
+                        factors = transfer_factors(cand_host_spell, iv.host_transfer_error())
                         replay.host_ratio_span_ms = _host_ratio_span(bgraph, cgraph, base_latency_ms, p,
                                                                      launch_overhead_us, base_host_ms, cand_host_ms,
-                                                                     cand_host_ratio)
+                                                                     cand_host_ratio, factors)
+                        if replay.host_ratio_span_ms is not None:
+                            replay.host_ratio_factors = factors
+                            replay.host_ratio_rounds = cand_host_spell.rounds if cand_host_spell else None
             if replay is None and unit_ratio is not None and base_kernels is not None:
                 durations = rp.durations_from_ratios(base_tl, base_kernels, unit_ratio)
                 replay = project_replay(bgraph, base_latency_ms, p, durations=durations, strategy=STRATEGY_MATCHED,

@@ -11,6 +11,8 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
+from hipgauge.profiles.spell_ratio import SpellRatio, spell_ratio
+
 MANIFEST = "capture.json"
 SCHEMA_PREFIX = "hipgauge.capture-torch/"
 
@@ -31,11 +33,17 @@ class TraceHostTimes:
     #: this variant's host time over the reference's, the median over rounds of each round's ratio of block
     #: medians: adjacent blocks share the host's spell, so a spell that lasts a round cancels
     same_spell_ratio: float | None = None
+    #: the same ratio with its order-statistic interval over the rounds (None without whole rounds to pair)
+    same_spell: SpellRatio | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {"variant": self.variant, "unprofiled_ms": self.unprofiled_ms, "profiled_ms": self.profiled_ms,
                 "steps": self.steps, "reference": self.reference,
                 "reference_unprofiled_ms": self.reference_unprofiled_ms, "same_spell_ratio": self.same_spell_ratio,
+                "same_spell_interval": ([self.same_spell.ratio * (1 - self.same_spell.below),
+                                         self.same_spell.ratio * (1 + self.same_spell.above)]
+                                        if self.same_spell else None),
+                "same_spell_rounds": self.same_spell.rounds if self.same_spell else None,
                 "source": f"measured by hipgauge capture torch beside the trace ({self.manifest})"}
 
 
@@ -68,24 +76,30 @@ def trace_host_times_for(trace: str | Path) -> TraceHostTimes | None:
         if len(unprofiled) < 3:
             return None
         ref = times.get("reference")
-        ref_name, ref_ms, ratio = None, None, None
+        ref_name, ref_ms, ratio, spell = None, None, None, None
         if isinstance(ref, dict) and isinstance(ref.get("variant"), str):
             values = _positive(ref.get("unprofiled"))
             if len(values) >= 3:
                 ref_name, ref_ms = str(ref["variant"]), statistics.median(values)
-                ratio = paired_ratio(unprofiled, values, times.get("block"))
+                spell = _spell(unprofiled, values, times.get("block"))
+                ratio = spell.ratio if spell else statistics.median(unprofiled) / ref_ms
         return TraceHostTimes(str(variant.get("name", "")), statistics.median(unprofiled),
                               statistics.median(profiled) if profiled else None, len(unprofiled), str(manifest),
-                              ref_name, ref_ms, ratio)
+                              ref_name, ref_ms, ratio, spell)
+    return None
+
+
+def _spell(values: list[float], reference: list[float], block: object) -> SpellRatio | None:
+    """The per-round ratio when the blocks pair up (both lists alike, whole blocks); else None (the caller takes
+    the ratio of the two medians, with no interval)."""
+    if isinstance(block, int) and not isinstance(block, bool) and block > 0 and len(values) == len(reference) \
+            and len(values) % block == 0:
+        return spell_ratio(values, reference, block)
     return None
 
 
 def paired_ratio(values: list[float], reference: list[float], block: object) -> float:
     """The median over rounds of (this variant's block median ÷ the reference's block median of the same round);
     without a block size (or with blocks that do not divide the lists alike): the ratio of the two medians."""
-    if isinstance(block, int) and not isinstance(block, bool) and block > 0 and len(values) == len(reference) \
-            and len(values) % block == 0:
-        ratios = [statistics.median(values[i:i + block]) / statistics.median(reference[i:i + block])
-                  for i in range(0, len(values), block)]
-        return statistics.median(ratios)
-    return statistics.median(values) / statistics.median(reference)
+    spell = _spell(values, reference, block)
+    return spell.ratio if spell else statistics.median(values) / statistics.median(reference)

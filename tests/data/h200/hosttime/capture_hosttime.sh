@@ -14,6 +14,8 @@
 #                                        P99's tail widening is x1.19 at 3000, x2.65 at the default 600); blind12w: its
 #                                        Wide ResNet-101, which ran out of time there, alone
 #   bash capture_hosttime.sh blind13  -> blind13/: three small models never captured before, 3000 iterations as blind12
+#   bash capture_hosttime.sh blind14  -> blind14/ (and blind14b): models never captured before, 3000 iterations as
+#                                        blind12, with the same-spell rounds timed until they agree ([same_spell])
 cd "$(dirname "$0")"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 H=$OUT/h; mkdir -p $H
@@ -119,6 +121,15 @@ if [ "$1" = blind13 ]; then
 run12 sqz10 100 --factory-arg name=squeezenet1_0 --factory-arg batch=32 --variant sqz10_bs32_fp32=fp32 --variant sqz10_bs32_tf32=fp32,tf32 --variant sqz10_bs32_fp16_cl=fp16,cl
 run12 shuf05 100 --factory-arg name=shufflenet_v2_x0_5 --factory-arg batch=32 --variant shuf05_bs32_fp32=fp32 --variant shuf05_bs32_tf32=fp32,tf32 --variant shuf05_bs32_fp16_cl=fp16,cl
 run12 mnas075 100 --factory-arg name=mnasnet0_75 --factory-arg batch=32 --variant mnas075_bs32_fp32=fp32 --variant mnas075_bs32_tf32=fp32,tf32 --variant mnas075_bs32_fp16_cl=fp16,cl
+fi
+if [ "$1" = blind14 ]; then
+run12 regx8 170 --factory-arg name=regnet_x_8gf --factory-arg batch=16 --variant regx8_bs16_fp32=fp32 --variant regx8_bs16_tf32=fp32,tf32 --variant regx8_bs16_fp16_cl=fp16,cl
+run12 dn161 200 --factory-arg name=densenet161 --factory-arg batch=8 --variant dn161_bs8_fp32=fp32 --variant dn161_bs8_tf32=fp32,tf32 --variant dn161_bs8_fp16_cl=fp16,cl
+run12 vgg13 150 --factory-arg name=vgg13 --factory-arg batch=16 --variant vgg13_bs16_fp32=fp32 --variant vgg13_bs16_tf32=fp32,tf32 --variant vgg13_bs16_fp16_cl=fp16,cl
+fi
+if [ "$1" = blind14b ]; then
+run12 effb5 260 --factory-arg name=efficientnet_b5 --factory-arg batch=4 --variant effb5_bs4_fp32=fp32 --variant effb5_bs4_tf32=fp32,tf32 --variant effb5_bs4_fp16_cl=fp16,cl
+run12 rx101w 260 --factory-arg name=resnext101_64x4d --factory-arg batch=8 --variant rx101w_bs8_fp32=fp32 --variant rx101w_bs8_tf32=fp32,tf32 --variant rx101w_bs8_fp16_cl=fp16,cl
 fi
 ls $H
 ls -la $OUT
