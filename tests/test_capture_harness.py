@@ -416,3 +416,16 @@ def test_same_spell_timing_stops_at_its_most_rounds() -> None:
         flip += [5.0 if r % 2 else 10.0] * block  # every other round slow: the interval never closes
     values, reference = hz.time_same_spell(_timer(flip), _timer([6.0]))
     assert len(values) == len(reference) == plan.max_rounds * (block - 1)
+
+
+def test_the_iterations_help_states_the_widening_the_model_gives() -> None:
+    """``capture torch --iterations`` help quotes the P99 tail widening at 600 and 3,000 iterations as literals (a
+    data read at CLI start-up would slow every command): they must be what ``widening.tail_widening`` gives."""
+    import inspect
+
+    from hipgauge.cli import capture as cli_capture
+    from hipgauge.profiles.widening import tail_widening
+
+    text = inspect.getsource(cli_capture)
+    for n, words in ((600, "at 600"), (3000, "at 3,000")):
+        assert f"×{tail_widening(n, 99.0):.2f} {words}" in text or f"×{tail_widening(n, 99.0):.2f} above {words}" in text
