@@ -47,7 +47,10 @@ _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)'
 _NOT_PROJECT = re.compile(r"^(?:_[_A-Z]|(?:CUDA|CUDART|CUBLAS|CUDNN|NCCL|NV|HIP|ROCM|HIPBLAS|RCCL|TORCH|AT|C10)_|"
                           r"(?:cuda|cublas|cusparse|cusolver|curand|cufft|cudnn|nccl|nvrtc|cub|cute|cutlass|hip|roc|"
                           r"rccl|miopen)[A-Z_a-z]|cu[A-Z]|CU[a-z]|CU_|nv_|__nv|NVTX)")
-ROUNDS = 3  # most trees settle in two: the names a build never defines, then the views with them
+#: rounds of the tree pass, at most: most trees settle in two (the names a build never defines, then the views with
+#: them). A round whose ``never`` leaves the defines as they were is the last: the next would read the same defines
+#: and find the same
+ROUNDS = 3
 #: a conditional directive's expression, and an object-like ``#define``'s value (continuation lines included)
 _CONDITION = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b([^\n]*(?:\\\n[^\n]*)*)", re.M)
 _OBJECT_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])([^\n]*(?:\\\n[^\n]*)*)", re.M)
@@ -178,8 +181,8 @@ def tree_macros(files: dict[str, bytes], base: Defines, passed: Iterable[str] = 
     macros = TreeMacros(includes=includes)
     views: dict[str, Visibility] = {}
     tested = condition_names(files)
+    defs = base
     for _round in range(ROUNDS):
-        defs = macros.defines(base)
         header_views: dict[str, Visibility] = {}
         exports = _exports(files, includes, defs, tested, header_views)
         plain = TreeMacros(includes, exports)
@@ -187,10 +190,11 @@ def tree_macros(files: dict[str, bytes], base: Defines, passed: Iterable[str] = 
                  for f, data in files.items()}
         reach = _reach(views, includes, roots)
         never = _never(views, reach, passed)
-        changed = never != macros.never or reach != macros.reach
         macros = TreeMacros(includes, exports, {f: r for f, r in reach.items() if r != (YES, YES)}, never)
-        if not changed:
+        following = macros.defines(base)
+        if following == defs:  # a round reads nothing but ``defs``: the next would repeat this one
             break
+        defs = following
     defs = macros.defines(base)
     views = {f: (macros.view(f, data, defs) if macros.entry(f) != (YES, YES) else v) for f, (data, v)
              in ((f, (files[f], views[f])) for f in files)}
