@@ -247,9 +247,7 @@ def _exports(files: dict[str, bytes], includes: dict[str, dict[str, str]], defs:
         table = includes.get(f, {})
         hook = (lambda text: of(table[text]) if text in table else None) if table else None
         vis = visibility(files[f], defs, include=hook)
-        got = vis.exports
-        if tested is not None:
-            got = ({n: v for n, v in got[0].items() if n in tested}, {n: v for n, v in got[1].items() if n in tested})
+        got = vis.exported(tested)
         busy.pop()
         memo[f] = got
         if views is not None and f not in cyclic:
