@@ -28,7 +28,7 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from hipgauge.source.conditions import (
     NO,
@@ -172,8 +172,9 @@ def _resolve(text: str, folder: str, quoted: bool, known: set[str], include_dirs
 
 
 def tree_macros(files: dict[str, bytes], base: Defines, passed: Iterable[str] = ()) -> tuple[TreeMacros, dict[str, Visibility]]:
-    """The tree's ``TreeMacros`` and each file's view with them (``files``: display -> bytes of the tree's C/C++/CUDA
-    sources and headers; ``base``: the switches and ``-D`` items; ``passed``: names a build file defines)."""
+    """The tree's ``TreeMacros`` and each file's view with them, less its final macros (``_lines``) (``files``:
+    display -> bytes of the tree's C/C++/CUDA sources and headers; ``base``: the switches and ``-D`` items;
+    ``passed``: names a build file defines)."""
     includes = resolve_includes(files)
     included: set[str] = {t for table in includes.values() for t in table.values()}
     roots = {f for f in files if f.endswith(COMPILED_SUFFIXES) or f not in included}
@@ -183,10 +184,11 @@ def tree_macros(files: dict[str, bytes], base: Defines, passed: Iterable[str] = 
     tested = condition_names(files)
     defs = base
     for _round in range(ROUNDS):
+        views, macros = {}, TreeMacros(includes=includes)  # the last round's go: this one reads only ``defs``
         header_views: dict[str, Visibility] = {}
         exports = _exports(files, includes, defs, tested, header_views)
         plain = TreeMacros(includes, exports)
-        views = {f: header_views[f] if f in header_views else visibility(data, defs, include=plain.hook(f))
+        views = {f: header_views[f] if f in header_views else _lines(visibility(data, defs, include=plain.hook(f)))
                  for f, data in files.items()}
         reach = _reach(views, includes, roots)
         never = _never(views, reach, passed)
@@ -196,9 +198,15 @@ def tree_macros(files: dict[str, bytes], base: Defines, passed: Iterable[str] = 
             break
         defs = following
     defs = macros.defines(base)
-    views = {f: (macros.view(f, data, defs) if macros.entry(f) != (YES, YES) else v) for f, (data, v)
+    views = {f: (_lines(macros.view(f, data, defs)) if macros.entry(f) != (YES, YES) else v) for f, (data, v)
              in ((f, (files[f], views[f])) for f in files)}
     return macros, views
+
+
+def _lines(vis: Visibility) -> Visibility:
+    """``vis`` without the macros each build has at its end (``final``, ``touched``): the exports were made of them,
+    and a tree's worth of them (CCCL: ~1,000 names per header and build) is most of the pass's memory."""
+    return replace(vis, final=(), touched=())
 
 
 def condition_names(files: dict[str, bytes]) -> frozenset[str]:
@@ -228,8 +236,8 @@ def _exports(files: dict[str, bytes], includes: dict[str, dict[str, str]], defs:
              tested: frozenset[str] | None = None, views: dict[str, Visibility] | None = None) -> dict[str, Exports]:
     """What including each header does, per build (memoised; an include cycle contributes nothing); ``tested``:
     the only names kept (``condition_names``), all when None. ``views``: filled with each header's view, the one
-    ``TreeMacros.hook`` would give it (not for a header whose evaluation met an include cycle: there the cycle's
-    include counted as nothing)."""
+    ``TreeMacros.hook`` would give it less its final macros (``_lines``; not for a header whose evaluation met an
+    include cycle: there the cycle's include counted as nothing)."""
     memo: dict[str, Exports] = {}
     busy: list[str] = []
     cyclic: set[str] = set()
@@ -251,7 +259,7 @@ def _exports(files: dict[str, bytes], includes: dict[str, dict[str, str]], defs:
         busy.pop()
         memo[f] = got
         if views is not None and f not in cyclic:
-            views[f] = vis
+            views[f] = _lines(vis)
         return got
 
     for t in sorted(targets):
