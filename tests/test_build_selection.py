@@ -224,3 +224,56 @@ def test_cmake_function_with_parsed_arguments():
     assert sel.builds_for("csrc/rocm/attention.cu") == {"hip"}
     # where the script names it, then the target's line
     assert sel.unit("csrc/quantization/machete_mm.cu").where == ("named at CMakeLists.txt:6", "cmake/utils.cmake:10")
+
+
+BUILD_VARIANT = DATA / "cmake_build_variant"
+
+
+def test_a_build_variant_compared_with_variables_set_to_a_vendor_name():
+    """FBGEMM's fbgemm_gpu in small (tests/data/dualtarget/cmake_build_variant): one variable picks the build
+    (``GPU_VARIANT STREQUAL BUILD_VARIANT_ROCM``, with ``set(BUILD_VARIANT_ROCM "rocm")``), set in an if-chain whose
+    conditions hipgauge cannot decide, in a project the top script never adds."""
+    sel = _selection(BUILD_VARIANT)
+    assert sel is not None and sel.has_hip_build
+    assert sel.builds_for("gpu/src/common.cu") == {"cuda", "hip"}
+    assert sel.builds_for("gpu/src/sm90_only.cu") == {"cuda"}
+    assert sel.builds_for("gpu/src/any_gpu.cu") == {"cuda", "hip"}  # NOT … STREQUAL BUILD_VARIANT_CPU: both
+    # a module included through ${CMAKEMODULES}, set as ../cmake/modules in gpu/ and ../../cmake/modules in gpu/sub
+    assert sel.builds_for("gpu/sub/helpers.cu") == {"cuda", "hip"}
+
+
+def test_a_folder_added_past_a_fatal_error_is_the_other_builds():
+    """``if(NOT GPU_VARIANT STREQUAL BUILD_VARIANT_CUDA) message(FATAL_ERROR …) endif() add_subdirectory(extra)``:
+    the HIP build stops before it adds the folder, so what the folder compiles, and the headers below it that no
+    script names (included only by generated files not in the tree), are the CUDA build's."""
+    sel = _selection(BUILD_VARIANT)
+    assert sel is not None
+    assert sel.builds_for("gpu/extra/src/attn.cpp") == {"cuda"}
+    for header in ("gpu/extra/src/kernel_traits.h", "gpu/extra/src/mainloop_sm90.hpp"):
+        unit = sel.unit(header)
+        assert unit is not None and unit.builds == {"cuda"} and unit.via == "folder"
+        assert unit.where == ("gpu/extra/CMakeLists.txt: only the CUDA build enters this folder",)
+
+
+def test_a_build_variant_tree_costs_only_what_its_hip_build_compiles():
+    """The CUDA-only files cost nothing; fmha.cu, compiled by both, holds its TMA code under
+    ``#if defined(CUTLASS_ARCH_MMA_SM100_SUPPORTED)``, which CUTLASS defines under nvcc alone, so the HIP build
+    compiles only its ``#include <cutlass/arch/config.h>``: a note, not a CUTLASS rewrite."""
+    res = _scan(BUILD_VARIANT)
+    assert res.dual_target["builds_for_amd"] is True
+    fmha = [f for f in res.findings if f.file.endswith("gpu/src/fmha.cu")]
+    assert fmha and all(f.effort_hours == 0 for f in fmha)
+    include = [f for f in fmha if f.code == "HG617"]
+    assert include and "compiles only this include" in include[0].message
+    cost = estimate_cost(res)
+    assert cost.low_hours == 0 and cost.high_hours == 0
+
+
+def test_cutlass_guards_are_the_cuda_builds_only_in_a_tree_that_builds_for_amd(tmp_path):
+    """Without a HIP build the same file is all port work: the CUTLASS include is a rewrite and the TMA copy under
+    the guard is costed (the guard is not known to be false anywhere)."""
+    (tmp_path / "fmha.cu").write_bytes((BUILD_VARIANT / "gpu" / "src" / "fmha.cu").read_bytes())
+    res = _scan(tmp_path)
+    assert res.dual_target["builds_for_amd"] is False
+    codes = {f.code for f in res.findings if f.effort_hours > 0}
+    assert {"HG617", "HG204"} <= codes

@@ -308,6 +308,8 @@ class _Frame:
     sets: list[set[str]]  # per branch: the sources it compiles
     acts: list[int] = field(default_factory=list)  # per branch: its activity
     complete: bool = False  # it has an else(): one branch is always taken
+    taken: bool = False  # the branch being read is certainly taken whenever the block is reached
+    fatal: bool = False  # that branch stops the build (``message(FATAL_ERROR …)``): nothing after the block is read
 
 
 @dataclass
@@ -322,6 +324,8 @@ class _Run:
     compiled: dict[str, int] = field(default_factory=dict)  # path -> YES / MAYBE
     where: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     subdirs: dict[str, int] = field(default_factory=dict)  # folder -> activity its add_subdirectory had
+    #: folders an add_subdirectory names, wherever it stands (read by this build or not)
+    named_subdirs: set[str] = field(default_factory=set)
     defines: set[str] = field(default_factory=set)
     unknown: list[str] = field(default_factory=list)
     line_act: dict[str, list[int]] = field(default_factory=dict)  # script -> activity per line
@@ -330,6 +334,8 @@ class _Run:
     included: dict[str, list[Command]] = field(default_factory=dict)  # the tree's *.cmake scripts, for include()
     lost_subdirs: bool = False  # an add_subdirectory hipgauge could not name
     lost_sources: bool = False  # a target's sources hipgauge could not all name
+    #: variables the tree sets once, to a vendor's name, and never otherwise (``_vendor_constants``)
+    constants: dict[str, str] = field(default_factory=dict)
 
     # -- values -------------------------------------------------------------------------------------------------
 
@@ -428,8 +434,21 @@ class _Run:
         for var, lit in ((left, right), (right, left)):
             m = _VAR.fullmatch(var.text)
             name = m.group(1) if m else var.text
+            word = None
             if (m or not var.quoted) and name in self.selectors and lit.quoted or (m and not lit.quoted):
                 word = lit.text.strip().lower()
+            elif not var.quoted and name in self.selectors and not lit.quoted and not _VAR.search(lit.text):
+                # a bare name on the right is a variable when one is set: FBGEMM_BUILD_VARIANT STREQUAL
+                # BUILD_VARIANT_ROCM, with set(BUILD_VARIANT_ROCM "rocm"); else a vendor's name is the word itself
+                # (GPU_LANG STREQUAL CUDA); another bare name that no script sets stays unknown
+                v = self.value(lit.text, folder)
+                if v and len(v) == 1 and v[0][1]:
+                    word = v[0][0].strip().lower()
+                elif lit.text in self.constants:  # set where this build may not pass: its only value all the same
+                    word = self.constants[lit.text].lower()
+                elif lit.text.strip().lower() in (_CUDA_WORDS | _HIP_WORDS):
+                    word = lit.text.strip().lower()
+            if word is not None:
                 if word in _CUDA_WORDS:
                     return 1 if self.build == CUDA else 0
                 if word in _HIP_WORDS:
@@ -592,13 +611,14 @@ class _Run:
             if name == "if":
                 cond = self.condition(cmd.args, folder)
                 cur = branch_visibility(act, 0, cond)
-                stack.append(_Frame("if", act, branch_done(0, cond), [set()], [cur]))
+                stack.append(_Frame("if", act, branch_done(0, cond), [set()], [cur], taken=bool(cond)))
                 self.frames.append(stack[-1])
                 act = cur
                 continue
             if name in ("elseif", "else") and stack and stack[-1].kind == "if":
                 fr = stack[-1]
                 cond = self.condition(cmd.args, folder) if name == "elseif" else 1
+                fr.taken = fr.done == 0 and bool(cond)
                 act = branch_visibility(fr.parent, fr.done, cond)
                 fr.done = branch_done(fr.done, cond)
                 fr.sets.append(set())
@@ -611,7 +631,7 @@ class _Run:
                 fr = stack.pop()
                 if self.frames and self.frames[-1] is fr:
                     self.frames.pop()
-                act = fr.parent
+                act = NO if fr.fatal else fr.parent
                 if fr.kind == "if" and fr.complete and act != NO:
                     # every branch compiles these: the build does, whichever branch it takes
                     live = [st for st, a in zip(fr.sets, fr.acts) if a != NO] or [set()]
@@ -629,7 +649,19 @@ class _Run:
                     self.vars[cmd.args[0].text] = None
                 act = cur
                 continue
+            if name == "add_subdirectory" and cmd.args:
+                sub = self.subdir_of(cmd.args[0], folder)
+                if sub is not None:
+                    self.named_subdirs.add(sub)
             if act == NO:
+                continue
+            if name == "message" and cmd.args and cmd.args[0].text == "FATAL_ERROR" and stack \
+                    and stack[-1].kind == "if" and stack[-1].taken and not defining:
+                # this build stops here whenever it reaches the block (``if(NOT VARIANT STREQUAL CUDA)
+                # message(FATAL_ERROR …)`` in the HIP build): what follows, to the end of the enclosing block, is
+                # never read by it
+                stack[-1].fatal = True
+                act = NO
                 continue
             fn = self.bodies.get(name)
             if fn is not None and depth < 8:
@@ -637,9 +669,12 @@ class _Run:
                 continue
             if name == "include" and cmd.args and depth < 8:
                 inc = self.expand(cmd.args[0], folder) or []
-                if len(inc) == 1:
-                    raw, sure_inc = inc[0]
-                    target = _shown(raw) if raw.startswith(_TREE) else posixpath.normpath(posixpath.join(folder, raw))
+                # one script however the value was spelt (``${CMAKEMODULES}`` set as ../cmake/modules in one folder
+                # and ../../../cmake/modules in another)
+                targets = {posixpath.normpath(_shown(raw) if raw.startswith(_TREE) else posixpath.join(folder, raw))
+                           for raw, _s in inc}
+                if len(targets) == 1:
+                    target, sure_inc = targets.pop(), all(s for _r, s in inc)
                     if target in self.included:  # a script of the tree: read in place
                         self.exec(self.included[target], folder, target, min(act, YES if sure_inc else MAYBE), None,
                                   depth + 1)
@@ -651,6 +686,15 @@ class _Run:
         for fr in stack:  # blocks left open (a malformed script): closed here
             if fr in self.frames:
                 self.frames.remove(fr)
+
+    def subdir_of(self, arg: Arg, folder: str) -> str | None:
+        """The tree folder ``add_subdirectory(arg)`` names, or None when it cannot be named."""
+        v = self.expand(arg, folder)
+        if not v or len(v) != 1:
+            return None
+        item = v[0][0]
+        sub = item[len(_TREE):].lstrip("/") if item.startswith(_TREE) else posixpath.join(folder, item)
+        return posixpath.normpath(sub)
 
     def parse_arguments(self, cmd: Command, folder: str) -> None:
         """``cmake_parse_arguments(PREFIX options one_value multi_value args…)``: ``PREFIX_KEY`` variables."""
@@ -780,12 +824,10 @@ class _Run:
                 self.vars[a[idx].text] = None
         elif name == "add_subdirectory" and a:
             v = self.expand(a[0], folder)
-            if v and len(v) == 1:
-                item = v[0][0]
-                sub = item[len(_TREE):].lstrip("/") if item.startswith(_TREE) else posixpath.join(folder, item)
-                sub = posixpath.normpath(sub)
+            sub_dir = self.subdir_of(a[0], folder)
+            if v and sub_dir is not None:
                 a_sub = YES if (act == YES and v[0][1]) else MAYBE
-                self.subdirs[sub] = max(self.subdirs.get(sub, NO), a_sub)
+                self.subdirs[sub_dir] = max(self.subdirs.get(sub_dir, NO), a_sub)
             else:
                 self.lost_subdirs = True
                 self.unknown.append(f"{at} add_subdirectory({a[0].text}): a folder hipgauge cannot name")
@@ -831,6 +873,10 @@ class _Run:
             self.vars[var] = items
         else:
             old = self.vars.get(var) or []
+            if len(old) == 1 and len(items) == 1 and old[0][0].startswith(_TREE) and items[0][0].startswith(_TREE) \
+                    and posixpath.normpath(old[0][0]) == posixpath.normpath(items[0][0]):
+                self.vars[var] = [(posixpath.normpath(items[0][0]), False)]  # one folder, however it was spelt
+                return
             self.vars[var] = [(x, False) for x, _s in old] + [(x, False) for x, _s in items]
 
 
@@ -907,9 +953,34 @@ def _collect_functions(script: str, cmds: list[Command], bodies: dict[str, _Func
         body.append(c)
 
 
+def _vendor_constants(cmds_by_script: dict[str, list[Command]]) -> dict[str, str]:
+    """Variables a script sets once to a vendor's name and never to anything else (FBGEMM's
+    ``set(BUILD_VARIANT_ROCM "rocm")``): a comparison with the variable is a comparison with that name."""
+    seen: dict[str, set[str]] = {}
+    for cmds in cmds_by_script.values():
+        for c in cmds:
+            if c.name == "set" and len(c.args) >= 1:
+                values = seen.setdefault(c.args[0].text, set())
+                values.add(c.args[1].text.strip() if len(c.args) == 2 else "\0")  # a list or a cache entry: other
+    return {name: next(iter(v)) for name, v in seen.items()
+            if len(v) == 1 and next(iter(v)).lower() in (_CUDA_WORDS | _HIP_WORDS)}
+
+
+def _vendor_word(arg: Arg, constants: dict[str, str]) -> str | None:
+    """The vendor name ``arg`` spells in a STREQUAL: a literal, or a variable set only to one (``${X}`` or bare)."""
+    text = arg.text.strip()
+    if text.lower() in (_CUDA_WORDS | _HIP_WORDS):
+        return text
+    m = _VAR.fullmatch(text)
+    name = m.group(1) if m else (text if not arg.quoted else None)
+    return constants.get(name) if name else None
+
+
 def _selectors(cmds_by_script: dict[str, list[Command]]) -> dict[str, dict[str, str]]:
-    """Variables some script compares with a vendor's name (``COMPUTE_BACKEND STREQUAL "hip"``), with the value
-    each build gives them (the name as the script spells it: ``VLLM_GPU_LANG`` is ``CUDA`` in the CUDA build)."""
+    """Variables some script compares with a vendor's name (``COMPUTE_BACKEND STREQUAL "hip"``, or with a variable
+    set only to one: ``FBGEMM_BUILD_VARIANT STREQUAL BUILD_VARIANT_ROCM``), with the value each build gives them
+    (the name as the script spells it: ``VLLM_GPU_LANG`` is ``CUDA`` in the CUDA build)."""
+    constants = _vendor_constants(cmds_by_script)
     out: dict[str, dict[str, str]] = {}
     for cmds in cmds_by_script.values():
         for c in cmds:
@@ -917,8 +988,8 @@ def _selectors(cmds_by_script: dict[str, list[Command]]) -> dict[str, dict[str, 
                 continue
             a = c.args
             for i in range(len(a) - 2):
-                word = a[i + 2].text.strip()
-                if a[i + 1].text.upper() == "STREQUAL" and word.lower() in (_CUDA_WORDS | _HIP_WORDS):
+                word = _vendor_word(a[i + 2], constants)
+                if a[i + 1].text.upper() == "STREQUAL" and word is not None and a[i].text not in constants:
                     m = _VAR.fullmatch(a[i].text)
                     values = out.setdefault(m.group(1) if m else a[i].text, {})
                     values.setdefault(CUDA if word.lower() in _CUDA_WORDS else HIP, word)
@@ -960,10 +1031,12 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
     for p in sorted(cmds):
         _collect_functions(p, cmds[p], bodies)
     selectors = _selectors(cmds)
+    constants = _vendor_constants(cmds)
     lists = sorted((p for p in scripts if posixpath.basename(p) == "CMakeLists.txt"), key=lambda p: (p.count("/"), p))
     root = posixpath.dirname(lists[0]) if lists else ""
     modules = {p: cs for p, cs in cmds.items() if not p.endswith("CMakeLists.txt")}
-    runs = {b: _Run(b, files, selectors, root, bodies=dict(bodies), included=modules) for b in BUILDS}
+    runs = {b: _Run(b, files, selectors, root, bodies=dict(bodies), included=modules, constants=constants)
+            for b in BUILDS}
     hip_ev: list[str] = []
     cuda_ev: list[str] = []
     for script in lists:
@@ -973,6 +1046,8 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
             folder = posixpath.dirname(script)
             if folder in run.subdirs:
                 base = run.subdirs[folder]
+            elif folder in run.named_subdirs:
+                base = NO  # its add_subdirectory stands where this build never reads (hstu after a FATAL_ERROR)
             elif any(_is_below(folder, posixpath.dirname(s)) for s in lists if s != script):
                 base = MAYBE if run.lost_subdirs else NO  # under a read script that never adds it
             if vendors and b not in vendors:
@@ -1065,27 +1140,31 @@ def _named_only(mentions: dict[str, str], compiled: set[str]) -> list[UnitBuilds
 
 
 def _unentered(entries: list[Any], lists: list[str], runs: dict[str, _Run], named: set[str]) -> list[UnitBuilds]:
-    """Sources below a CMakeLists.txt neither build enters (another backend's folder: ``ggml-sycl``), that no
-    script read names for a build: compiled by neither build."""
-    closed = [posixpath.dirname(s) for s in lists
-              if all(max(r.line_act.get(s, [YES]), default=YES) == NO for r in runs.values())]
-    opened = [posixpath.dirname(s) for s in lists if posixpath.dirname(s) not in closed]
-    if not closed:
+    """Sources below a CMakeLists.txt that one build or neither enters (another backend's folder: ``ggml-sycl``;
+    a folder added only past a ``FATAL_ERROR`` the HIP build stops at: FBGEMM's ``experimental/hstu``), that no
+    script read names for a build: compiled by the builds that enter the folder."""
+    entered: dict[str, frozenset[str]] = {}
+    for s in lists:
+        entered[posixpath.dirname(s)] = frozenset(
+            b for b, r in runs.items() if max(r.line_act.get(s, [YES]), default=YES) != NO)
+    if all(len(v) == len(runs) for v in entered.values()):
         return []
     out = []
     for e in entries:
         if e.display in named or e.kind not in ("cuda", "cpp", "header"):
             continue
         folder = posixpath.dirname(e.display)
-        inside = [c for c in closed if folder == c or _is_below(folder, c)]
+        inside = [c for c in entered if folder == c or _is_below(folder, c)]
         if not inside:
             continue
         deepest = max(inside, key=len)
-        if any(len(o) > len(deepest) and (folder == o or _is_below(folder, o)) for o in opened):
-            continue  # a folder inside it that a build does enter
-        out.append(UnitBuilds(e.display, frozenset(), frozenset(),
-                              (f"{_join(deepest, 'CMakeLists.txt').lstrip('/')}: neither the CUDA nor the HIP build "
-                               "enters this folder",), "folder"))
+        builds = entered[deepest]
+        if len(builds) == len(runs):
+            continue
+        who = ("neither the CUDA nor the HIP build enters" if not builds else
+               f"only the {'CUDA' if CUDA in builds else 'HIP'} build enters")
+        out.append(UnitBuilds(e.display, builds, frozenset(),
+                              (f"{_join(deepest, 'CMakeLists.txt').lstrip('/')}: {who} this folder",), "folder"))
     return out
 
 

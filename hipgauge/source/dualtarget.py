@@ -106,6 +106,13 @@ NVIDIA_LIBRARY_VERSION_NAMES = ("CUBLAS_VERSION", "CUBLAS_VER_MAJOR", "CUBLAS_VE
                                 "CUDNN_VERSION", "CUDNN_MAJOR", "CUDNN_MINOR", "CUSPARSE_VERSION",
                                 "CUSPARSE_VER_MAJOR", "CUFFT_VERSION", "CUFFT_VER_MAJOR", "CURAND_VERSION",
                                 "CURAND_VER_MAJOR", "CUSOLVER_VERSION", "CUSOLVER_VER_MAJOR")
+#: CUTLASS's and CuTe's architecture macros (``CUTLASS_ARCH_MMA_SM90_SUPPORTED``, ``CUTLASS_ARCH_MMA_SM100A_ENABLED``,
+#: ``CUTE_ARCH_TMA_SM90_ENABLED``…): cutlass/arch/config.h defines every one of them only under
+#: ``__CUDACC_VER_MAJOR__`` (nvcc's), and cute/arch/config.hpp only from those (NVIDIA/cutlass, read 2026-12-06), so
+#: a HIP build never has them: FBGEMM's Blackwell attention sits whole under ``#if
+#: defined(CUTLASS_ARCH_MMA_SM100_SUPPORTED)`` in files its HIP build compiles. A pattern, not a list: each CUTLASS
+#: release adds architectures. The names are taken from the tree's own sources.
+NVIDIA_ARCH_MACRO = re.compile(rb"\b(?:CUTLASS_ARCH_\w+_(?:SUPPORTED|ENABLED)|CUTE_ARCH_\w+_ENABLED)\b")
 #: rules whose finding is about a warp-width *definition* (``#define WARP_SIZE 32``): in a tree whose HIP build
 #: compiles it, the project's logical warp width, kept on purpose by a port that ships
 _WIDTH_DEFINITION = re.compile(r"(?:defined as|initialised to) 32")
@@ -176,6 +183,8 @@ class TreeDual:
     #: ``#define __shfl_xor_sync(mask, var, laneMask) __shfl_xor(var, laneMask)`` under ``#if defined(USE_ROCM)``):
     #: they count as the shims' names do, but the file's own findings stay
     hip_mappings: tuple[Shim, ...] = ()
+    #: the tree's names of CUTLASS/CuTe architecture macros (``NVIDIA_ARCH_MACRO``): the HIP build never defines them
+    nvidia_arch_names: tuple[str, ...] = ()
 
     def defines(self) -> Defines:
         """What each build defines, from the switches, the user's items and the names a build never defines
@@ -186,8 +195,8 @@ class TreeDual:
             opts = tuple(s.name for s in self.switches if s.side == "hip-option")
             cached = Defines.standard(sw, opts, self.user)
             if self.ships_for_amd:
-                cached = cached.with_undefined(hip=[n for n in (*NVIDIA_TOOLKIT_NAMES, *NVIDIA_LIBRARY_VERSION_NAMES)
-                                                    if n not in cached.hip])
+                cached = cached.with_undefined(hip=[n for n in (*NVIDIA_TOOLKIT_NAMES, *NVIDIA_LIBRARY_VERSION_NAMES,
+                                                                *self.nvidia_arch_names) if n not in cached.hip])
             siblings = self.sibling_switches()
             if siblings:  # GGML_USE_MUSA next to GGML_USE_HIP: another backend's build, neither of the two assessed
                 cached = cached.with_undefined(cuda=siblings, hip=siblings)
@@ -271,6 +280,7 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
     sources: dict[str, bytes] = {}  # every C/C++/CUDA file with a directive: the preprocessor across files
     passed: set[str] = set()  # names a build file defines (-DNAME, add_compile_definitions)
     backends: dict[str, str] = {}
+    arch_names: set[str] = set()  # CUTLASS/CuTe architecture macros the sources name
     torch_build: str | None = None  # where the tree builds a torch CUDAExtension: a ROCm torch hipifies it
     for e in entries:
         if e.kind == "python" and torch_build is None and e.size <= max_bytes:  # DeepSpeed's op_builder/builder.py
@@ -297,6 +307,8 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
             small.append((e.display, data))
         if b"#" in data:
             sources[e.display] = data
+            if b"CUTLASS_ARCH_" in data or b"CUTE_ARCH_" in data:
+                arch_names.update(m.group(0).decode() for m in NVIDIA_ARCH_MACRO.finditer(data))
         if b"#" not in data or not (b"HIP" in data or b"ROCM" in data or b"hip" in data):
             continue
         for d in directives(data):
@@ -340,7 +352,8 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
                                 [(f, data) for f, data in sources.items() if f not in kept],
                                 TreeDual(tuple(switches.values()), user=user).defines()):
         del switches[n]  # FP8_AVAILABLE: the HIP shim defines it, and so does the CUDA header: both builds
-    final = TreeDual(tuple(sorted(switches.values(), key=lambda s: s.name)), user=user)
+    final = TreeDual(tuple(sorted(switches.values(), key=lambda s: s.name)), user=user,
+                     nvidia_arch_names=tuple(sorted(arch_names)))
     shims = tuple(s for s in (_shim(f, data, vis, known_cuda) for f, data, vis in views) if s is not None)
     shim_files = {s.file for s in shims}
     lone = (_hip_only_mappings(f, data, vis, known_cuda) for f, data, vis in views if f not in shim_files)
@@ -772,6 +785,11 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
             f = replace(f, confidence=Confidence.LOW,
                         message=f"{f.message} (a HIP-only branch follows at line {hip_next}: the port handles this "
                                 "spot; review, not port work)")
+        elif ships and where == BOTH and f.code == "HG617" and _library_include_only(view, f.line, _CUTLASS_USE):
+            view.noted += 1
+            f = replace(f, severity=Severity.INFO, effort_hours=0.0, branch="cuda-only",
+                        message="the HIP build compiles only this include: every use of CUTLASS/CuTe in the file is "
+                                f"in code it never compiles (no port work): {f.message}")
         elif ships and where == BOTH and f.code == "HG101" and _WIDTH_DEFINITION.search(f.message):
             f = replace(f, confidence=Confidence.LOW,
                         message=f"{f.message} (the HIP build of this tree compiles this definition: the project's "
@@ -784,6 +802,23 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
                         message=f"CUDA-only branch (the HIP build takes its own path{at}; no port work): {f.message}")
         out.append(f)
     return out
+
+
+_CUTLASS_USE = re.compile(r"\b(?:cutlass|cute)::|\bCUTE_[A-Z]|\bCUTLASS_(?!ARCH_)[A-Z]")
+_INCLUDE_LINE = re.compile(r"^\s*#\s*include\b")
+
+
+def _library_include_only(view: FileView, line: int, use: re.Pattern[str]) -> bool:
+    """``line`` is an ``#include`` and no line the HIP build compiles uses the library (``use``) outside directives:
+    FBGEMM's Blackwell attention includes ``<cutlass/arch/config.h>`` for both builds and puts all its CUTLASS code
+    under ``#if defined(CUTLASS_ARCH_MMA_SM100_SUPPORTED)``, which only nvcc defines."""
+    lines = view.lines
+    if not lines or not 0 < line <= len(lines) or not _INCLUDE_LINE.match(lines[line - 1]):
+        return False
+    for n, text in enumerate(lines, 1):
+        if view.vis.at(n) in (BOTH, HIP_ONLY) and not text.lstrip().startswith("#") and use.search(text):
+            return False
+    return True
 
 
 def _hip_branch_after(view: FileView, line: int, window: int = 3) -> int | None:

@@ -1,0 +1,1 @@
+list(APPEND SUB_SOURCES helpers.cu)

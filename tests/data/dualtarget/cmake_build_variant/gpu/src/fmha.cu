@@ -1,0 +1,10 @@
+// Blackwell attention: CUTLASS defines its architecture macros under nvcc alone, so a HIP build compiles this
+// file to nothing.
+#include <cutlass/arch/config.h>
+#if defined(CUTLASS_ARCH_MMA_SM100_SUPPORTED)
+#include <cuda.h>
+__global__ void fmha_tma(const __grid_constant__ CUtensorMap map, float* out) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+               :: "r"(0), "l"(&map), "r"(0), "r"(0), "r"(0) : "memory");
+}
+#endif
