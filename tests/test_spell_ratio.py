@@ -64,3 +64,16 @@ def test_the_projection_moves_the_ratio_by_the_wider_of_the_floor_and_its_own_in
     assert two is not None
     below, above = transfer_factors(two, 0.10)
     assert below == pytest.approx(0.5) and above == pytest.approx(1.0)
+
+
+def test_the_harness_timed_on_until_the_rounds_agreed_on_a_real_capture() -> None:
+    """blind14/effb5 (H100, captured at 2af033a): the host was unsteady beside the traces and the harness took 23
+    and 13 rounds; each ratio's interval ends within ±5% and the reader pairs every round it wrote."""
+    folder = Path(__file__).parent / "data" / "h200" / "hosttime" / "blind14" / "effb5"
+    rounds = {}
+    for name in ("effb5_bs4_tf32", "effb5_bs4_fp16_cl"):
+        times = trace_host_times_for(folder / f"{name}_trace.json.gz")
+        assert times is not None and times.same_spell is not None and times.reference == "effb5_bs4_fp32"
+        assert times.same_spell.settled(0.05)
+        rounds[name] = times.same_spell.rounds
+    assert rounds == {"effb5_bs4_tf32": 23, "effb5_bs4_fp16_cl": 13}
