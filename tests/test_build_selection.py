@@ -249,10 +249,27 @@ def test_a_folder_added_past_a_fatal_error_is_the_other_builds():
     sel = _selection(BUILD_VARIANT)
     assert sel is not None
     assert sel.builds_for("gpu/extra/src/attn.cpp") == {"cuda"}
-    for header in ("gpu/extra/src/kernel_traits.h", "gpu/extra/src/mainloop_sm90.hpp"):
-        unit = sel.unit(header)
-        assert unit is not None and unit.builds == {"cuda"} and unit.via == "folder"
-        assert unit.where == ("gpu/extra/CMakeLists.txt: only the CUDA build enters this folder",)
+    traits = sel.unit("gpu/extra/src/kernel_traits.h")  # included by attn.cpp: its builds
+    assert traits is not None and traits.builds == {"cuda"} and traits.via == "include"
+    unit = sel.unit("gpu/extra/src/mainloop_sm90.hpp")  # included by nothing here: the folder's builds
+    assert unit is not None and unit.builds == {"cuda"} and unit.via == "folder"
+    assert unit.where == ("gpu/extra/CMakeLists.txt: only the CUDA build enters this folder",)
+
+
+def test_sources_a_helper_function_buckets_per_build_variant():
+    """FBGEMM's gen_ai in small (gpu/genai, cmake/modules/GpuLibrary.cmake): patterns globbed in a ``foreach`` by a
+    helper that hands its list back with ``PARENT_SCOPE``; a library helper that files ``CUDA_SPECIFIC_SRCS`` only
+    for the CUDA variant, under ``${PREFIX}_sources`` (a prefix set in two branches hipgauge cannot decide), and
+    hands the ROCm build the ``get_hipified_list`` of the same files."""
+    sel = _selection(BUILD_VARIANT)
+    assert sel is not None
+    assert sel.builds_for("gpu/genai/src/attn.cu") == {"cuda", "hip"}
+    assert sel.builds_for("gpu/genai/src/fmha_entry.cu") == {"cuda", "hip"}
+    assert sel.builds_for("gpu/genai/src/cutlass/gemm_sm90.cu") == {"cuda"}
+    # a vendored example folder no build adds: its program is neither build's; its header, which a compiled unit
+    # includes, is its includers'
+    assert sel.builds_for("gpu/genai/src/fmha/demo.cu") == frozenset()
+    assert sel.builds_for("gpu/genai/src/fmha/kernel.hpp") == {"cuda", "hip"}
 
 
 def test_a_build_variant_tree_costs_only_what_its_hip_build_compiles():
@@ -261,6 +278,9 @@ def test_a_build_variant_tree_costs_only_what_its_hip_build_compiles():
     compiles only its ``#include <cutlass/arch/config.h>``: a note, not a CUTLASS rewrite."""
     res = _scan(BUILD_VARIANT)
     assert res.dual_target["builds_for_amd"] is True
+    # gpu/genai/src/fmha/kernel.hpp: compiled by both builds' units, but included under the CUTLASS guard, so the
+    # HIP build never reaches it; its TMA copy costs nothing
+    assert all(f.effort_hours == 0 for f in res.findings if f.file.endswith("fmha/kernel.hpp"))
     fmha = [f for f in res.findings if f.file.endswith("gpu/src/fmha.cu")]
     assert fmha and all(f.effort_hours == 0 for f in fmha)
     include = [f for f in fmha if f.code == "HG617"]

@@ -86,6 +86,25 @@ def test_hg301_leaves_host_cycle_timers_alone():
     assert not _found(HOST_TIMER + "__global__ void k(float* x) { x[0] = 1.f; }\n", "HG301")
 
 
+ARM_SVE_KERNEL = """
+void gemm_kernel(const float* a, float* c) {
+#if defined(__aarch64__) && __ARM_FEATURE_SVE
+  asm volatile(
+      "mov x0, %[gp]\\t\\n"
+      "ld1rw { z12.s }, p1/z, [x0, #24]\\t\\n"
+      "fmla z0.s, p0/m, z1.s, z2.s\\t\\n"
+      :: [gp] "r"(a) : "x0", "z0", "z12", "memory");
+#endif
+}
+"""
+
+
+def test_hg301_leaves_arm_sve_host_kernels_alone():
+    """FBGEMM's FbgemmFP16UKernelsSve128.cc: a CPU GEMM in SVE assembly; its ``z12.s`` operands are dotted like a
+    PTX opcode but stand inside an instruction, and the function is host code."""
+    assert not _found(ARM_SVE_KERNEL, "HG301", kind="cpp", name="FbgemmFP16UKernelsSve128.cc")
+
+
 def test_hg301_flags_ptx_in_device_code_and_ptx_syntax_anywhere():
     device = """
 __device__ unsigned lane() {

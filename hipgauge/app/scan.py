@@ -286,8 +286,11 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
         if len(entries) >= SERIAL_BELOW:  # workers may be forked: the rule modules too (a smaller run loads the
             load_all_rules()  # ones its anchors reach, hipgauge/rules/registry.py)
     if options.dual is None:
+        # the build scripts first: a tree whose HIP build shows only there (a ROCm branch of setup.py, a CMake
+        # variant) ships for AMD, and the cross-file macros must know it (the nvcc-only names it leaves undefined)
+        builds = tree_builds(entries, options.max_file_bytes)
         options = replace(options, dual=tree_dual(entries, options.defines, options.max_file_bytes,
-                                                  mapping.entries))
+                                                  mapping.entries, builds=builds))
     if options.dual is not None and options.dual.builds is None:
         options = replace(options, dual=replace(options.dual, builds=tree_builds(entries, options.max_file_bytes)))
     if not options.defined or options.qualifier_macros is None:

@@ -68,7 +68,7 @@ TARGET_COMMANDS = frozenset({"add_library", "add_executable", "target_sources", 
                              "cuda_add_executable", "hip_add_library", "hip_add_executable", "pybind11_add_module",
                              "python_add_library", "nanobind_add_module", "torch_add_library"})
 #: commands read here, or known to name no sources to compile (the rest that name sources are "unknown")
-_KNOWN = frozenset({"set", "list", "file", "string", "add_subdirectory", "include", "message", "install",
+_KNOWN = frozenset({"set", "list", "get_hipified_list", "file", "string", "add_subdirectory", "include", "message", "install",
                     "set_source_files_properties", "set_property", "set_target_properties", "source_group",
                     "configure_file", "target_include_directories", "target_link_libraries", "add_custom_command",
                     "add_custom_target", "add_test", "get_filename_component", "target_compile_options",
@@ -79,9 +79,12 @@ _KNOWN = frozenset({"set", "list", "file", "string", "add_subdirectory", "includ
 _DEFINE_COMMANDS = frozenset({"add_compile_definitions", "add_definitions", "target_compile_definitions"})
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".hip", ".h", ".hpp", ".hh", ".inl")
 TU_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
+_HEADER_SUFFIXES = tuple(x for x in SOURCE_SUFFIXES if x not in TU_SUFFIXES)
+_FOREACH_MAX = 256  # items a foreach is unrolled for; a longer loop is read once, as maybe
 _UNKNOWN = "//unknown"  # an argument hipgauge could not expand, in a function's ARGV
 _TREE = "//tree"  # the tree root in expanded paths (``${CMAKE_CURRENT_SOURCE_DIR}``, GLOB results)
 _VAR = re.compile(r"\$\{([A-Za-z0-9_.+-]+)\}")
+_NESTED_VAR = re.compile(r"(?<=\$\{)[A-Za-z0-9_.+-]*\$\{([A-Za-z0-9_.+-]+)\}")
 #: ``#include "x.h"``, and ``#include <fmha/utils.h>`` (a path under an include directory: followed when it names a
 #: tree file, by its path suffix; ``<vector>`` and other single names are never tree files here)
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+/[^>\n]+)>)', re.M)
@@ -336,12 +339,35 @@ class _Run:
     lost_sources: bool = False  # a target's sources hipgauge could not all name
     #: variables the tree sets once, to a vendor's name, and never otherwise (``_vendor_constants``)
     constants: dict[str, str] = field(default_factory=dict)
+    #: project name -> its folder (``project(FBGEMM …)``: ``${FBGEMM_SOURCE_DIR}``)
+    projects: dict[str, str] = field(default_factory=dict)
+    #: the folders of the included scripts being read, innermost last (``CMAKE_CURRENT_LIST_DIR`` in them)
+    list_dirs: list[str] = field(default_factory=list)
+    #: per function call being read: what its ``set(… PARENT_SCOPE)`` give the caller
+    parent_sets: list[dict[str, list[Item] | None]] = field(default_factory=list)
 
     # -- values -------------------------------------------------------------------------------------------------
 
     def expand(self, arg: Arg, folder: str) -> list[Item] | None:
         """An argument's items after ``${}`` expansion; None when it names a value hipgauge does not know."""
         text = arg.text
+        nested = _NESTED_VAR.search(text)
+        if nested is not None:
+            # ${${PREFIX}_sources}: the inner name's value makes the outer name; a prefix set in two branches
+            # hipgauge cannot decide gives two names, whose values are both possible (not sure)
+            inner = self.value(nested.group(1), folder)
+            if inner is None:
+                return None
+            alternatives = [x for x, _s in inner if ";" not in x] if len(inner) <= 4 else []
+            if not alternatives:
+                return None
+            out: list[Item] = []
+            for alt in alternatives:
+                got = self.expand(Arg(text[:nested.start(1) - 2] + alt + text[nested.end(1) + 1:], arg.quoted), folder)
+                if got is None:
+                    return None
+                out += got if len(alternatives) == 1 and all(s for _x, s in inner) else [(x, False) for x, _s in got]
+            return out
         m = _VAR.fullmatch(text)
         if m and not arg.quoted:
             return self.value(m.group(1), folder)
@@ -357,7 +383,10 @@ class _Run:
             sure = sure and all(s for _x, s in v)
             return ";".join(x for x, _s in v)
 
-        text = _VAR.sub(sub, text)
+        for _depth in range(4):  # ${${PREFIX}_sources}: the inner name first, then the one it makes
+            text = _VAR.sub(sub, text)
+            if unknown or "${" not in text:
+                break
         if unknown:
             return None
         if arg.quoted:
@@ -365,8 +394,15 @@ class _Run:
         return [(p, sure) for p in text.split(";") if p != ""]
 
     def value(self, name: str, folder: str) -> list[Item] | None:
+        if name == "CMAKE_CURRENT_LIST_DIR" and self.list_dirs:  # in an included script: that script's folder
+            return [(_join(_TREE, self.list_dirs[-1]), True)]
         if name in ("CMAKE_CURRENT_SOURCE_DIR", "CMAKE_CURRENT_LIST_DIR"):
             return [(_join(_TREE, folder), True)]
+        if name.endswith("_SOURCE_DIR") and name[:-len("_SOURCE_DIR")] in self.projects:
+            return [(_join(_TREE, self.projects[name[:-len("_SOURCE_DIR")]]), True)]
+        if name.endswith("_SOURCE_DIR") and name not in ("CMAKE_SOURCE_DIR", "PROJECT_SOURCE_DIR") \
+                and self.vars.get(name):  # set(FBGEMM_SOURCE_DIR ${CMAKE_CURRENT_SOURCE_DIR}): as set
+            return self.vars[name]
         if name in ("CMAKE_SOURCE_DIR", "PROJECT_SOURCE_DIR") or name.endswith("_SOURCE_DIR"):
             return [(_join(_TREE, self.root), True)] if name in ("CMAKE_SOURCE_DIR", "PROJECT_SOURCE_DIR") else None
         if name in self.selectors and self.build in self.selectors[name]:
@@ -589,7 +625,10 @@ class _Run:
                 for ln in range(cmd.line, min(cmd.end_line, len(acts)) + 1):
                     acts[ln - 1] = a
 
-        for cmd in cmds:
+        i = 0
+        while i < len(cmds):
+            cmd = cmds[i]
+            i += 1
             name = cmd.name
             if defining is not None:
                 if name in ("function", "macro"):
@@ -641,6 +680,19 @@ class _Run:
                             self.frames[-1].sets[-1].add(p)
                 mark(cmd, act)
                 continue
+            if name == "foreach" and act != NO and depth < 8:
+                end = _block_end(cmds, i - 1, "foreach", "endforeach")
+                items = self.foreach_items(cmd.args, folder) if end is not None else None
+                if end is not None and items is not None:
+                    # a loop over a list hipgauge knows (glob patterns passed to a helper): its body once per item,
+                    # with the loop variable set; an item that may not be in the list reads the body as maybe
+                    var = cmd.args[0].text
+                    for item, sure in items:
+                        self.vars[var] = [(item, sure)]
+                        self.exec(cmds[i:end], folder, script, act if sure else min(act, MAYBE), acts, depth + 1)
+                    mark(cmds[end], act)
+                    i = end + 1
+                    continue
             if name in ("foreach", "while"):
                 cur = min(act, MAYBE)
                 stack.append(_Frame("loop", act, None, [set()]))
@@ -676,8 +728,12 @@ class _Run:
                 if len(targets) == 1:
                     target, sure_inc = targets.pop(), all(s for _r, s in inc)
                     if target in self.included:  # a script of the tree: read in place
-                        self.exec(self.included[target], folder, target, min(act, YES if sure_inc else MAYBE), None,
-                                  depth + 1)
+                        self.list_dirs.append(posixpath.dirname(target))  # its CMAKE_CURRENT_LIST_DIR
+                        try:
+                            self.exec(self.included[target], folder, target, min(act, YES if sure_inc else MAYBE),
+                                      None, depth + 1)
+                        finally:
+                            self.list_dirs.pop()
                         continue
             if name == "cmake_parse_arguments" and len(cmd.args) >= 4:
                 self.parse_arguments(cmd, folder)
@@ -686,6 +742,51 @@ class _Run:
         for fr in stack:  # blocks left open (a malformed script): closed here
             if fr in self.frames:
                 self.frames.remove(fr)
+
+    def var_name(self, arg: Arg, folder: str) -> str:
+        """The variable a command sets: ``set(${args_PREFIX}_sources …)`` sets ``mylib_sources`` when the prefix is
+        known; a name hipgauge cannot expand, or one of two a prefix set in undecided branches makes, stays as
+        written (a variable no one reads: reading it is unknown, which is what it is)."""
+        if "${" not in arg.text:
+            return arg.text
+        v = self.expand(arg, folder)
+        return v[0][0] if v is not None and len(v) == 1 else arg.text
+
+    def foreach_items(self, args: tuple[Arg, ...], folder: str) -> list[Item] | None:
+        """The items ``foreach(VAR …)`` walks: ``IN LISTS a b``, ``IN ITEMS x y`` or plain items; None for RANGE,
+        ZIP_LISTS, an unknown list, or more than ``_FOREACH_MAX`` items (the loop is then read once, as maybe)."""
+        if len(args) < 2:
+            return []
+        rest = args[1:]
+        words = [a.text.upper() if not a.quoted else "" for a in rest]
+        if words[0] in ("RANGE", "ZIP_LISTS"):
+            return None
+        out: list[Item] = []
+        if words[0] == "IN":
+            mode = None
+            for a, w in zip(rest[1:], words[1:]):
+                if w in ("LISTS", "ITEMS"):
+                    mode = w
+                    continue
+                if mode == "LISTS":
+                    v = self.value(a.text, folder) if a.text in self.vars or a.text in self.selectors else []
+                    if v is None:
+                        return None
+                    out += [(part, sure) for x, sure in v for part in x.split(";") if part]
+                elif mode == "ITEMS":
+                    v = self.expand(a, folder)
+                    if v is None:
+                        return None
+                    out += v
+                else:
+                    return None
+        else:
+            for a in rest:
+                v = self.expand(a, folder)
+                if v is None:
+                    return None
+                out += v
+        return out if len(out) <= _FOREACH_MAX else None
 
     def subdir_of(self, arg: Arg, folder: str) -> str | None:
         """The tree folder ``add_subdirectory(arg)`` names, or None when it cannot be named."""
@@ -747,33 +848,47 @@ class _Run:
             self.vars[p] = values[i] if i < len(values) else []
         self.vars["ARGN"] = [x for v in values[len(params):] for x in v]
         self.vars["ARGV"] = [x for v in values for x in v]
+        self.parent_sets.append({})
         self.exec(body, folder, fn.script, act, None, depth + 1)  # paths: the caller's folder; lines: the definer's
         self.vars = saved
+        for var, items in self.parent_sets.pop().items():  # set(… PARENT_SCOPE): the caller's variable
+            self.assign(var, items, act)
 
     def command(self, cmd: Command, folder: str, act: int, script: str) -> None:
         name, at = cmd.name, f"{script}:{cmd.line}"
         a = cmd.args
         if name == "set" and a:
-            var = a[0].text
+            var = self.var_name(a[0], folder)
             rest = list(a[1:])
-            cache = False
+            cache = parent = False
             for i, x in enumerate(rest):
                 if not x.quoted and x.text in ("CACHE", "PARENT_SCOPE"):
-                    rest, cache = rest[:i], x.text == "CACHE"
+                    rest, cache, parent = rest[:i], x.text == "CACHE", x.text == "PARENT_SCOPE"
                     break
             items, lost = self.args(Command(name, tuple(rest), cmd.line, cmd.end_line), folder)
             if cache:  # a default the user may override: not a sure value
                 items = [(x, False) for x, _s in items]
-            self.assign(var, None if lost else items, act)
+            if parent and self.parent_sets:  # the calling scope's, once the function returns (not this one's)
+                self.parent_sets[-1][var] = None if lost else [(x, s and act == YES) for x, s in items]
+            else:
+                self.assign(var, None if lost else items, act)
+        elif name == "project" and a:
+            self.projects[a[0].text] = folder  # ${NAME_SOURCE_DIR}: this folder
+        elif name == "get_hipified_list" and len(a) >= 2:
+            # hipify_torch's get_hipified_list([SUFFIX] INPUT OUTPUT): the hipified copies of the input files, the
+            # file itself where hipify renames nothing (ROCm/hipify_torch README): the HIP build compiles those files
+            self.assign(self.var_name(a[-1], folder), self.expand(a[-2], folder), act)
         elif name == "list" and len(a) >= 2:
-            sub, var = a[0].text.upper(), a[1].text
+            sub, var = a[0].text.upper(), self.var_name(a[1], folder)
             items, lost = self.args(cmd, folder, 2)
             old = self.vars.get(var, [])
             if sub in ("APPEND", "PREPEND"):
-                if old is None or lost:
+                if old is None or (lost and act == YES):
                     self.vars[var] = None
                     return
                 new = [(x, s and act == YES) for x, s in items]
+                if lost:  # maybe appended, and not all of it known (a generated placeholder): one unknown item
+                    new.append((_UNKNOWN, False))
                 self.vars[var] = old + new if sub == "APPEND" else new + old
             elif sub == "REMOVE_ITEM" and old is not None:
                 drop = {x for x, _s in items}
@@ -793,7 +908,7 @@ class _Run:
             elif sub not in ("REMOVE_DUPLICATES", "SORT", "REVERSE"):
                 self.vars[var] = None
         elif name == "file" and len(a) >= 3 and a[0].text.upper() in ("GLOB", "GLOB_RECURSE"):
-            var = a[1].text
+            var = self.var_name(a[1], folder)
             rest = list(a[2:])
             relative: str | None = None
             pats: list[Arg] = []
@@ -880,6 +995,19 @@ class _Run:
             self.vars[var] = [(x, False) for x, _s in old] + [(x, False) for x, _s in items]
 
 
+def _block_end(cmds: list[Command], start: int, opener: str, closer: str) -> int | None:
+    """The index of the command closing the block ``cmds[start]`` opens (nested blocks skipped), or None."""
+    depth = 0
+    for j in range(start + 1, len(cmds)):
+        if cmds[j].name == opener:
+            depth += 1
+        elif cmds[j].name == closer:
+            if depth == 0:
+                return j
+            depth -= 1
+    return None
+
+
 def _is_below(folder: str, parent: str) -> bool:
     return folder != parent and (parent in ("", ".") or folder.startswith(parent + "/"))
 
@@ -909,6 +1037,12 @@ def _glob_regex(pattern: str, recurse: bool) -> str:
 # ---------------------------------------------------------------------------------------------------------------
 
 _ENABLE = re.compile(r"(?i)^\s*(enable_language|find_package|project)\s*\(([^)]*)\)", re.M)
+
+
+def _is_project_root(cmds: list[Command]) -> bool:
+    """The script starts a project of its own: ``cmake_minimum_required`` and ``project()`` outside any block."""
+    names = {c.name for c in cmds[:200]}
+    return "cmake_minimum_required" in names and "project" in names
 
 
 def _script_vendor(cmds: list[Command]) -> set[str]:
@@ -1048,6 +1182,8 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
                 base = run.subdirs[folder]
             elif folder in run.named_subdirs:
                 base = NO  # its add_subdirectory stands where this build never reads (hstu after a FATAL_ERROR)
+            elif _is_project_root(cmds[script]):
+                base = YES  # a project of its own (FBGEMM's fbgemm_gpu/, configured by its setup.py): a root
             elif any(_is_below(folder, posixpath.dirname(s)) for s in lists if s != script):
                 base = MAYBE if run.lost_subdirs else NO  # under a read script that never adds it
             if vendors and b not in vendors:
@@ -1107,7 +1243,13 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
                  for p, u in sorted(units.items())]
     if not any(r.lost_sources for r in runs.values()):  # else a named file may be in a list hipgauge lost
         unit_list += _named_only(mentions, set(units))
-    unit_list += _unentered(entries, lists, runs, set(units) | {u.path for u in unit_list})
+    unentered = _unentered(entries, lists, runs, set(units) | {u.path for u in unit_list})
+    if any(u.path.endswith(_HEADER_SUFFIXES) for u in unentered):
+        # a header in a folder no build enters that a compiled unit elsewhere includes (FBGEMM's vendored CUTLASS
+        # example folder, whose headers gen_ai's sources include) takes the builds of its includers, not the folder's
+        included = {u.path for u in _headers(entries, {u.path: u for u in unit_list}, max_bytes)}
+        unentered = [u for u in unentered if u.path not in included]
+    unit_list += unentered
     if builders and not scripts and not lossy and units:  # every op builder's sources() followed whole
         unit_list += _named_by_no_builder(entries, {u.path for u in unit_list})
     unit_list += _headers(entries, {u.path: u for u in unit_list}, max_bytes)

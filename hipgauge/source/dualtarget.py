@@ -264,10 +264,12 @@ BUILD_KINDS = ("cmake", "make", "setup.py")
 
 
 def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int = 8 * 1024 * 1024,
-              known_cuda: Container[str] | None = None) -> TreeDual:
+              known_cuda: Container[str] | None = None, builds: Any = None) -> TreeDual:
     """Switches, shims and generated families of the walked ``entries`` (``SourceEntry``); ``user``: ``-D`` items
     (validated: ValueError with a one-line reason). ``known_cuda``: the CUDA names of the HIPIFY mapping (any
-    container: ``Mapping.entries`` itself, not a copy of its 9,000 names)."""
+    container: ``Mapping.entries`` itself, not a copy of its 9,000 names). ``builds``: the build scripts' selection
+    (``build_selection``), when known: a HIP build shown only there makes the tree ship for AMD for the cross-file
+    macros too."""
     user = tuple(user)
     for item in user:
         parse_define(item)
@@ -353,7 +355,7 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
                                 TreeDual(tuple(switches.values()), user=user).defines()):
         del switches[n]  # FP8_AVAILABLE: the HIP shim defines it, and so does the CUDA header: both builds
     final = TreeDual(tuple(sorted(switches.values(), key=lambda s: s.name)), user=user,
-                     nvidia_arch_names=tuple(sorted(arch_names)))
+                     nvidia_arch_names=tuple(sorted(arch_names)), builds=builds)
     shims = tuple(s for s in (_shim(f, data, vis, known_cuda) for f, data, vis in views) if s is not None)
     shim_files = {s.file for s in shims}
     lone = (_hip_only_mappings(f, data, vis, known_cuda) for f, data, vis in views if f not in shim_files)
@@ -361,7 +363,7 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
     if torch_build is not None:
         hip_mappings += (Shim(f"{TORCH_HIPIFY}: {torch_build} builds a CUDAExtension", torch_hipify_names()),)
     try:
-        macros: TreeMacros | None = tree_macros(sources, final.defines(), passed)[0]
+        macros: TreeMacros | None = tree_macros(sources, final.defines(), passed, builds)[0]
     except RecursionError:  # an include chain deeper than Python's stack: each file on its own, as before
         macros = None
     return replace(final, shims=shims, families=tuple(generated_families(small)), macros=macros, backends=backends,

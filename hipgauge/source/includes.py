@@ -29,6 +29,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from hipgauge.source.conditions import (
     NO,
@@ -171,13 +172,21 @@ def _resolve(text: str, folder: str, quoted: bool, known: set[str], include_dirs
     return None
 
 
-def tree_macros(files: dict[str, bytes], base: Defines, passed: Iterable[str] = ()) -> tuple[TreeMacros, dict[str, Visibility]]:
+def tree_macros(files: dict[str, bytes], base: Defines, passed: Iterable[str] = (), builds: Any = None
+                ) -> tuple[TreeMacros, dict[str, Visibility]]:
     """The tree's ``TreeMacros`` and each file's view with them, less its final macros (``_lines``) (``files``:
     display -> bytes of the tree's C/C++/CUDA sources and headers; ``base``: the switches and ``-D`` items;
-    ``passed``: names a build file defines)."""
+    ``passed``: names a build file defines; ``builds``: the build scripts' selection, when read: in a tree with a
+    HIP build, a compiled source only one build compiles reaches its headers for that build alone)."""
     includes = resolve_includes(files)
     included: set[str] = {t for table in includes.values() for t in table.values()}
     roots = {f for f in files if f.endswith(COMPILED_SUFFIXES) or f not in included}
+    root_reach: dict[str, tuple[int, int]] = {}
+    if builds is not None and getattr(builds, "has_hip_build", False):  # a CUDA-only tree: every file is the port's
+        for f in roots:
+            got = builds.builds_for(f) if f.endswith(COMPILED_SUFFIXES) else None
+            if got is not None:
+                root_reach[f] = (YES if "cuda" in got else NO, YES if "hip" in got else NO)
     passed = set(passed) | set(base.cuda) | set(base.hip) | base.cuda_undefined | base.hip_undefined
     macros = TreeMacros(includes=includes)
     views: dict[str, Visibility] = {}
@@ -190,7 +199,7 @@ def tree_macros(files: dict[str, bytes], base: Defines, passed: Iterable[str] = 
         plain = TreeMacros(includes, exports)
         views = {f: header_views[f] if f in header_views else _lines(visibility(data, defs, include=plain.hook(f)))
                  for f, data in files.items()}
-        reach = _reach(views, includes, roots)
+        reach = _reach(views, includes, roots, root_reach)
         never = _never(views, reach, passed)
         macros = TreeMacros(includes, exports, {f: r for f, r in reach.items() if r != (YES, YES)}, never)
         following = macros.defines(base)
@@ -267,10 +276,12 @@ def _exports(files: dict[str, bytes], includes: dict[str, dict[str, str]], defs:
     return {f: e for f, e in memo.items() if e[0] or e[1]}
 
 
-def _reach(views: dict[str, Visibility], includes: dict[str, dict[str, str]], roots: set[str]
-           ) -> dict[str, tuple[int, int]]:
-    """Per file, whether each build compiles it (a fixed point over the include graph from the roots)."""
-    reach: dict[str, list[int]] = {f: ([YES, YES] if f in roots else [NO, NO]) for f in views}
+def _reach(views: dict[str, Visibility], includes: dict[str, dict[str, str]], roots: set[str],
+           root_reach: dict[str, tuple[int, int]] | None = None) -> dict[str, tuple[int, int]]:
+    """Per file, whether each build compiles it (a fixed point over the include graph from the roots; a root is
+    compiled by both builds unless ``root_reach`` says otherwise)."""
+    at = root_reach or {}
+    reach: dict[str, list[int]] = {f: (list(at.get(f, (YES, YES))) if f in roots else [NO, NO]) for f in views}
     edges: dict[str, list[tuple[str, int, int]]] = defaultdict(list)
     for f, v in views.items():
         table = includes.get(f, {})

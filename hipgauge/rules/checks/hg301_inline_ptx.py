@@ -61,9 +61,11 @@ _AMDGCN = re.compile(r'"\s*(?:v_|s_|ds_|buffer_|global_|flat_)')
 
 
 #: PTX syntax: special registers, state spaces / .reg declarations, dotted opcodes (``mov.u32``, ``ld.global.nc``)
+#: where an instruction starts (a string's start, after ``;``, ``\n`` or ``\t``): an ARM SVE operand such as
+#: ``{ z12.s }`` (FBGEMM's FbgemmFP16UKernelsSve128.cc, host code) is dotted too, but stands inside an instruction
 PTX = re.compile(r"%%?(?:laneid|warpid|nwarpid|smid|nsmid|gridid|clock(?:64)?|globaltimer\w*|tid|ntid|ctaid|nctaid|"
                  r"lanemask_\w+|dynamic_smem_size|total_smem_size)\b|\.(?:reg|pred|shared|global|param|local|const)\b|"
-                 r"\b[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+\s")
+                 r"(?:(?<=\")|(?<=;)|(?<=\\n)|(?<=\\t))\s*[a-z][a-z0-9]*(?:\.[a-z][a-z0-9_]*)+\s")
 
 
 def check(node, ctx):

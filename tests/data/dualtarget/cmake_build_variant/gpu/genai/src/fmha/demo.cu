@@ -1,0 +1,2 @@
+#include "kernel.hpp"
+int main() { return 0; }
