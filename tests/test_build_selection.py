@@ -297,3 +297,27 @@ def test_cutlass_guards_are_the_cuda_builds_only_in_a_tree_that_builds_for_amd(t
     assert res.dual_target["builds_for_amd"] is False
     codes = {f.code for f in res.findings if f.effort_hours > 0}
     assert {"HG617", "HG204"} <= codes
+
+
+def test_sources_renamed_to_their_hipified_copies(tmp_path):
+    """faiss's ROCm build: ``list(TRANSFORM SRCS REPLACE cu$ hip)`` after its hipify.sh wrote a ``.hip`` copy of
+    every ``.cu`` in place; the HIP build compiles those copies, so the ``.cu`` files are both builds'. A header a
+    unit includes that an install list also names keeps its includers' builds."""
+    (tmp_path / "gpu").mkdir()
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(vec LANGUAGES CXX)\n"
+        "option(VEC_ENABLE_ROCM \"ROCm\" OFF)\nif(VEC_ENABLE_ROCM)\n  enable_language(HIP)\nendif()\n"
+        "add_subdirectory(gpu)\n")
+    (tmp_path / "gpu" / "CMakeLists.txt").write_text(
+        "set(GPU_SRC Distance.cu Select.cu)\nset(GPU_HEADERS MathOps.cuh)\n"
+        "if(VEC_ENABLE_ROCM)\n  list(TRANSFORM GPU_SRC REPLACE cu$ hip)\nendif()\n"
+        "add_library(vec_gpu OBJECT ${GPU_SRC})\ninstall(FILES ${GPU_HEADERS} DESTINATION include)\n")
+    (tmp_path / "gpu" / "Distance.cu").write_text('#include "MathOps.cuh"\n__global__ void d(float* x) { x[0] = 1; }\n')
+    (tmp_path / "gpu" / "Select.cu").write_text("__global__ void s(float* x) { x[0] = 2; }\n")
+    (tmp_path / "gpu" / "MathOps.cuh").write_text("#pragma once\n__device__ inline float sq(float x) { return x * x; }\n")
+    sel = _selection(tmp_path)
+    assert sel is not None and sel.has_hip_build
+    assert sel.builds_for("gpu/Distance.cu") == {"cuda", "hip"}
+    assert sel.builds_for("gpu/Select.cu") == {"cuda", "hip"}
+    header = sel.unit("gpu/MathOps.cuh")
+    assert header is not None and header.builds == {"cuda", "hip"} and header.via == "include"

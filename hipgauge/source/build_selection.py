@@ -339,6 +339,8 @@ class _Run:
     lost_sources: bool = False  # a target's sources hipgauge could not all name
     #: variables the tree sets once, to a vendor's name, and never otherwise (``_vendor_constants``)
     constants: dict[str, str] = field(default_factory=dict)
+    #: "script:line" of the target commands whose source list this build could not evaluate
+    lost_at: set[str] = field(default_factory=set)
     #: project name -> its folder (``project(FBGEMM …)``: ``${FBGEMM_SOURCE_DIR}``)
     projects: dict[str, str] = field(default_factory=dict)
     #: the folders of the included scripts being read, innermost last (``CMAKE_CURRENT_LIST_DIR`` in them)
@@ -569,6 +571,8 @@ class _Run:
             return None
         else:
             p = posixpath.normpath(posixpath.join(folder, item))
+        if p not in self.files and p.endswith(".hip") and p[:-4] + ".cu" in self.files:
+            return p[:-4] + ".cu"  # the hipified copy of a tree .cu the build's hipify step writes (faiss's hipify.sh)
         return p if p in self.files else None
 
     def glob(self, patterns: list[Item], folder: str, recurse: bool, relative: str | None) -> list[Item]:
@@ -903,6 +907,16 @@ class _Run:
                     return
                 self.vars[var] = [(x, s) if bool(rx.search(x)) == keep_match else (x, False)
                                   for x, s in old if act != YES or bool(rx.search(x)) == keep_match]
+            elif sub == "TRANSFORM" and old is not None and len(a) >= 5 and a[2].text.upper() == "REPLACE" \
+                    and not any(x.text.upper() in ("AT", "FOR", "REGEX", "OUTPUT_VARIABLE") for x in a[5:]):
+                # list(TRANSFORM SRCS REPLACE cu$ hip): faiss's ROCm build renames its sources to the hipified copies
+                try:
+                    rx = re.compile(a[3].text)
+                except re.error:
+                    self.vars[var] = None
+                    return
+                repl = re.sub(r"\\(\d)", r"\\g<\1>", a[4].text)
+                self.vars[var] = [(rx.sub(repl, x), s) for x, s in old]
             elif sub in ("LENGTH", "GET", "FIND", "JOIN", "SUBLIST") and len(a) >= 3:
                 self.vars[a[-1].text] = None
             elif sub not in ("REMOVE_DUPLICATES", "SORT", "REVERSE"):
@@ -951,6 +965,8 @@ class _Run:
             self.compile_items(items, folder, act, at)
             if lost or any(x == _UNKNOWN for x, _s in items):
                 self.lost_sources = True
+                if lost:
+                    self.lost_at.add(at)
                 self.unknown.append(f"{at} {name}(…): a source list hipgauge cannot evaluate")
         elif name == "string" and len(a) >= 3 and a[0].text.upper() in ("TOUPPER", "TOLOWER"):
             v = self.expand(a[1], folder)
@@ -1203,6 +1219,13 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
             for w in run.where.get(p, []):
                 if w not in u["where"]:
                     u["where"].append(w)
+    for u in units.values():
+        # a target command that named the file in one build and whose source list the other build lost: that
+        # build may compile it too (its list renamed or filtered in a way hipgauge could not follow)
+        for b, run in runs.items():
+            if b not in u["builds"] and any(w in run.lost_at for w in u["where"]):
+                u["builds"].add(b)
+                u["maybe"].add(b)
     # the lines only one build reads: where a HIP build shows itself (elseif(BUILD_HIP) / a hip-only script)
     lines: list[tuple[str, tuple[int, ...]]] = []
     for script in lists:
@@ -1241,15 +1264,18 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
                             tuple(dict.fromkeys([*([f"named at {mentions[p]}"] if p in mentions else []),
                                                  *u["where"]])))
                  for p, u in sorted(units.items())]
+    named_only: list[UnitBuilds] = []
     if not any(r.lost_sources for r in runs.values()):  # else a named file may be in a list hipgauge lost
-        unit_list += _named_only(mentions, set(units))
-    unentered = _unentered(entries, lists, runs, set(units) | {u.path for u in unit_list})
-    if any(u.path.endswith(_HEADER_SUFFIXES) for u in unentered):
-        # a header in a folder no build enters that a compiled unit elsewhere includes (FBGEMM's vendored CUTLASS
-        # example folder, whose headers gen_ai's sources include) takes the builds of its includers, not the folder's
+        named_only = _named_only(mentions, set(units))
+    unentered = _unentered(entries, lists, runs, set(units) | {u.path for u in unit_list + named_only})
+    if any(u.path.endswith(_HEADER_SUFFIXES) for u in named_only + unentered):
+        # a header a compiled unit includes takes the builds of its includers: not "named but compiled by neither"
+        # (faiss's FAISS_GPU_HEADERS, an install list), nor the builds of a folder no build enters (FBGEMM's
+        # vendored CUTLASS example folder, whose headers gen_ai's sources include)
         included = {u.path for u in _headers(entries, {u.path: u for u in unit_list}, max_bytes)}
+        named_only = [u for u in named_only if u.path not in included]
         unentered = [u for u in unentered if u.path not in included]
-    unit_list += unentered
+    unit_list += named_only + unentered
     if builders and not scripts and not lossy and units:  # every op builder's sources() followed whole
         unit_list += _named_by_no_builder(entries, {u.path for u in unit_list})
     unit_list += _headers(entries, {u.path: u for u in unit_list}, max_bytes)
