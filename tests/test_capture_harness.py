@@ -429,3 +429,19 @@ def test_the_iterations_help_states_the_widening_the_model_gives() -> None:
     text = inspect.getsource(cli_capture)
     for n, words in ((600, "at 600"), (3000, "at 3,000")):
         assert f"×{tail_widening(n, 99.0):.2f} {words}" in text or f"×{tail_widening(n, 99.0):.2f} above {words}" in text
+
+
+def test_the_summary_names_each_candidates_same_spell_ratio_and_its_rounds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from hipgauge.cli.capture_run import run_torch_capture
+
+    mod = _fake_models(tmp_path, monkeypatch)
+    run_torch_capture(f"{mod}:build", ["a=fp16", "b=fp16,cl"], tmp_path / "o", iterations=4, rounds=2, warmup=0,
+                      profile_steps=2, no_progress=True)
+    out = capsys.readouterr().out
+    doc = json.loads((tmp_path / "o" / "capture.json").read_text())
+    spell = doc["variants"][1]["trace_host_ms"]
+    rounds = spell["rounds"]
+    assert hz.spell_plan().min_rounds <= rounds <= hz.spell_plan().max_rounds
+    assert "host time beside each trace" in out and f"over {rounds} rounds" in out and "b " in out
+    assert "same_spell_ratio" not in doc["variants"][0]["trace_host_ms"]  # the first variant is the reference

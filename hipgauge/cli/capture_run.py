@@ -56,6 +56,13 @@ def run_torch_capture(factory: str, variant: list[str], out_dir: Path, iteration
                      f"compare and project widen its interval ×{widen:.2f} above (a P99 from so few is loose); "
                      f"{iterations_for_widening(99.0, 1.2):,} iterations bring that to ×1.2 (model: c/√m, m iterations beyond "
                      "the P99, c = [stability] tail_widening in measurement.toml; docs/measuring.md)")
+    spells = [(v["name"], v["trace_host_ms"]) for v in doc["variants"]
+              if isinstance(v.get("trace_host_ms"), dict) and v["trace_host_ms"].get("same_spell_ratio")]
+    if spells:
+        parts = [f"{name} {t['same_spell_ratio']['ratio']:.3f} [−{100 * t['same_spell_ratio']['below']:.0f}%, "
+                 f"+{100 * t['same_spell_ratio']['above']:.0f}%] over {t['rounds']} rounds" for name, t in spells]
+        lines.append("host time beside each trace, over the first variant's in the same spells (what compare "
+                     "carries for the candidate's host): " + "; ".join(parts))
     lines.append(f"wrote {len(result.files)} files to {out_dir}: per variant <name>_latency_ms.csv and "
                  f"<name>_trace.json.gz, pairs.csv, capture.json (with the host times measured beside each trace)")
     ok = [v for v in doc["variants"] if v.get("latency_csv") and v.get("trace")]
