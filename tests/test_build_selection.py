@@ -321,3 +321,40 @@ def test_sources_renamed_to_their_hipified_copies(tmp_path):
     assert sel.builds_for("gpu/Select.cu") == {"cuda", "hip"}
     header = sel.unit("gpu/MathOps.cuh")
     assert header is not None and header.builds == {"cuda", "hip"} and header.via == "include"
+
+
+FP8_KERNEL = """#include <cuda_fp8.h>
+#ifdef USE_ROCM
+#include <hip/hip_fp8.h>
+#endif
+__global__ void to_fp8(const float* x, __nv_fp8_e4m3* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = __nv_fp8_e4m3(x[i]);
+}
+"""
+
+
+def test_fp8_code_that_already_handles_fnuz_is_review_in_a_tree_that_builds_for_amd(tmp_path):
+    """HG208 (OCP vs FNUZ FP8) in a file both builds compile: where the file already names the FNUZ formats
+    (FBGEMM's quantize.cu: ``// e4m3fn (NV) to e4m3fnuz (AMD) conversion``) the finding is for review; where it does
+    not, port work. In a CUDA-only tree, port work either way."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(q LANGUAGES CXX)\nif(USE_ROCM)\n  enable_language(HIP)\n"
+        "  add_library(q SHARED handled.cu plain.cu)\nelse()\n  add_library(q SHARED handled.cu plain.cu)\nendif()\n")
+    (tmp_path / "handled.cu").write_text(FP8_KERNEL + "// e4m3fn (NV) to e4m3fnuz (AMD): the scale is 448/240\n")
+    (tmp_path / "plain.cu").write_text(FP8_KERNEL)
+    res = _scan(tmp_path)
+    assert res.dual_target["builds_for_amd"] is True
+    by_file = {}
+    for f in res.findings:
+        if f.code == "HG208":
+            by_file.setdefault(f.file.split("/")[-1], []).append(f)
+    assert by_file["handled.cu"] and all(f.confidence == Confidence.LOW for f in by_file["handled.cu"])
+    assert "FNUZ" in by_file["handled.cu"][0].message
+    # plain.cu: its kernel's FP8 lines are port work (its include, right before a HIP-only branch, is review)
+    assert [f.line for f in by_file["plain.cu"] if f.confidence != Confidence.LOW] == [5, 7]
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "handled.cu").write_text((tmp_path / "handled.cu").read_text())
+    res = _scan(alone)
+    assert all(f.confidence != Confidence.LOW for f in res.findings if f.code == "HG208")

@@ -792,6 +792,11 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
             f = replace(f, severity=Severity.INFO, effort_hours=0.0, branch="cuda-only",
                         message="the HIP build compiles only this include: every use of CUTLASS/CuTe in the file is "
                                 f"in code it never compiles (no port work): {f.message}")
+        elif ships and where == BOTH and f.code == "HG208" and f.confidence != Confidence.LOW \
+                and _handles_fnuz(view):
+            f = replace(f, confidence=Confidence.LOW,
+                        message=f"{f.message} (this file, which the HIP build compiles, already handles AMD's FNUZ "
+                                "FP8 encoding: review its conversions and scales, not port work)")
         elif ships and where == BOTH and f.code == "HG101" and _WIDTH_DEFINITION.search(f.message):
             f = replace(f, confidence=Confidence.LOW,
                         message=f"{f.message} (the HIP build of this tree compiles this definition: the project's "
@@ -808,6 +813,17 @@ def apply_to_findings(view: FileView, findings: list[Any], tree: TreeDual | None
 
 _CUTLASS_USE = re.compile(r"\b(?:cutlass|cute)::|\bCUTE_[A-Z]|\bCUTLASS_(?!ARCH_)[A-Z]")
 _INCLUDE_LINE = re.compile(r"^\s*#\s*include\b")
+
+
+_FNUZ = re.compile(r"fnuz", re.I)
+
+
+def _handles_fnuz(view: FileView) -> bool:
+    """A line the HIP build compiles names AMD's FNUZ FP8 formats (``__hip_fp8_e4m3_fnuz``, ``Float8_e4m3fnuz``, a
+    conversion "e4m3fn (NV) to e4m3fnuz (AMD)"): FBGEMM's kv_cache.cu and quantize.cu, whose FP8 code both builds
+    compile."""
+    lines = view.lines or []
+    return any(view.vis.at(n) in (BOTH, HIP_ONLY) and _FNUZ.search(text) for n, text in enumerate(lines, 1))
 
 
 def _library_include_only(view: FileView, line: int, use: re.Pattern[str]) -> bool:
