@@ -358,3 +358,21 @@ def test_fp8_code_that_already_handles_fnuz_is_review_in_a_tree_that_builds_for_
     (alone / "handled.cu").write_text((tmp_path / "handled.cu").read_text())
     res = _scan(alone)
     assert all(f.confidence != Confidence.LOW for f in res.findings if f.code == "HG208")
+
+
+def test_a_switch_named_for_an_nvidia_only_library_is_the_cuda_builds(tmp_path):
+    """faiss: ``#if defined USE_NVIDIA_CUVS`` around cuVS code, set by its CMake under ``if(FAISS_ENABLE_CUVS)``;
+    cuVS has no ROCm build, so in a tree that builds for AMD the guarded code is the CUDA build's alone."""
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(v LANGUAGES CXX)\nif(V_ENABLE_ROCM)\n  enable_language(HIP)\n"
+        "endif()\nadd_library(v SHARED res.cu)\nif(V_ENABLE_CUVS)\n"
+        "  target_compile_definitions(v PUBLIC USE_NVIDIA_CUVS=1)\nendif()\n")
+    body = (BUILD_VARIANT / "gpu" / "src" / "sm90_only.cu").read_text()
+    (tmp_path / "res.cu").write_text("#if defined USE_NVIDIA_CUVS\n" + body + "#endif\n"
+                                     "__global__ void plain(float* x) { x[0] = 1.f; }\n")
+    res = _scan(tmp_path)
+    assert res.dual_target["builds_for_amd"] is True
+    tma = [f for f in res.findings if f.code == "HG204"]
+    assert tma and all(f.effort_hours == 0 and f.branch == "cuda-only" for f in tma)
+    (tmp_path / "CMakeLists.txt").unlink()  # a CUDA-only tree: the same code is port work
+    assert any(f.code == "HG204" and f.effort_hours > 0 for f in _scan(tmp_path).findings)

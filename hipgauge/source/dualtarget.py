@@ -113,6 +113,12 @@ NVIDIA_LIBRARY_VERSION_NAMES = ("CUBLAS_VERSION", "CUBLAS_VER_MAJOR", "CUBLAS_VE
 #: defined(CUTLASS_ARCH_MMA_SM100_SUPPORTED)`` in files its HIP build compiles. A pattern, not a list: each CUTLASS
 #: release adds architectures. The names are taken from the tree's own sources.
 NVIDIA_ARCH_MACRO = re.compile(rb"\b(?:CUTLASS_ARCH_\w+_(?:SUPPORTED|ENABLED)|CUTE_ARCH_\w+_ENABLED)\b")
+#: a project switch named for NVIDIA or for a library only NVIDIA ships (RAPIDS cuVS and RAFT, NVSHMEM, TensorRT:
+#: no ROCm build of any, read 2026-12-06): faiss's ``#if defined USE_NVIDIA_CUVS``, which its CMake sets under
+#: ``if(FAISS_ENABLE_CUVS)``. Undefined in the HIP build of a tree that ships for AMD, unless a file it reads defines
+#: it (the cross-file macros see that)
+NVIDIA_ONLY_SWITCH = re.compile(rb"\b(?:(?:USE|WITH|ENABLE|HAVE|HAS)_NVIDIA_\w+|"
+                                rb"(?:USE|WITH|ENABLE|HAVE|HAS)_\w*(?:CUVS|RAFT|NVSHMEM|TENSORRT))\b")
 #: rules whose finding is about a warp-width *definition* (``#define WARP_SIZE 32``): in a tree whose HIP build
 #: compiles it, the project's logical warp width, kept on purpose by a port that ships
 _WIDTH_DEFINITION = re.compile(r"(?:defined as|initialised to) 32")
@@ -183,7 +189,8 @@ class TreeDual:
     #: ``#define __shfl_xor_sync(mask, var, laneMask) __shfl_xor(var, laneMask)`` under ``#if defined(USE_ROCM)``):
     #: they count as the shims' names do, but the file's own findings stay
     hip_mappings: tuple[Shim, ...] = ()
-    #: the tree's names of CUTLASS/CuTe architecture macros (``NVIDIA_ARCH_MACRO``): the HIP build never defines them
+    #: the tree's names of CUTLASS/CuTe architecture macros (``NVIDIA_ARCH_MACRO``) and of switches named for NVIDIA
+    #: or an NVIDIA-only library (``NVIDIA_ONLY_SWITCH``): the HIP build never defines them
     nvidia_arch_names: tuple[str, ...] = ()
 
     def defines(self) -> Defines:
@@ -311,6 +318,8 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
             sources[e.display] = data
             if b"CUTLASS_ARCH_" in data or b"CUTE_ARCH_" in data:
                 arch_names.update(m.group(0).decode() for m in NVIDIA_ARCH_MACRO.finditer(data))
+            if b"NVIDIA_" in data or b"CUVS" in data or b"RAFT" in data or b"NVSHMEM" in data or b"TENSORRT" in data:
+                arch_names.update(m.group(0).decode() for m in NVIDIA_ONLY_SWITCH.finditer(data))
         if b"#" not in data or not (b"HIP" in data or b"ROCM" in data or b"hip" in data):
             continue
         for d in directives(data):
