@@ -376,3 +376,45 @@ def test_a_switch_named_for_an_nvidia_only_library_is_the_cuda_builds(tmp_path):
     assert tma and all(f.effort_hours == 0 and f.branch == "cuda-only" for f in tma)
     (tmp_path / "CMakeLists.txt").unlink()  # a CUDA-only tree: the same code is port work
     assert any(f.code == "HG204" and f.effort_hours > 0 for f in _scan(tmp_path).findings)
+
+
+def test_a_setup_helper_module_and_pathlib_joins(tmp_path):
+    """TransformerEngine's ROCm fork: setup.py imports ``setup_pytorch_extension`` from ``build_tools/pytorch.py``,
+    which adds ``csrc / "userbuffers" / "userbuffers.cu"`` under ``if not rocm_build():``: the CUDA build's alone.
+    Its own ``namespace cuda { int sm_count(); }`` is the project's, not libcu++'s."""
+    (tmp_path / "build_tools").mkdir()
+    csrc = tmp_path / "te" / "csrc"
+    (csrc / "userbuffers").mkdir(parents=True)
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup\nfrom build_tools.pytorch import setup_pytorch_extension\n"
+        "setup(name='te', ext_modules=[setup_pytorch_extension('te/csrc')])\n")
+    (tmp_path / "build_tools" / "__init__.py").write_text("")
+    (tmp_path / "build_tools" / "utils.py").write_text(
+        "import torch\ndef rocm_build():\n    return bool(torch.version.hip)\n")
+    (tmp_path / "build_tools" / "pytorch.py").write_text(
+        "from pathlib import Path\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+        "from .utils import rocm_build\n\n"
+        "def setup_pytorch_extension(csrc):\n    csrc = Path(csrc)\n    sources = [csrc / 'common.cu']\n"
+        "    if not rocm_build():\n        sources.extend([csrc / 'userbuffers' / 'userbuffers.cu'])\n"
+        "    return CUDAExtension('te_torch', [str(s) for s in sources])\n")
+    (csrc / "common.cu").write_text(
+        "#include \"cuda_runtime_util.h\"\n__global__ void k(float* x) { x[0] = cuda::sm_count(); }\n")
+    (csrc / "cuda_runtime_util.h").write_text(
+        "#pragma once\nnamespace cuda {\nint sm_count(int device_id = -1);\nint num_devices();\n}  // namespace cuda\n")
+    (csrc / "userbuffers" / "userbuffers.cu").write_text("__global__ void ub(int* f) { f[0] = 1; }\n")
+    sel = _selection(tmp_path)
+    assert sel is not None and sel.has_hip_build
+    assert sel.builds_for("te/csrc/userbuffers/userbuffers.cu") == {"cuda"}
+    assert sel.builds_for("te/csrc/common.cu") == {"cuda", "hip"}
+    res = _scan(tmp_path)
+    assert not [c for c in res.api_calls if c.cuda_name.startswith("cuda::")]
+
+
+def test_a_project_namespace_named_cuda_is_the_projects():
+    from hipgauge.source.defined import project_cuda_namespace
+
+    src = (b"namespace transformer_engine {\nnamespace cuda {\n/* count */\nint sm_count(int device_id = -1);\n"
+           b"const std::string &include_directory(bool required = false);\nvoid f() { if (x) { return; } }\n}\n}\n"
+           b"int outside();\n")
+    assert project_cuda_namespace(src) == {"cuda::sm_count", "cuda::include_directory", "cuda::f"}
+    assert project_cuda_namespace(b"cuda::std::atomic<int> a;\n") == set()  # libcu++ used, not declared

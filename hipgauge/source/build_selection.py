@@ -1176,6 +1176,7 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
                 builders[e.display] = data.decode("utf-8", "replace")  # an op builder (DeepSpeed, ROCm apex)
     if not scripts and not setup and not builders:
         return None
+    helpers = _setup_helpers(entries, setup, max_bytes)
     cmds = {p: cmake_commands(t) for p, t in scripts.items()}
     bodies: dict[str, _Function] = {}
     for p in sorted(cmds):
@@ -1242,6 +1243,9 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
     lossy: list[str] = []
     cuda_scripts = [script for script, text in sorted(setup.items())
                     if _setup_sources(script, text, files, units, hip_ev, resolve, lossy)]
+    helper_hip = bool(hip_ev) or any(names_hip(t) for t in helpers.values())
+    for script, text in sorted(helpers.items()):  # the modules a setup.py imports its extension's sources from
+        _setup_sources(script, text, files, units, hip_ev, resolve, lossy, helper=helper_hip)
     for script, text in sorted(builders.items()):
         got = builder_sources(script, text, files, resolve)
         if got is None:
@@ -1390,14 +1394,61 @@ def _resolver(entries: list[Any], files: frozenset[str]) -> Resolve | None:
     return resolve
 
 
+def _setup_helpers(entries: list[Any], setup: dict[str, str], max_bytes: int) -> dict[str, str]:
+    """The tree modules a setup.py imports (``from build_tools.pytorch import setup_pytorch_extension``:
+    TransformerEngine's, whose ``if not rocm_build(): sources.extend([… / "userbuffers" / "userbuffers.cu"])`` holds
+    what its HIP build leaves out), relative to the script's folder or the tree root."""
+    py = {e.display: e for e in entries if e.kind == "python" and e.size <= max_bytes}
+    out: dict[str, str] = {}
+    for script, text in setup.items():
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        mods = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level}
+        mods |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        folder = posixpath.dirname(script)
+        for mod in sorted(mods):
+            parts = mod.split(".")
+            for base in dict.fromkeys((folder, "")):
+                for cand in (posixpath.join(base, *parts) + ".py", posixpath.join(base, *parts, "__init__.py")):
+                    e = py.get(cand)
+                    if e is None or cand in setup or cand in out or is_test_module(cand):
+                        continue
+                    data = read_text_bytes(e, max_bytes)
+                    if data is not None:
+                        out[cand] = data.decode("utf-8", "replace")
+    return out
+
+
+def _path_suffixes(tree: ast.AST) -> dict[int, str]:
+    """``id(constant) -> "userbuffers/userbuffers.cu"`` for a source name at the end of a ``pathlib`` join
+    (``csrc / "userbuffers" / "userbuffers.cu"``): the string pieces joined, to be matched by path suffix."""
+    out: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and isinstance(node.right, ast.Constant) \
+                and isinstance(node.right.value, str):
+            parts = [node.right.value]
+            left = node.left
+            while isinstance(left, ast.BinOp) and isinstance(left.op, ast.Div) and isinstance(left.right, ast.Constant) \
+                    and isinstance(left.right.value, str):
+                parts.insert(0, left.right.value)
+                left = left.left
+            out[id(node.right)] = "/".join(p.strip("/") for p in parts)
+    return out
+
+
 def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[str, dict[str, Any]],
-                   hip_ev: list[str], resolve: Resolve | None = None, lossy: list[str] | None = None) -> bool:
+                   hip_ev: list[str], resolve: Resolve | None = None, lossy: list[str] | None = None,
+                   helper: bool = False) -> bool:
     """setup.py: the sources its extension calls receive, each build's (``setup_eval``); then every other string
     naming a tree source (or a glob of them), under the branch it sits in
     (``if torch.version.hip:`` / ``IS_ROCM`` → the HIP build; its ``else`` → the CUDA build; elsewhere both,
     when the script has a HIP branch at all: ``CUDAExtension`` builds with hipcc under ROCm).
     True when the script configures the CUDA build alone: every unit its extension calls receive is the CUDA
-    build's, or every extension call of a script that names HIP sits in the CUDA build's branch."""
+    build's, or every extension call of a script that names HIP sits in the CUDA build's branch. ``helper``: the
+    script is a module a setup.py imports, in a tree with a HIP build (its strings outside its own vendor branches
+    are both builds')."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -1443,6 +1494,7 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
             for stmt in body:
                 for ln in range(stmt.lineno, (getattr(stmt, "end_lineno", None) or stmt.lineno) + 1):
                     side.setdefault(ln, b)
+    suffixes = _path_suffixes(tree)
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
             continue
@@ -1455,8 +1507,15 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
             hits = [f for f in sorted(files) if rx.fullmatch(f)]
         else:
             hits = [pat] if pat in files else []
+            joined = suffixes.get(id(node))
+            if not hits and joined:  # the end of a pathlib join: the one tree file with that path suffix
+                ends = [f for f in files if f == joined or f.endswith("/" + joined)]
+                hits = ends if len(ends) == 1 else []
         in_branch = side.get(node.lineno)
-        builds = {in_branch} if in_branch else ({CUDA, HIP} if has_hip else {CUDA})
+        # a helper module a setup.py imports serves whichever build calls it: outside its own vendor branches, both
+        # builds' when the tree has a HIP build at all (TransformerEngine's build_tools/paddle.py names no ROCm)
+        both = has_hip or helper
+        builds = {in_branch} if in_branch else ({CUDA, HIP} if both else {CUDA})
         for p in hits:
             if followed is not None and p in followed.builds:
                 continue  # what the build does with it is known

@@ -55,6 +55,28 @@ def defined_in(data: bytes) -> set[str]:
     return names
 
 
+_CUDA_NAMESPACE = re.compile(rb"\bnamespace\s+cuda\s*\{")
+_DECLARED = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
+
+
+def project_cuda_namespace(data: bytes, limit: int = 200_000) -> set[str]:
+    """``cuda::NAME`` for the functions a project declares in its own ``namespace cuda { … }`` (TransformerEngine's
+    ``cuda::sm_count``, ``cuda::num_devices`` in util/cuda_runtime.h): the project's, not libcu++'s."""
+    out: set[str] = set()
+    for m in _CUDA_NAMESPACE.finditer(data):
+        depth, i, end = 1, m.end(), min(len(data), m.end() + limit)
+        while i < end and depth:
+            c = data[i]
+            depth += 1 if c == 123 else -1 if c == 125 else 0
+            i += 1
+        body = data[m.end():i]
+        for d in _DECLARED.finditer(body):
+            if _after_type(body, d.start()) and d.group(1) not in (b"if", b"for", b"while", b"switch", b"return",
+                                                                     b"sizeof", b"decltype", b"static_assert"):
+                out.add("cuda::" + d.group(1).decode("ascii"))
+    return out
+
+
 def _after_type(data: bytes, start: int) -> bool:
     """True when what precedes ``start`` can end a return type (``void``, ``T*``, ``X&``, ``vector<T>``, ``ns::``)."""
     i = start - 1
@@ -80,6 +102,8 @@ def tree_defined_names(entries: Iterable[SourceEntry], keep: Callable[[str], boo
     names: set[str] = set()
     for data in _source_bytes(entries, max_bytes):
         names |= defined_in(data)
+        if b"namespace" in data and b"cuda" in data:
+            names |= project_cuda_namespace(data)
     return frozenset(n for n in names if keep is None or keep(n))
 
 
@@ -213,6 +237,8 @@ def tree_names(entries: Iterable[SourceEntry], keep: Callable[[str], bool] | Non
     bodies: list[MacroBody] = []
     for data in _source_bytes(entries, max_bytes):
         names |= defined_in(data)
+        if b"namespace" in data and b"cuda" in data:
+            names |= project_cuda_namespace(data)
         bodies.extend(b for b in macro_bodies(data) if _may_qualify(b))
     macros = qualifier_macros(bodies)
     return (frozenset(n for n in names if keep is None or keep(n)),

@@ -442,6 +442,9 @@ class _Builder:
                 entry = mapping.lookup(name)
                 if entry is None:
                     continue
+                if name in self.tree_defined and name not in mapping.entries:
+                    covered.append((m.start(), m.end()))  # the project's own (its namespace cuda { … }): no CUDA use
+                    continue
                 if self.reference(name, entry, m.start(), m.end()):
                     covered.append((m.start(), m.end()))
         for tok in list(hits):
