@@ -418,3 +418,53 @@ def test_a_project_namespace_named_cuda_is_the_projects():
            b"int outside();\n")
     assert project_cuda_namespace(src) == {"cuda::sm_count", "cuda::include_directory", "cuda::f"}
     assert project_cuda_namespace(b"cuda::std::atomic<int> a;\n") == set()  # libcu++ used, not declared
+
+
+_FA3_SETUP = """import os
+from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension, BuildExtension, IS_HIP_EXTENSION
+
+def _write_ninja_file(path):
+    # copied from torch: picks the device compiler
+    if IS_HIP_EXTENSION:
+        nvcc = os.path.join(os.environ.get('ROCM_HOME', '/opt/rocm'), 'bin', 'hipcc')
+    else:
+        nvcc = 'nvcc'
+    return nvcc
+
+nvcc_flags = ["-O3", "-gencode", "arch=compute_90a,code=sm_90a"]
+sources = ["flash_api.cpp", "flash_fwd_sm90.cu"]
+setup(name="fa3", ext_modules=[CUDAExtension("fa3_C", sources, extra_compile_args={"nvcc": nvcc_flags})],
+      cmdclass={"build_ext": BuildExtension})
+"""
+
+
+def test_a_setup_that_names_hip_only_in_passing_builds_for_cuda_alone(tmp_path):
+    """ROCm flash-attention's hopper/setup.py (FA3): HIP appears only where a ninja writer copied from torch picks
+    the compiler; no vendor branch decides a source or an extension call, and sm_90a flags are passed to every
+    build. Beside the tree's real HIP build (its top setup.py), it is the CUDA build's script."""
+    (tmp_path / "hopper").mkdir()
+    (tmp_path / "csrc").mkdir()
+    (tmp_path / "setup.py").write_text(
+        "import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+        "IS_ROCM = bool(torch.version.hip)\nif IS_ROCM:\n    sources = ['csrc/ck_fwd.cu']\nelse:\n"
+        "    sources = ['csrc/fwd.cu']\nsetup(name='fa', ext_modules=[CUDAExtension('fa_C', sources)])\n")
+    (tmp_path / "csrc" / "ck_fwd.cu").write_text("__global__ void ck(float* x) { x[0] = 1.f; }\n")
+    (tmp_path / "csrc" / "fwd.cu").write_text("__global__ void fwd(float* x) { x[0] = 2.f; }\n")
+    (tmp_path / "hopper" / "setup.py").write_text(_FA3_SETUP)
+    (tmp_path / "hopper" / "flash_api.cpp").write_text("int api() { return 0; }\n")
+    (tmp_path / "hopper" / "flash_fwd_sm90.cu").write_text("__global__ void fwd90(float* x) { x[0] = 3.f; }\n")
+    (tmp_path / "hopper" / "flash_bwd_sm90.cu").write_text("__global__ void bwd90(float* x) { x[0] = 4.f; }\n")
+    sel = _selection(tmp_path)
+    assert sel is not None and sel.has_hip_build
+    assert not any(e.startswith("hopper/setup.py") for e in sel.hip_build)  # its mention of HIP is no HIP build
+    assert sel.builds_for("hopper/flash_fwd_sm90.cu") == {"cuda"}
+    assert sel.builds_for("hopper/flash_bwd_sm90.cu") == {"cuda"}  # named by no script, below the CUDA script
+    assert sel.builds_for("csrc/ck_fwd.cu") == {"hip"} and sel.builds_for("csrc/fwd.cu") == {"cuda"}
+    # a HIP branch that changes what is compiled is a HIP build: not read as in passing
+    (tmp_path / "hopper" / "setup.py").write_text(_FA3_SETUP.replace(
+        'sources = ["flash_api.cpp", "flash_fwd_sm90.cu"]',
+        'sources = ["flash_api.cpp"]\nif IS_HIP_EXTENSION:\n    sources += ["flash_bwd_sm90.cu"]\n'
+        'else:\n    sources += ["flash_fwd_sm90.cu"]'))
+    sel = _selection(tmp_path)
+    assert sel is not None and sel.builds_for("hopper/flash_bwd_sm90.cu") == {"hip"}

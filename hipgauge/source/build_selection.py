@@ -1438,6 +1438,26 @@ def _path_suffixes(tree: ast.AST) -> dict[int, str]:
     return out
 
 
+_NVIDIA_ARCH_FLAG = re.compile(r"\barch=compute_\d+[af]?\b|\bcode=sm_\d+[af]?\b")
+
+
+def _hip_named_only_in_passing(tree: ast.AST, side: dict[int, str], followed: Any) -> bool:
+    """No vendor branch of the script holds a source name or decides an extension call, and an NVIDIA
+    architecture flag (``arch=compute_90a,code=sm_90a``) stands outside every vendor branch."""
+    if followed is not None and followed.call_sides and set(followed.call_sides) != {CUDA, HIP}:
+        return False
+    nvidia_flag = False
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        in_branch = side.get(node.lineno)
+        if in_branch and node.value.lower().endswith(SOURCE_SUFFIXES):
+            return False
+        if not in_branch and _NVIDIA_ARCH_FLAG.search(node.value):
+            nvidia_flag = True
+    return nvidia_flag
+
+
 def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[str, dict[str, Any]],
                    hip_ev: list[str], resolve: Resolve | None = None, lossy: list[str] | None = None,
                    helper: bool = False) -> bool:
@@ -1494,6 +1514,20 @@ def _setup_sources(script: str, text: str, files: frozenset[str], units: dict[st
             for stmt in body:
                 for ln in range(stmt.lineno, (getattr(stmt, "end_lineno", None) or stmt.lineno) + 1):
                     side.setdefault(ln, b)
+    if has_hip and not cuda_alone and not helper and _hip_named_only_in_passing(tree, side, followed):
+        # the script names HIP, but no vendor branch of it decides a source or an extension call, and it passes
+        # NVIDIA architecture flags outside every vendor branch: it builds for CUDA alone (ROCm flash-attention's
+        # hopper/setup.py, FA3, whose only IS_HIP_EXTENSION tests pick hipcc's path in a ninja writer copied from
+        # torch); its mention of HIP is no HIP build
+        cuda_alone, has_hip = True, False
+        hip_ev[:] = [e for e in hip_ev if not e.startswith(script + ":")]
+        for p in files:
+            if p not in units and p.lower().endswith(TU_SUFFIXES) and (not folder or _is_below(p, folder)):
+                units[p] = {"builds": {CUDA}, "maybe": set(),
+                            "where": [f"{script}: names HIP only in passing, passes NVIDIA architecture flags"]}
+        if followed is not None:
+            for p in followed.builds:
+                units[p] = {"builds": {CUDA}, "maybe": set(), "where": units.get(p, {}).get("where", [])}
     suffixes = _path_suffixes(tree)
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
