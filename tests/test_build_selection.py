@@ -468,3 +468,77 @@ def test_a_setup_that_names_hip_only_in_passing_builds_for_cuda_alone(tmp_path):
         'else:\n    sources += ["flash_fwd_sm90.cu"]'))
     sel = _selection(tmp_path)
     assert sel is not None and sel.builds_for("hopper/flash_bwd_sm90.cu") == {"hip"}
+
+
+_KERNEL_TOML = """[general]
+name = "act"
+backends = ["cuda", "rocm", "metal"]
+
+[torch]
+src = ["torch-ext/torch_binding.cpp"]
+
+[kernel.act]
+backend = "cuda"
+depends = ["torch"]
+src = ["act/act_kernels.cu", "act/compat.h"]
+
+[kernel.act_rocm]
+backend = "rocm"
+rocm-archs = ["gfx942"]
+src = ["act/act_kernels.cu", "act/compat.h", "act/rocm_only.cu"]
+
+[kernel.act_metal]
+backend = "metal"
+src = ["act_metal/act.mm"]
+"""
+
+
+def _kernel_tree(root: Path) -> None:
+    (root / "act").mkdir(parents=True)
+    (root / "torch-ext").mkdir()
+    (root / "build.toml").write_text(_KERNEL_TOML)
+    (root / "act" / "act_kernels.cu").write_text('#include "compat.h"\n__global__ void silu(float* x) { x[0] = 1.f; }\n')
+    (root / "act" / "compat.h").write_text("#pragma once\n")
+    # CUDA spellings the HIP build compiles as they are (a rule fires on them where a port would have to act)
+    (root / "act" / "rocm_only.cu").write_text((BUILD_VARIANT / "gpu" / "src" / "sm90_only.cu").read_text())
+    (root / "torch-ext" / "torch_binding.cpp").write_text("int bind() { return 0; }\n")
+
+
+def test_a_kernel_builder_build_toml_says_what_each_build_compiles(tmp_path):
+    """Hugging Face kernel-builder (kernels-community): each [kernel.NAME] compiles its src for its backend; the
+    bindings for every build the kernels have; a folder whose kernels are all one build's is that build's."""
+    _kernel_tree(tmp_path / "act")
+    sel = _selection(tmp_path / "act")
+    assert sel is not None and sel.has_hip_build
+    assert any('backend = "rocm"' in e for e in sel.hip_build)
+    assert sel.builds_for("act/act_kernels.cu") == {"cuda", "hip"}
+    assert sel.builds_for("act/rocm_only.cu") == {"hip"}
+    assert sel.builds_for("torch-ext/torch_binding.cpp") == {"cuda", "hip"}
+    # a CUDA-only kernel beside it in a monorepo: its unlisted headers are the CUDA build's
+    mla = tmp_path / "mla"
+    (mla / "csrc").mkdir(parents=True)
+    (mla / "build.toml").write_text('[kernel.mla]\nbackend = "cuda"\nsrc = ["csrc/mla.cu"]\n')
+    (mla / "csrc" / "mla.cu").write_text("__global__ void m(float* x) { x[0] = 1.f; }\n")
+    (mla / "csrc" / "jit_kernel.cuh").write_text("#pragma once\n__device__ inline void tma() {}\n")
+    both = tmp_path / "mono"
+    both.mkdir()
+    for d in ("act", "mla"):
+        (tmp_path / d).rename(both / d)
+    sel = _selection(both)
+    assert sel is not None and sel.has_hip_build
+    assert sel.builds_for("mla/csrc/mla.cu") == {"cuda"} and sel.builds_for("mla/csrc/jit_kernel.cuh") == {"cuda"}
+    # scanned alone, the CUDA-only kernel is a CUDA-only tree: a full port
+    assert _selection(both / "mla") is not None and not _selection(both / "mla").has_hip_build
+
+
+def test_a_file_only_the_hip_build_compiles_is_the_port_itself(tmp_path):
+    """Only the HIP build compiles rocm_only.cu (hipcc, in a build that ships): no port work there; the same file
+    in a tree without a HIP build is flagged."""
+    _kernel_tree(tmp_path / "k")
+    res = _scan(tmp_path / "k")
+    assert res.dual_target["builds_for_amd"] is True
+    assert not [f for f in res.findings if f.file.endswith("rocm_only.cu")]
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "rocm_only.cu").write_text((tmp_path / "k" / "act" / "rocm_only.cu").read_text())
+    assert [f for f in _scan(alone).findings if f.code == "HG204"]

@@ -37,6 +37,7 @@ from hipgauge.source.pybranches import branch_sides, names_hip
 from hipgauge.source.pyinline import is_test_module
 from hipgauge.source.setup_eval import Resolve, builder_sources, setup_sources
 from hipgauge.source.walk import SELECTION_KINDS, read_text_bytes
+from hipgauge.tomlfile import toml_module
 
 CUDA, HIP = "cuda", "hip"
 BUILDS = (CUDA, HIP)
@@ -1174,7 +1175,8 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
             if data is not None and b"def sources(" in data and b"class " in data \
                     and not _OTHER_BACKEND_DIRS & set(e.display.lower().split("/")[:-1]):
                 builders[e.display] = data.decode("utf-8", "replace")  # an op builder (DeepSpeed, ROCm apex)
-    if not scripts and not setup and not builders:
+    kernel_builds = _kernel_builder_files(entries, max_bytes)
+    if not scripts and not setup and not builders and not kernel_builds:
         return None
     helpers = _setup_helpers(entries, setup, max_bytes)
     cmds = {p: cmake_commands(t) for p, t in scripts.items()}
@@ -1255,6 +1257,8 @@ def _selection(entries: list[Any], max_bytes: int) -> BuildSelection | None:
             hip_ev.append(f"{script}: an op builder with a ROCm branch")
         for p, got_b in got.builds.items():
             _add_unit(units, p, got_b, f"{script}:{got.where[p]}")
+    for script, text in sorted(kernel_builds.items()):
+        _kernel_builder_sources(script, text, files, units, hip_ev, cuda_ev)
     if any(HIP in u["builds"] for u in units.values()) and not hip_ev:
         hip_ev.append("a build script names sources for the HIP build")
     if not hip_ev:  # no HIP build: the builds are the CUDA build's, whatever a script's vendor words
@@ -1392,6 +1396,83 @@ def _resolver(entries: list[Any], files: frozenset[str]) -> Resolve | None:
         return by_real.get(real)
 
     return resolve
+
+
+#: Hugging Face kernel-builder backends (build.toml ``[kernel.NAME] backend = …``) → the build they are
+#: (github.com/huggingface/kernel-builder docs/writing-kernels.md, read 2026-12-06): ``metal``, ``cpu``, ``xpu``,
+#: ``neuron``… are other backends, compiled by neither build assessed here
+_KERNEL_BACKENDS = {"cuda": CUDA, "rocm": HIP}
+
+
+def _kernel_builder_files(entries: list[Any], max_bytes: int) -> dict[str, str]:
+    """``build.toml`` files of Hugging Face's kernel-builder beside the walked sources (the walk lists sources, not
+    TOML: each folder of a walked file is looked in once), display path -> text."""
+    out: dict[str, str] = {}
+    seen: set[str] = set()
+    for e in entries:
+        folder = posixpath.dirname(e.display)
+        path = getattr(e, "path", None)
+        if path is None:
+            continue
+        disk = os.path.dirname(str(path))
+        while folder not in seen:
+            seen.add(folder)
+            cand = os.path.join(disk, "build.toml")
+            if os.path.isfile(cand) and os.path.getsize(cand) <= max_bytes:
+                try:
+                    with open(cand, encoding="utf-8", errors="replace") as f:
+                        text = f.read()
+                except OSError:
+                    text = ""
+                if "[kernel." in text and "backend" in text:
+                    out[posixpath.join(folder, "build.toml")] = text
+            if not folder:
+                break
+            folder, disk = posixpath.dirname(folder), os.path.dirname(disk)
+    return out
+
+
+def _kernel_builder_sources(script: str, text: str, files: frozenset[str], units: dict[str, dict[str, Any]],
+                            hip_ev: list[str], cuda_ev: list[str]) -> None:
+    """A kernel-builder ``build.toml``: each ``[kernel.NAME]`` compiles its ``src`` for its ``backend`` (``cuda``:
+    the CUDA build, ``rocm``: the HIP build, any other backend: neither); ``[torch] src`` (the bindings) is compiled
+    by each of the two builds the kernel has a backend for. kernels-community's activation lists the same .cu
+    under ``backend = "cuda"`` and ``backend = "rocm"``; its flash-mla, cuda alone."""
+    try:
+        doc = toml_module().loads(text)
+    except ValueError:
+        return
+    folder = posixpath.dirname(script)
+    kernels = doc.get("kernel") if isinstance(doc.get("kernel"), dict) else {}
+    builds_seen: set[str] = set()
+    for name, k in kernels.items():
+        if not isinstance(k, dict):
+            continue
+        backend = str(k.get("backend", "")).lower()
+        b = _KERNEL_BACKENDS.get(backend)
+        if b is not None:
+            builds_seen.add(b)
+        for src in k.get("src") or []:
+            p = posixpath.normpath(posixpath.join(folder, str(src)))
+            if p in files:
+                _add_unit(units, p, {b} if b else set(), f"{script}: [kernel.{name}] backend = {backend}")
+        if b == HIP and not any(e.startswith(script) for e in hip_ev):
+            hip_ev.append(f"{script}: [kernel.{name}] backend = \"rocm\"")
+        if b == CUDA and not any(e.startswith(script) for e in cuda_ev):
+            cuda_ev.append(f"{script}: [kernel.{name}] backend = \"cuda\"")
+    torch_part = doc.get("torch") if isinstance(doc.get("torch"), dict) else {}
+    for src in torch_part.get("src") or []:
+        p = posixpath.normpath(posixpath.join(folder, str(src)))
+        if p in files:
+            _add_unit(units, p, builds_seen, f"{script}: [torch] src")
+    if len(builds_seen) == 1:
+        # every kernel of it is one build's (kernels-community's deep-gemm: backend = "cuda" alone): the sources
+        # below it that no kernel lists (headers its JIT compiles at run time) are that build's too
+        only = next(iter(builds_seen))
+        for p in files:
+            if p not in units and p.lower().endswith(SOURCE_SUFFIXES) and (not folder or _is_below(p, folder)):
+                units[p] = {"builds": {only}, "maybe": set(),
+                            "where": [f"{script}: every kernel is backend = \"{'cuda' if only == CUDA else 'rocm'}\""]}
 
 
 def _setup_helpers(entries: list[Any], setup: dict[str, str], max_bytes: int) -> dict[str, str]:
@@ -1631,7 +1712,9 @@ def apply_builds(selection: BuildSelection | None, file: str, findings: list[Any
     """Each finding with the builds that compile its line (``Finding.builds``). When the tree has a HIP build,
     findings the HIP build never compiles are no port work: in sources, zero-hour notes (``branch: "cuda-only"``
     when only the CUDA build compiles them, ``"not-built"`` when neither does); in build scripts (nvcc flags in a
-    CUDA-only block), dropped. Returns (findings, dropped, noted)."""
+    CUDA-only block), dropped. A source only the HIP build compiles is the port itself (hipcc builds it in a build
+    that ships): its findings are dropped, as the lines of a HIP-only branch are. Returns (findings, dropped,
+    noted)."""
     if selection is None:
         return findings, 0, 0
     unit = selection.unit(file)
@@ -1649,6 +1732,9 @@ def apply_builds(selection: BuildSelection | None, file: str, findings: list[Any
         where = vis.at(f.line) if vis is not None else BOTH
         builds = line_builds(file_builds, where)
         f = replace(f, builds=sorted(builds))
+        if hip_build and builds == {HIP} and not script:
+            dropped += 1  # only the HIP build compiles it (hipcc, in a build that ships): the port itself
+            continue
         if not hip_build or HIP in builds:
             out.append(f)
             continue
