@@ -542,3 +542,31 @@ def test_a_file_only_the_hip_build_compiles_is_the_port_itself(tmp_path):
     alone.mkdir()
     (alone / "rocm_only.cu").write_text((tmp_path / "k" / "act" / "rocm_only.cu").read_text())
     assert [f for f in _scan(alone).findings if f.code == "HG204"]
+
+
+def test_a_name_only_the_cuda_builds_scripts_define_is_undefined_in_the_hip_build(tmp_path):
+    """CTranslate2: ``add_definitions(-DCT2_WITH_FLASH_ATTN)`` sits in its WITH_CUDA block (and its WITH_HIP block
+    stops on WITH_FLASH_ATTN), so ``#ifdef CT2_WITH_FLASH_ATTN`` code in a file both builds compile is the CUDA
+    build's; its own ``namespace cuda { struct plus; using device_type = …; constexpr … max_blocks = … }`` is the
+    project's, not libcu++."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(ct LANGUAGES CXX)\nset(SOURCES src/attn.cu)\n"
+        "if(WITH_CUDA)\n  if(WITH_FLASH_ATTN)\n    add_definitions(-DCT2_WITH_FLASH_ATTN)\n  endif()\n"
+        "  add_library(ct SHARED ${SOURCES})\nelseif(WITH_HIP)\n  enable_language(HIP)\n"
+        "  add_library(ct SHARED ${SOURCES})\nendif()\n")
+    body = (BUILD_VARIANT / "gpu" / "src" / "sm90_only.cu").read_text()
+    (tmp_path / "src" / "helpers.h").write_text(
+        "#pragma once\nnamespace ct {\nnamespace cuda {\ntemplate <typename T> struct plus { T operator()(T a, T b) "
+        "const { return a + b; } };\ntemplate <typename T> using device_type = T;\n"
+        "constexpr long max_blocks = 65535;\n}  // namespace cuda\n}  // namespace ct\n")
+    (tmp_path / "src" / "attn.cu").write_text(
+        '#include "helpers.h"\n#ifdef CT2_WITH_FLASH_ATTN\n' + body + "#endif\n"
+        "namespace ct {\n__global__ void add(float* x) { x[0] = cuda::plus<float>()(x[0], 1.f) + cuda::max_blocks; }\n"
+        "}\n")
+    sel = _selection(tmp_path)
+    assert sel is not None and "CT2_WITH_FLASH_ATTN" in dict(sel.defines)["cuda"]
+    res = _scan(tmp_path)
+    tma = [f for f in res.findings if f.code == "HG204"]
+    assert tma and all(f.effort_hours == 0 for f in tma)
+    assert not [c for c in res.api_calls if c.cuda_name.startswith("cuda::")]

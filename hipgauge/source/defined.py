@@ -57,11 +57,15 @@ def defined_in(data: bytes) -> set[str]:
 
 _CUDA_NAMESPACE = re.compile(rb"\bnamespace\s+cuda\s*\{")
 _DECLARED = re.compile(rb"\b([A-Za-z_]\w*)\s*\(")
+#: a type or constant the namespace declares: ``struct plus {``, ``using device_type = …``, ``constexpr dim_t max_blocks =``
+_TYPE_DECLARED = re.compile(rb"\b(?:struct|class|union|enum(?:\s+class)?)\s+([A-Za-z_]\w*)|\busing\s+([A-Za-z_]\w*)\s*=|"
+                            rb"\bconst(?:expr)?\s+[\w:<>]+\s+([A-Za-z_]\w*)\s*=")
 
 
 def project_cuda_namespace(data: bytes, limit: int = 200_000) -> set[str]:
-    """``cuda::NAME`` for the functions a project declares in its own ``namespace cuda { … }`` (TransformerEngine's
-    ``cuda::sm_count``, ``cuda::num_devices`` in util/cuda_runtime.h): the project's, not libcu++'s."""
+    """``cuda::NAME`` for the functions and types a project declares in its own ``namespace cuda { … }``
+    (TransformerEngine's ``cuda::sm_count`` in util/cuda_runtime.h, CTranslate2's ``cuda::plus`` and
+    ``cuda::device_type`` in src/cuda/helpers.h): the project's, not libcu++'s."""
     out: set[str] = set()
     for m in _CUDA_NAMESPACE.finditer(data):
         depth, i, end = 1, m.end(), min(len(data), m.end() + limit)
@@ -70,6 +74,8 @@ def project_cuda_namespace(data: bytes, limit: int = 200_000) -> set[str]:
             depth += 1 if c == 123 else -1 if c == 125 else 0
             i += 1
         body = data[m.end():i]
+        for t in _TYPE_DECLARED.finditer(body):
+            out.add("cuda::" + (t.group(1) or t.group(2) or t.group(3)).decode("ascii"))
         for d in _DECLARED.finditer(body):
             if _after_type(body, d.start()) and d.group(1) not in (b"if", b"for", b"while", b"switch", b"return",
                                                                      b"sizeof", b"decltype", b"static_assert"):

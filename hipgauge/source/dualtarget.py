@@ -202,8 +202,12 @@ class TreeDual:
             opts = tuple(s.name for s in self.switches if s.side == "hip-option")
             cached = Defines.standard(sw, opts, self.user)
             if self.ships_for_amd:
+                # and the names only the CUDA build's scripts define (CTranslate2's add_definitions(
+                # -DCT2_WITH_FLASH_ATTN) in its WITH_CUDA block): the HIP build's scripts never do
+                script_cuda = dict(getattr(self.builds, "defines", ()) or ()).get("cuda", ())
                 cached = cached.with_undefined(hip=[n for n in (*NVIDIA_TOOLKIT_NAMES, *NVIDIA_LIBRARY_VERSION_NAMES,
-                                                                *self.nvidia_arch_names) if n not in cached.hip])
+                                                                *self.nvidia_arch_names, *script_cuda)
+                                                    if n not in cached.hip])
             siblings = self.sibling_switches()
             if siblings:  # GGML_USE_MUSA next to GGML_USE_HIP: another backend's build, neither of the two assessed
                 cached = cached.with_undefined(cuda=siblings, hip=siblings)
