@@ -119,3 +119,45 @@ __device__ void pause_it() { asm volatile("nanosleep_placeholder;"); }
     host_ptx = "static const char* p() { unsigned r; asm(\"mov.u32 %0, %%smid;\" : \"=r\"(r)); return 0; }\n"
     assert _found(host_ptx, "HG301", kind="cpp", name="h.cpp")
     assert not _found('#define TIMER(v) asm volatile("rdtsc" : "=a"(v))\n', "HG301", kind="cpp", name="t.cpp")
+
+
+BLOCK_IN_MACRO = """template <typename IndexType>
+__global__ void count_rows(IndexType* c, int n) { c[threadIdx.x] = n; }
+
+
+template <int subwarp_size, typename ValueType>
+__global__ void
+__launch_bounds__(subwarp_size * 4) transpose_blocks(const ValueType* in, ValueType* out, int n)
+{
+    const auto rank = threadIdx.x;
+    SELECT_PRECISION(
+        ValueType, in[0],
+        auto src = in + rank;
+        for (int i = rank; i < n; i += subwarp_size) {
+            out[i] = src[i];
+        });
+}
+
+
+template <typename IndexType>
+int find_blocks(IndexType* c, int n)
+{
+    count_rows<<<1, 1>>>(c, n);
+    return 0;
+}
+"""
+
+
+def test_hg801_a_kernel_with_a_block_in_a_macro_call_ends_at_its_brace(tmp_path):
+    """Ginkgo's jacobi_kernels.cpp: a kernel body holds a macro call whose argument is a block; the grammar
+    recovered by running the kernel on over the host function after it, whose launch then read as device-side
+    (HG801, 20 h each). The kernel ends at its closing brace; the host launch is no dynamic parallelism."""
+    from hipgauge.app.scan import ScanOptions, scan_tree
+
+    (tmp_path / "jacobi.cu").write_text(BLOCK_IN_MACRO)
+    res = scan_tree([tmp_path], ScanOptions(workers=1))
+    assert not [f for f in res.findings if f.code == "HG801"]
+    # a launch from a kernel after it is still one
+    device = BLOCK_IN_MACRO + "\n__global__ void parent(int* c) { count_rows<<<1, 1>>>(c, 4); }\n"
+    (tmp_path / "jacobi.cu").write_text(device)
+    assert [f for f in scan_tree([tmp_path], ScanOptions(workers=1)).findings if f.code == "HG801"]

@@ -158,6 +158,24 @@ def _by_name(macros: tuple[QualifierMacro, ...]) -> tuple[dict[bytes, QualifierM
 _NO_MACROS: tuple[dict[bytes, QualifierMacro], frozenset[bytes]] = ({}, frozenset())
 
 
+def _body_end(data: bytes, body: Node) -> int:
+    """Where a function body ends: the grammar's end, or, when the grammar recovered from an error inside it
+    (a macro call whose argument holds a block: Ginkgo's ``GKO_PRECONDITIONER_JACOBI_RESOLVE_PRECISION(…, { … });``,
+    after which the grammar ran the kernel on over the host functions that follow), the brace that closes it."""
+    if not body.has_error:
+        return body.end_byte
+    text = mac.blank_comments_and_strings(data[body.start_byte:body.end_byte])
+    depth = 0
+    for i, c in enumerate(text):
+        if c == 123:  # {
+            depth += 1
+        elif c == 125:  # }
+            depth -= 1
+            if depth == 0:
+                return body.start_byte + i + 1
+    return body.end_byte
+
+
 class _Builder:
     def __init__(self, pf: ParsedFile, mapping: Mapping, inv: FileInventory,
                  tree_defined: frozenset[str] = frozenset(),
@@ -290,7 +308,7 @@ class _Builder:
             name = function_name(fn, pf)
             self.defined.add(name)
             is_kernel = "__global__" in quals
-            self.inv.device_ranges.append((fn.start_byte, fn.end_byte, name, is_kernel))
+            self.inv.device_ranges.append((fn.start_byte, _body_end(self.data, body), name, is_kernel))
             if is_kernel:
                 self.inv.kernels.append(self.kernel(fn, name, head_macros))
             else:
