@@ -570,3 +570,26 @@ def test_a_name_only_the_cuda_builds_scripts_define_is_undefined_in_the_hip_buil
     tma = [f for f in res.findings if f.code == "HG204"]
     assert tma and all(f.effort_hours == 0 for f in tma)
     assert not [c for c in res.api_calls if c.cuda_name.startswith("cuda::")]
+
+
+def test_a_name_only_the_hip_builds_scripts_define_is_a_hip_switch(tmp_path):
+    """Ginkgo: ``target_compile_definitions(… GKO_COMPILING_HIP)`` in its HIP folder alone, and
+    ``#if defined(GKO_COMPILING_CUDA) … #elif defined(GKO_COMPILING_HIP) … #endif`` in code both builds compile."""
+    for d in ("cuda", "hip", "common"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.21)\nproject(gk LANGUAGES CXX)\nif(GK_BUILD_CUDA)\n  add_subdirectory(cuda)\n"
+        "endif()\nif(GK_BUILD_HIP)\n  enable_language(HIP)\n  add_subdirectory(hip)\nendif()\n")
+    (tmp_path / "cuda" / "CMakeLists.txt").write_text(
+        "add_library(gk_cuda SHARED ../common/kernels.cu)\n"
+        "target_compile_definitions(gk_cuda PRIVATE GK_COMPILING_CUDA GK_NAMESPACE=cuda)\n")
+    (tmp_path / "hip" / "CMakeLists.txt").write_text(
+        "add_library(gk_hip SHARED ../common/kernels.cu)\n"
+        "target_compile_definitions(gk_hip PRIVATE GK_COMPILING_HIP GK_NAMESPACE=hip)\n")
+    body = (BUILD_VARIANT / "gpu" / "src" / "sm90_only.cu").read_text()
+    (tmp_path / "common" / "kernels.cu").write_text(
+        "#if defined(GK_COMPILING_HIP)\n__global__ void k(float* x) { x[0] = 1.f; }\n#else\n" + body + "#endif\n")
+    res = _scan(tmp_path)
+    assert res.dual_target["builds_for_amd"] is True
+    tma = [f for f in res.findings if f.code == "HG204"]
+    assert tma and all(f.effort_hours == 0 and f.branch == "cuda-only" for f in tma)

@@ -198,13 +198,16 @@ class TreeDual:
         (worked out once per tree)."""
         cached = self.__dict__.get("_defines")
         if cached is None:
+            script_cuda, script_hip = _script_defines(self.builds)
             sw = {s.name: "hip" for s in self.switches if s.side == "hip" and s.name not in PLATFORM_NAMES}
+            if self.ships_for_amd:  # GKO_COMPILING_HIP, added by Ginkgo's HIP build scripts alone: a HIP switch
+                for n in script_hip:
+                    sw.setdefault(n, "hip")
             opts = tuple(s.name for s in self.switches if s.side == "hip-option")
             cached = Defines.standard(sw, opts, self.user)
             if self.ships_for_amd:
                 # and the names only the CUDA build's scripts define (CTranslate2's add_definitions(
                 # -DCT2_WITH_FLASH_ATTN) in its WITH_CUDA block): the HIP build's scripts never do
-                script_cuda = dict(getattr(self.builds, "defines", ()) or ()).get("cuda", ())
                 cached = cached.with_undefined(hip=[n for n in (*NVIDIA_TOOLKIT_NAMES, *NVIDIA_LIBRARY_VERSION_NAMES,
                                                                 *self.nvidia_arch_names, *script_cuda)
                                                     if n not in cached.hip])
@@ -381,6 +384,18 @@ def tree_dual(entries: Iterable[Any], user: Iterable[str] = (), max_bytes: int =
         macros = None
     return replace(final, shims=shims, families=tuple(generated_families(small)), macros=macros, backends=backends,
                    hip_mappings=hip_mappings)
+
+
+def _script_defines(builds: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The macro names only the CUDA build's scripts define and only the HIP build's (``BuildSelection.defines``:
+    items as the scripts wrote them, ``NAME``, ``NAME=value`` or ``A;B`` lists); a name both define is neither's."""
+    raw = dict(getattr(builds, "defines", ()) or ())
+    sides = []
+    for b in ("cuda", "hip"):
+        names = {item.split("=", 1)[0].strip().removeprefix("-D") for entry in raw.get(b, ()) for item in entry.split(";")}
+        sides.append({n for n in names if re.fullmatch(r"[A-Za-z_]\w*", n)})
+    both = sides[0] & sides[1]
+    return tuple(sorted(sides[0] - both)), tuple(sorted(sides[1] - both))
 
 
 def _defined_elsewhere(names: set[str], files: list[tuple[str, bytes]], defines: Defines) -> set[str]:
