@@ -8,6 +8,7 @@ than one task per file); results are sorted (file, line) afterwards, so every ex
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 from hipgauge.app.analyze import analyze_file, library_name_test
 from hipgauge.app.analyze import tree_qualifier_macros as tree_qualifier_macros  # re-exported: their home was here
 from hipgauge.app.analyze import tree_scan_names as tree_scan_names
+from hipgauge.app.overlap import Background, clear_preloaded, fork_available, preload, take_preloaded
 from hipgauge.knowledge.mapping import load_mapping
 from hipgauge.model import (
     ApiCall,
@@ -35,7 +37,7 @@ from hipgauge.rules.share import file_stats
 from hipgauge.source.defined import QualifierMacro, tree_names
 from hipgauge.source.dualtarget import inventory as dual_inventory
 from hipgauge.source.dualtarget import builds_for_amd, tree_builds, tree_dual
-from hipgauge.source.parse import load_file, parse_bytes, read_entry
+from hipgauge.source.parse import ParsedFile, load_file, parse_bytes, read_entry
 from hipgauge.source.walk import SourceEntry, walk_tree
 
 MapFiles = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
@@ -97,7 +99,10 @@ def scan_file(entry: SourceEntry, options: ScanOptions) -> FileResult:
     try:
         if entry.kind == "python":
             return _scan_python(entry, options)
-        pf = load_file(entry)
+        # read and parsed while the tree pass ran (hipgauge.app.overlap), or now
+        pf: ParsedFile | SkippedFile | None = take_preloaded(entry)
+        if pf is None:
+            pf = load_file(entry)
         if isinstance(pf, SkippedFile):
             return FileResult(entry.display, skipped=pf)
         result = FileResult(entry.display, lines=pf.line_count)
@@ -285,23 +290,57 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
         anchor_index()  # the anchor index, inherited the same way
         if len(entries) >= SERIAL_BELOW:  # workers may be forked: the rule modules too (a smaller run loads the
             load_all_rules()  # ones its anchors reach, hipgauge/rules/registry.py)
+    workers = options.workers or os.cpu_count() or 1
+    chunks = chunk_entries(entries, workers) if len(entries) >= SERIAL_BELOW else [[e] for e in entries]
+    # a local pool of two or more workers, each given the options once: the chunks carry None
+    pooled = map_files is None and len(entries) >= SERIAL_BELOW and workers > 1 and len(chunks) > 1
+    try:
+        options = _tree_options(entries, options, mapping, ahead=chunks if pooled and fork_available() else None)
+        return _scan_chunks(entries, chunks, skipped, options, root, map_files, on_progress, pooled, workers)
+    finally:
+        clear_preloaded()
+
+
+def _tree_options(entries: list[SourceEntry], options: ScanOptions, mapping: Any,
+                  ahead: list[list[SourceEntry]] | None = None) -> ScanOptions:
+    """``options`` with the tree-wide parts filled (the dual-target view, the build selection, the names).
+    ``ahead``: the pool's chunks, on a platform that forks: the tree pass then runs in a child process while this
+    one computes the names and reads and parses the chunks' files ahead (``hipgauge.app.overlap``)."""
+    need_names = not options.defined or options.qualifier_macros is None
+    names: tuple[frozenset[str], tuple[QualifierMacro, ...]] | None = None
     if options.dual is None:
         # the build scripts first: a tree whose HIP build shows only there (a ROCm branch of setup.py, a CMake
         # variant) ships for AMD, and the cross-file macros must know it (the nvcc-only names it leaves undefined)
         builds = tree_builds(entries, options.max_file_bytes)
-        options = replace(options, dual=tree_dual(entries, options.defines, options.max_file_bytes,
-                                                  mapping.entries, builds=builds))
+
+        def dual_pass(options: ScanOptions = options, builds: Any = builds) -> Any:
+            return tree_dual(entries, options.defines, options.max_file_bytes, mapping.entries, builds=builds)
+
+        if ahead is None:
+            dual = dual_pass()
+        else:
+            background = Background(dual_pass)
+            try:
+                if need_names:
+                    names = tree_names(entries, library_name_test(mapping, options.rules), options.max_file_bytes)
+                preload((e for chunk in ahead for e in chunk), background.ready)
+                dual = background.result()
+            finally:
+                background.close()
+        options = replace(options, dual=dual)
     if options.dual is not None and options.dual.builds is None:
         options = replace(options, dual=replace(options.dual, builds=tree_builds(entries, options.max_file_bytes)))
-    if not options.defined or options.qualifier_macros is None:
-        defined, qual = tree_names(entries, library_name_test(mapping, options.rules), options.max_file_bytes)
+    if need_names:
+        defined, qual = names or tree_names(entries, library_name_test(mapping, options.rules), options.max_file_bytes)
         options = replace(options, defined=options.defined or defined,
                           qualifier_macros=qual if options.qualifier_macros is None else options.qualifier_macros)
-    workers = options.workers or os.cpu_count() or 1
-    chunks = chunk_entries(entries, workers) if len(entries) >= SERIAL_BELOW else [[e] for e in entries]
-    pooled = False  # a local pool of two or more workers, each given the options once: the chunks carry None
+    return options
+
+
+def _scan_chunks(entries: list[SourceEntry], chunks: list[list[SourceEntry]], skipped: list[SkippedFile],
+                 options: ScanOptions, root: str, map_files: MapFiles | None,
+                 on_progress: Callable[[int], None] | None, pooled: bool, workers: int) -> ScanResult:
     if map_files is None:
-        pooled = len(entries) >= SERIAL_BELOW and workers > 1 and len(chunks) > 1
         map_files = serial_map if len(entries) < SERIAL_BELOW or workers <= 1 else \
             local_map(workers, options if pooled else None)
     results: list[FileResult] = []
@@ -319,10 +358,21 @@ def scan_entries(entries: list[SourceEntry], skipped: list[SkippedFile], options
                     results.append(scan_file(entry, options))
                 on_progress(1 - done[0])  # type: ignore[arg-type]
     else:
-        for chunk_result in map_files(scan_chunk, [(c, None if pooled else options) for c in chunks]):
-            results.extend(chunk_result)
-            if on_progress is not None:
-                on_progress(len(chunk_result))
+        # forked workers: what this process holds (the tree's macros, the mapping) is left out of their collector's
+        # passes, which would walk it all, page by page (gc.freeze); not when a caller has frozen some already
+        frozen = pooled and gc.isenabled() and gc.get_freeze_count() == 0
+        if frozen:
+            gc.freeze()
+        try:
+            for chunk_result in map_files(scan_chunk, [(c, None if pooled else options) for c in chunks]):
+                if pooled:  # the workers are forked: what this process read ahead is theirs now
+                    clear_preloaded()
+                results.extend(chunk_result)
+                if on_progress is not None:
+                    on_progress(len(chunk_result))
+        finally:
+            if frozen:
+                gc.unfreeze()
     res = assemble(results, skipped, root)
     res.dual_target = dual_inventory(options.dual, [r.dual for r in sorted(results, key=lambda r: r.file)
                                                     if r.dual is not None and r.skipped is None])
