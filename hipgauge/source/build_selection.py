@@ -36,7 +36,7 @@ from hipgauge.source.conditions import (BOTH, CUDA_ONLY, HIP_ONLY, MAYBE, NEITHE
 from hipgauge.source.pybranches import branch_sides, names_hip
 from hipgauge.source.pyinline import is_test_module
 from hipgauge.source.setup_eval import Resolve, builder_sources, setup_sources
-from hipgauge.source.walk import SELECTION_KINDS, read_text_bytes
+from hipgauge.source.walk import SELECTION_KINDS, kernel_builder_tomls, read_text_bytes
 from hipgauge.tomlfile import toml_module
 
 CUDA, HIP = "cuda", "hip"
@@ -1405,30 +1405,19 @@ _KERNEL_BACKENDS = {"cuda": CUDA, "rocm": HIP}
 
 
 def _kernel_builder_files(entries: list[Any], max_bytes: int) -> dict[str, str]:
-    """``build.toml`` files of Hugging Face's kernel-builder beside the walked sources (the walk lists sources, not
-    TOML: each folder of a walked file is looked in once), display path -> text."""
+    """``build.toml`` files of Hugging Face's kernel-builder beside the walked sources (``kernel_builder_tomls``),
+    display path -> text."""
     out: dict[str, str] = {}
-    seen: set[str] = set()
-    for e in entries:
-        folder = posixpath.dirname(e.display)
-        path = getattr(e, "path", None)
-        if path is None:
+    for display, cand in kernel_builder_tomls(entries).items():
+        try:
+            if os.path.getsize(cand) > max_bytes:
+                continue
+            with open(cand, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+        except OSError:
             continue
-        disk = os.path.dirname(str(path))
-        while folder not in seen:
-            seen.add(folder)
-            cand = os.path.join(disk, "build.toml")
-            if os.path.isfile(cand) and os.path.getsize(cand) <= max_bytes:
-                try:
-                    with open(cand, encoding="utf-8", errors="replace") as f:
-                        text = f.read()
-                except OSError:
-                    text = ""
-                if "[kernel." in text and "backend" in text:
-                    out[posixpath.join(folder, "build.toml")] = text
-            if not folder:
-                break
-            folder, disk = posixpath.dirname(folder), os.path.dirname(disk)
+        if "[kernel." in text and "backend" in text:
+            out[display] = text
     return out
 
 

@@ -56,7 +56,7 @@ from hipgauge.model import Confidence, Severity
 from hipgauge.source.backends import backend_of, hip_native
 from hipgauge.source.includes import TreeMacros, tree_macros
 from hipgauge.source.pybranches import cmake_vendor_lines, vendor_lines
-from hipgauge.source.walk import SELECTION_KINDS, read_text_bytes
+from hipgauge.source.walk import SELECTION_KINDS, kernel_builder_tomls, read_text_bytes
 
 #: a project's vendor switch, by its name
 SWITCH_NAME_RE = re.compile(r"^(?:[A-Z][A-Z0-9]*_)*(?:USE_|WITH_|ENABLE_|BUILD_)?(?:HIP|ROCM)$")
@@ -970,27 +970,10 @@ def builds_for_amd(selection: Any, dual_target: dict[str, Any]) -> dict[str, Any
     return out
 
 
-def _has_kernel_builder(entries: list[Any]) -> bool:
-    """A Hugging Face kernel-builder ``build.toml`` in a folder of a walked file or above it, up to the folder
-    walked (one stat per folder)."""
-    folders: set[str] = set()
-    for e in entries:
-        path = getattr(e, "path", None)
-        if path is None:
-            continue
-        disk = os.path.dirname(str(path))
-        for _level in range(str(e.display).count("/") + 1):  # the display path's depth: up to the walked root
-            if disk in folders:
-                break
-            folders.add(disk)
-            disk = os.path.dirname(disk)
-    return any(os.path.isfile(os.path.join(f, "build.toml")) for f in folders)
-
-
 def tree_builds(entries: list[Any], max_bytes: int = 8 * 1024 * 1024) -> Any:
     """``build_selection.build_selection(entries, max_bytes)``: its module (~2.5 ms of imports) is loaded only for a
     tree with a build script it reads (``SELECTION_KINDS``); None otherwise, as it would return."""
-    if not any(e.kind in SELECTION_KINDS for e in entries) and not _has_kernel_builder(entries):
+    if not any(e.kind in SELECTION_KINDS for e in entries) and not kernel_builder_tomls(entries):
         return None
     from hipgauge.source.build_selection import build_selection  # noqa: PLC0415 - see above
 

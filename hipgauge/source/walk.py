@@ -16,7 +16,9 @@ include-like folder (``include``, ``inc``…) and their first bytes start like C
 from __future__ import annotations
 
 import os
+import posixpath
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -291,3 +293,22 @@ def walk_tree(paths: list[Path], exclude: list[str], max_file_bytes: int,
     walker.entries.sort(key=lambda e: e.display)
     walker.skipped.sort(key=lambda s: s.path)
     return walker.entries, walker.skipped
+
+
+def kernel_builder_tomls(entries: Iterable[SourceEntry]) -> dict[str, str]:
+    """Hugging Face kernel-builder ``build.toml`` files in a folder of a walked file or above it, up to the folder
+    walked (the walk lists sources, not TOML; one stat per folder): display path -> path on disk."""
+    out: dict[str, str] = {}
+    seen: set[str] = set()
+    for e in entries:
+        folder, disk = posixpath.dirname(e.display), os.path.dirname(str(e.path))
+        while folder not in seen:
+            seen.add(folder)
+            cand = os.path.join(disk, "build.toml")
+            if os.path.isfile(cand):
+                out[posixpath.join(folder, "build.toml")] = cand
+            if not folder:
+                break
+            folder, disk = posixpath.dirname(folder), os.path.dirname(disk)
+    return out
+
